@@ -1,0 +1,172 @@
+package fakecloud
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// action is a stored action: what the API shows plus how it ends.
+type action struct {
+	schema.Action
+	due       time.Time   // completes at due, unless it waits for polls
+	pollsLeft int         // with Options.ActionPolls: completes when this reaches zero
+	lock      resourceRef // the resource it locks while running
+	fail      *schema.ActionError
+	onSuccess func() // applied when the action succeeds
+	onError   func() // applied when the action fails (undo a transitional state)
+}
+
+// actionSpec describes an action to start.
+type actionSpec struct {
+	command   string
+	resources []resourceRef // the first is the one the action locks
+	onSuccess func()
+	onError   func()
+}
+
+// checkLock returns locked when a running action holds the resource.
+func (w *world) checkLock(ref resourceRef) *apiError {
+	if _, ok := w.lockedBy[ref]; ok {
+		return locked(ref.Type, ref.ID)
+	}
+	return nil
+}
+
+// startAction records a new running action. With no configured duration and
+// no poll count it completes at once, effects included.
+func (w *world) startAction(s actionSpec) *action {
+	now := w.now()
+	a := &action{
+		Action: schema.Action{
+			ID: w.newID("action"), Command: s.command, Status: "running",
+			Started: now.UTC().Truncate(time.Second), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.resources)...),
+		},
+		due:       now.Add(w.actionDuration),
+		pollsLeft: w.actionPolls,
+		onSuccess: s.onSuccess,
+		onError:   s.onError,
+	}
+	if len(s.resources) > 0 {
+		a.lock = s.resources[0]
+	}
+	w.actions.put(a.ID, a)
+	if w.actionDuration <= 0 && w.actionPolls <= 0 {
+		w.complete(a, now)
+		return a
+	}
+	w.running = append(w.running, a.ID)
+	if a.lock.ID != 0 {
+		w.lockedBy[a.lock] = a.ID
+	}
+	return a
+}
+
+func refsToSchema(refs []resourceRef) []schema.ActionResourceReference {
+	out := make([]schema.ActionResourceReference, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, schema.ActionResourceReference{ID: r.ID, Type: r.Type})
+	}
+	return out
+}
+
+// complete ends a running action with success or its planned failure.
+func (w *world) complete(a *action, at time.Time) {
+	finished := at.UTC().Truncate(time.Second)
+	a.Finished = &finished
+	a.Progress = 100
+	if a.fail != nil {
+		a.Status = "error"
+		a.Error = a.fail
+		if a.onError != nil {
+			a.onError()
+		}
+	} else {
+		a.Status = "success"
+		if a.onSuccess != nil {
+			a.onSuccess()
+		}
+	}
+	a.onSuccess, a.onError = nil, nil
+	if w.lockedBy[a.lock] == a.ID {
+		delete(w.lockedBy, a.lock)
+	}
+}
+
+// settle completes every running action whose time has come. Every request
+// settles first, so effects appear without a background goroutine.
+func (w *world) settle() {
+	if len(w.running) == 0 {
+		return
+	}
+	now := w.now()
+	still := w.running[:0]
+	for _, id := range w.running {
+		a, ok := w.actions.get(id)
+		if !ok {
+			continue
+		}
+		done := a.pollsLeft <= 0 && !now.Before(a.due)
+		if w.actionPolls > 0 {
+			done = a.pollsLeft <= 0
+		}
+		if done {
+			w.complete(a, now)
+			continue
+		}
+		still = append(still, id)
+	}
+	w.running = still
+}
+
+// polled counts a client's look at an action, for Options.ActionPolls.
+func (w *world) polled(a *action) {
+	if a.Status == "running" && a.pollsLeft > 0 {
+		a.pollsLeft--
+	}
+}
+
+// view is the action as the API shows it, with progress for running ones.
+func (w *world) viewAction(a *action) schema.Action {
+	v := a.Action
+	v.Resources = slices.Clone(a.Resources)
+	if v.Resources == nil {
+		v.Resources = []schema.ActionResourceReference{}
+	}
+	if a.Status == "running" && w.actionDuration > 0 {
+		elapsed := w.now().Sub(a.Started)
+		v.Progress = min(99, max(0, int(100*elapsed/w.actionDuration)))
+	}
+	return v
+}
+
+var actionSortKeys = sortKeys[*action]{
+	"id":      func(a, b *action) int { return cmp.Compare(a.ID, b.ID) },
+	"command": func(a, b *action) int { return cmp.Compare(a.Command, b.Command) },
+	"status":  func(a, b *action) int { return cmp.Compare(a.Status, b.Status) },
+	"started": func(a, b *action) int { return a.Started.Compare(b.Started) },
+	"finished": func(a, b *action) int {
+		return cmp.Compare(finishedUnix(a), finishedUnix(b))
+	},
+	"progress": func(a, b *action) int { return cmp.Compare(a.Progress, b.Progress) },
+}
+
+func finishedUnix(a *action) int64 {
+	if a.Finished == nil {
+		return 1<<63 - 1
+	}
+	return a.Finished.Unix()
+}
+
+// actionTouches reports whether an action concerns a resource of the kind
+// (and of the ID, when id is not zero).
+func actionTouches(a *action, kind string, id int64) bool {
+	for _, r := range a.Resources {
+		if r.Type == kind && (id == 0 || r.ID == id) {
+			return true
+		}
+	}
+	return false
+}

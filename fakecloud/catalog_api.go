@@ -1,0 +1,86 @@
+package fakecloud
+
+import (
+	"cmp"
+	"net/http"
+	"slices"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// catalogEntry describes one read-only family of the catalogue.
+type catalogEntry[T any] struct {
+	family, single string // "server_types", "server_type"
+	items          func(c *catalog) []T
+	id             func(T) int64
+	name           func(T) string
+	keep           func(c *call, item T) bool // extra filters; nil keeps all
+}
+
+// mountCatalogEntry serves GET /{family} (name filter, sort, pagination)
+// and GET /{family}/{id}.
+func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
+	keys := sortKeys[T]{
+		"id":   func(a, b T) int { return cmp.Compare(e.id(a), e.id(b)) },
+		"name": func(a, b T) int { return cmp.Compare(e.name(a), e.name(b)) },
+	}
+	r.Get("/"+e.family, s.serve(func(c *call) (int, any, *apiError) {
+		q, err := parseList(c.r)
+		if err != nil {
+			return 0, nil, err
+		}
+		items := slices.DeleteFunc(slices.Clone(e.items(c.w.cat)), func(it T) bool {
+			return (q.hasName && e.name(it) != q.name) || (e.keep != nil && !e.keep(c, it))
+		})
+		if err := applySort(items, q.sort, keys); err != nil {
+			return 0, nil, err
+		}
+		page, meta := paginate(c.header, c.r, items, q)
+		return http.StatusOK, map[string]any{e.family: page, "meta": meta}, nil
+	}))
+	r.Get("/"+e.family+"/{id}", s.serve(func(c *call) (int, any, *apiError) {
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, it := range e.items(c.w.cat) {
+			if e.id(it) == id {
+				return http.StatusOK, map[string]any{e.single: it}, nil
+			}
+		}
+		return 0, nil, notFound(e.single, id)
+	}))
+}
+
+func (s *Server) mountCatalog(r chi.Router) {
+	mountCatalogEntry(s, r, catalogEntry[schema.Location]{family: "locations", single: "location",
+		items: func(c *catalog) []schema.Location { return c.locations },
+		id:    func(l schema.Location) int64 { return l.ID }, name: func(l schema.Location) string { return l.Name }})
+	mountCatalogEntry(s, r, catalogEntry[schema.Datacenter]{family: "datacenters", single: "datacenter",
+		items: func(c *catalog) []schema.Datacenter { return c.datacenters },
+		id:    func(d schema.Datacenter) int64 { return d.ID }, name: func(d schema.Datacenter) string { return d.Name }})
+	mountCatalogEntry(s, r, catalogEntry[schema.ServerType]{family: "server_types", single: "server_type",
+		items: func(c *catalog) []schema.ServerType { return c.serverTypes },
+		id:    func(t schema.ServerType) int64 { return t.ID }, name: func(t schema.ServerType) string { return t.Name }})
+	mountCatalogEntry(s, r, catalogEntry[schema.LoadBalancerType]{family: "load_balancer_types", single: "load_balancer_type",
+		items: func(c *catalog) []schema.LoadBalancerType { return c.lbTypes },
+		id:    func(t schema.LoadBalancerType) int64 { return t.ID }, name: func(t schema.LoadBalancerType) string { return t.Name }})
+	mountCatalogEntry(s, r, catalogEntry[schema.Image]{family: "images", single: "image",
+		items: func(c *catalog) []schema.Image { return c.images },
+		id:    func(im schema.Image) int64 { return im.ID },
+		name: func(im schema.Image) string {
+			if im.Name == nil {
+				return ""
+			}
+			return *im.Name
+		},
+		keep: func(c *call, im schema.Image) bool {
+			q := c.r.URL.Query()
+			return (!q.Has("architecture") || slices.Contains(q["architecture"], im.Architecture)) &&
+				(!q.Has("type") || slices.Contains(q["type"], im.Type)) &&
+				(!q.Has("status") || slices.Contains(q["status"], im.Status))
+		}})
+	s.mountPrimaryIPs(r)
+	s.mountSSHKeys(r)
+}

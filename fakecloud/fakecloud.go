@@ -1,0 +1,97 @@
+package fakecloud
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+)
+
+// DefaultToken is the Bearer token accepted when Options.Tokens is empty. It
+// is 64 characters long, like a real Hetzner token, so tools that check the
+// length accept it.
+const DefaultToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefakefakefake"
+
+// Options configure a fakecloud. The zero value is ready for unit tests:
+// actions finish at once, the default token is accepted, the rate limit is
+// the API's 3600 requests per hour.
+type Options struct {
+	// Tokens are accepted as "Authorization: Bearer <token>" with read and
+	// write access. Empty means DefaultToken.
+	Tokens []string
+	// ReadOnlyTokens may only GET; writes answer 403 forbidden.
+	ReadOnlyTokens []string
+
+	// ActionDuration is how long an action stays running. Zero finishes
+	// actions within the request that starts them.
+	ActionDuration time.Duration
+	// ActionPolls, when positive, makes an action finish on the Nth time a
+	// client reads it, whatever the clock says.
+	ActionPolls int
+
+	// RateLimit is the bucket size in requests (default 3600); negative
+	// turns rate limiting off.
+	RateLimit int
+	// RateLimitRefill is requests added back per second (default
+	// RateLimit/3600, the API's one per second).
+	RateLimitRefill float64
+
+	// IDSeed makes IDs, IP addresses and passwords repeatable: the same seed
+	// and the same requests give the same world.
+	IDSeed uint64
+
+	// Now is the clock (default time.Now); tests may set their own.
+	Now func() time.Time
+	// Logger receives one record per request (default: discarded).
+	Logger *slog.Logger
+	// Middleware wraps the API handler after authentication, in order, so
+	// the first is outermost. It is the seam for fault injection.
+	Middleware []func(http.Handler) http.Handler
+}
+
+// Server is a running simulated Hetzner Cloud. It is an http.Handler serving
+// the API under /v1 (and /, as some clients use a bare base URL).
+type Server struct {
+	opts    Options
+	world   *world
+	limiter *rateLimiter
+	handler http.Handler
+	tokens  map[string]bool // token -> may write
+}
+
+// New returns a fakecloud with an empty world and the seeded catalogue.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, world: newWorld(opts), tokens: map[string]bool{}}
+	if len(opts.Tokens) == 0 && len(opts.ReadOnlyTokens) == 0 {
+		s.tokens[DefaultToken] = true
+	}
+	for _, t := range opts.ReadOnlyTokens {
+		s.tokens[t] = false
+	}
+	for _, t := range opts.Tokens {
+		s.tokens[t] = true
+	}
+	if opts.RateLimit >= 0 {
+		limit := opts.RateLimit
+		if limit == 0 {
+			limit = 3600
+		}
+		refill := opts.RateLimitRefill
+		if refill <= 0 {
+			refill = float64(limit) / 3600
+		}
+		s.limiter = newRateLimiter(limit, refill, opts.Now)
+	}
+	s.handler = s.routes()
+	return s
+}
+
+// ServeHTTP serves the API.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}

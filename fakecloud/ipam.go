@@ -1,0 +1,95 @@
+package fakecloud
+
+import (
+	"encoding/binary"
+	"net/netip"
+)
+
+// Public addresses come from documentation and benchmark ranges, so they can
+// never be mistaken for, or route to, a real host.
+var (
+	publicIPv4Range = netip.MustParsePrefix("198.18.0.0/15")
+	publicIPv6Base  = netip.MustParseAddr("2001:db8::")
+)
+
+// ipPool hands out addresses of a prefix in order and reuses released ones.
+type ipPool struct {
+	prefix netip.Prefix
+	next   netip.Addr
+	free   []netip.Addr
+}
+
+func newIPPool(p netip.Prefix) ipPool {
+	return ipPool{prefix: p, next: p.Addr().Next()}
+}
+
+func (p *ipPool) take() (netip.Addr, bool) {
+	if n := len(p.free); n > 0 {
+		a := p.free[n-1]
+		p.free = p.free[:n-1]
+		return a, true
+	}
+	if !p.prefix.Contains(p.next) || !p.prefix.Contains(p.next.Next()) {
+		return netip.Addr{}, false
+	}
+	a := p.next
+	p.next = p.next.Next()
+	return a, true
+}
+
+func (p *ipPool) release(s string) {
+	if a, err := netip.ParseAddr(s); err == nil && p.prefix.Contains(a) {
+		p.free = append(p.free, a)
+	}
+}
+
+// newIPv6Net returns the next public /64, as "2001:db8:0:N::/64".
+func (w *world) newIPv6Net() string {
+	w.pubIPv6++
+	b := publicIPv6Base.As16()
+	binary.BigEndian.PutUint64(b[:8], binary.BigEndian.Uint64(b[:8])+w.pubIPv6)
+	return netip.PrefixFrom(netip.AddrFrom16(b), 64).String()
+}
+
+// lastAddr is the broadcast address of a prefix.
+func lastAddr(p netip.Prefix) netip.Addr {
+	b := p.Masked().Addr().As16()
+	bits := p.Bits()
+	if p.Addr().Is4() {
+		bits += 96
+	}
+	for i := bits; i < 128; i++ {
+		b[i/8] |= 1 << (7 - i%8)
+	}
+	a := netip.AddrFrom16(b)
+	if p.Addr().Is4() {
+		return a.Unmap()
+	}
+	return a
+}
+
+// overlaps reports whether two prefixes share an address.
+func overlaps(a, b netip.Prefix) bool {
+	return a.Overlaps(b)
+}
+
+// within reports whether inner lies completely inside outer.
+func within(inner, outer netip.Prefix) bool {
+	return outer.Bits() <= inner.Bits() && outer.Contains(inner.Masked().Addr())
+}
+
+var privateRanges = []netip.Prefix{
+	netip.MustParsePrefix("10.0.0.0/8"),
+	netip.MustParsePrefix("172.16.0.0/12"),
+	netip.MustParsePrefix("192.168.0.0/16"),
+}
+
+// rfc1918 reports whether p lies inside one of the private IPv4 ranges.
+func rfc1918(p netip.Prefix) bool {
+	for _, r := range privateRanges {
+		if within(p, r) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,101 @@
+package fakecloud
+
+import (
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// statusRecorder remembers the status a handler wrote, for the request log.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.ResponseWriter.Write(b)
+}
+
+func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// observe sets X-Correlation-Id, recovers from panics with the error
+// envelope, and logs every request.
+func (s *Server) observe(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Correlation-Id")
+		if id == "" {
+			id = fmt.Sprintf("%016x", rand.Uint64())
+		}
+		w.Header().Set("X-Correlation-Id", id)
+		rec := &statusRecorder{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.opts.Logger.Error("handler panic", "panic", p, "method", r.Method, "path", r.URL.Path)
+				if rec.status == 0 {
+					writeError(rec, errorf(codeServerError, "internal error in fakecloud: %v", p))
+				}
+			}
+			s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+				slog.String("method", r.Method), slog.String("path", r.URL.Path),
+				slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)),
+				slog.String("correlation_id", id), slog.String("user_agent", r.UserAgent()))
+		}()
+		next.ServeHTTP(rec, r)
+	})
+}
+
+// rateLimit spends one request from the bucket and reports the budget in
+// the RateLimit-* headers; an empty bucket answers 429.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	if s.limiter == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st := s.limiter.take()
+		h := w.Header()
+		h.Set("RateLimit-Limit", strconv.Itoa(st.limit))
+		h.Set("RateLimit-Remaining", strconv.Itoa(st.remaining))
+		h.Set("RateLimit-Reset", strconv.FormatInt(st.reset, 10))
+		if !st.allowed {
+			writeError(w, errorf(codeRateLimitExceeded, "limit of %d requests per hour reached", st.limit))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// authenticate accepts a configured Bearer token; read-only tokens may
+// only read.
+func (s *Server) authenticate(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		canWrite, known := s.tokens[strings.TrimSpace(token)]
+		if !ok || !known {
+			writeError(w, errorf(codeUnauthorized, "unable to authenticate"))
+			return
+		}
+		if !canWrite && r.Method != http.MethodGet && r.Method != http.MethodHead {
+			writeError(w, errorf(codeForbidden, "insufficient permissions for this request: the token is read-only"))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}

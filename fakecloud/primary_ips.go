@@ -1,0 +1,77 @@
+package fakecloud
+
+import (
+	"net/http"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+type primaryIPGet struct {
+	PrimaryIP schema.PrimaryIP `json:"primary_ip"`
+}
+
+type primaryIPList struct {
+	PrimaryIPs []schema.PrimaryIP `json:"primary_ips"`
+	Meta       listMeta           `json:"meta"`
+}
+
+// newPrimaryIP records the primary IP a new server gets.
+func (w *world) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
+	id := w.newID("primary_ip")
+	p := &schema.PrimaryIP{ID: id, IP: ip, Type: kind, Name: "primary_ip-" + itoa(int(id)), Labels: map[string]string{},
+		AssigneeID: &serverID, AssigneeType: "server", AutoDelete: true, Created: now, Location: loc,
+		DNSPtr: []schema.PrimaryIPDNSPTR{}}
+	if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
+		p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: ip, DNSPtr: defaultPTR(a)}}
+	}
+	w.primaryIPs.put(id, p)
+	return p
+}
+
+func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
+	v := *p
+	v.Labels = copyLabels(p.Labels)
+	v.DNSPtr = append([]schema.PrimaryIPDNSPTR{}, p.DNSPtr...)
+	return v
+}
+
+// mountPrimaryIPs serves the primary IPs servers were given (read only).
+func (s *Server) mountPrimaryIPs(r chi.Router) {
+	r.Get("/primary_ips", s.serve(func(c *call) (int, any, *apiError) {
+		q, err := parseList(c.r)
+		if err != nil {
+			return 0, nil, err
+		}
+		ip := c.r.URL.Query().Get("ip")
+		items := slices.DeleteFunc(c.w.primaryIPs.all(), func(p *schema.PrimaryIP) bool {
+			return (q.hasName && p.Name != q.name) || (q.hasSelector && !q.selector.matches(p.Labels)) || (ip != "" && p.IP != ip)
+		})
+		keys := byIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
+			func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
+		delete(keys, "name")
+		if err := applySort(items, q.sort, keys); err != nil {
+			return 0, nil, err
+		}
+		page, meta := paginate(c.header, c.r, items, q)
+		out := primaryIPList{PrimaryIPs: make([]schema.PrimaryIP, 0, len(page)), Meta: meta}
+		for _, p := range page {
+			out.PrimaryIPs = append(out.PrimaryIPs, viewPrimaryIP(p))
+		}
+		return http.StatusOK, out, nil
+	}))
+	r.Get("/primary_ips/{id}", s.serve(func(c *call) (int, any, *apiError) {
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		p, ok := c.w.primaryIPs.get(id)
+		if !ok {
+			return 0, nil, notFound("primary_ip", id)
+		}
+		return http.StatusOK, primaryIPGet{viewPrimaryIP(p)}, nil
+	}))
+}

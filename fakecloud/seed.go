@@ -1,0 +1,290 @@
+package fakecloud
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+	"sigs.k8s.io/yaml"
+)
+
+// World is a seed: the networks, servers, load balancers, certificates and
+// SSH keys a fakecloud starts with. Resources refer to each other by name.
+// It is read from YAML (see testdata/worlds) or built in Go.
+type World struct {
+	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
+	Certificates  []SeedCertificate  `json:"certificates,omitempty"`
+	Networks      []SeedNetwork      `json:"networks,omitempty"`
+	Servers       []SeedServer       `json:"servers,omitempty"`
+	LoadBalancers []SeedLoadBalancer `json:"load_balancers,omitempty"`
+}
+
+// SeedSSHKey is an SSH key of a seed world.
+type SeedSSHKey struct {
+	Name      string            `json:"name"`
+	PublicKey string            `json:"public_key"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+// SeedCertificate is an uploaded (certificate, private_key) or managed
+// (domain_names) certificate.
+type SeedCertificate struct {
+	Name        string            `json:"name"`
+	Type        string            `json:"type,omitempty"`
+	Certificate string            `json:"certificate,omitempty"`
+	PrivateKey  string            `json:"private_key,omitempty"`
+	DomainNames []string          `json:"domain_names,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+// SeedNetwork is a network with its subnets and routes.
+type SeedNetwork struct {
+	Name    string                 `json:"name"`
+	IPRange string                 `json:"ip_range"`
+	Subnets []schema.NetworkSubnet `json:"subnets,omitempty"`
+	Routes  []schema.NetworkRoute  `json:"routes,omitempty"`
+	Labels  map[string]string      `json:"labels,omitempty"`
+}
+
+// SeedServer is a server; Status "off" seeds it powered off.
+type SeedServer struct {
+	Name       string              `json:"name"`
+	ServerType string              `json:"server_type,omitempty"` // default cx22
+	Image      string              `json:"image,omitempty"`       // default ubuntu-24.04
+	Location   string              `json:"location,omitempty"`    // default fsn1
+	Status     string              `json:"status,omitempty"`      // running (default) or off
+	Labels     map[string]string   `json:"labels,omitempty"`
+	PublicIPv4 *bool               `json:"public_ipv4,omitempty"` // default true
+	PublicIPv6 *bool               `json:"public_ipv6,omitempty"` // default true
+	Networks   []SeedServerNetwork `json:"networks,omitempty"`
+	Protected  bool                `json:"protected,omitempty"`
+}
+
+// SeedServerNetwork attaches a server to a network, optionally at an IP.
+type SeedServerNetwork struct {
+	Network  string   `json:"network"`
+	IP       string   `json:"ip,omitempty"`
+	AliasIPs []string `json:"alias_ips,omitempty"`
+}
+
+// SeedLoadBalancer is a load balancer; targets name servers.
+type SeedLoadBalancer struct {
+	Name            string            `json:"name"`
+	Type            string            `json:"type,omitempty"` // default lb11
+	Location        string            `json:"location,omitempty"`
+	NetworkZone     string            `json:"network_zone,omitempty"`
+	Algorithm       string            `json:"algorithm,omitempty"`
+	Network         string            `json:"network,omitempty"`
+	PublicInterface *bool             `json:"public_interface,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	Services        []json.RawMessage `json:"services,omitempty"` // as the API's services
+	Targets         []SeedTarget      `json:"targets,omitempty"`
+	Protected       bool              `json:"protected,omitempty"`
+}
+
+// SeedTarget is a load balancer target: a server by name, a label
+// selector or an IP.
+type SeedTarget struct {
+	Server        string `json:"server,omitempty"`
+	LabelSelector string `json:"label_selector,omitempty"`
+	IP            string `json:"ip,omitempty"`
+	UsePrivateIP  bool   `json:"use_private_ip,omitempty"`
+}
+
+// LoadWorld reads a seed world from a YAML (or JSON) file. Unknown fields
+// are refused, so a typo does not silently seed less than intended.
+func LoadWorld(path string) (World, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return World{}, fmt.Errorf("read seed world: %w", err)
+	}
+	return ParseWorld(data)
+}
+
+// ParseWorld parses a seed world from YAML or JSON.
+func ParseWorld(data []byte) (World, error) {
+	var w World
+	if err := yaml.UnmarshalStrict(data, &w); err != nil {
+		return World{}, fmt.Errorf("parse seed world: %w", err)
+	}
+	return w, nil
+}
+
+// Seed adds a world's resources through the same code paths, and so the
+// same validation, as API requests; their actions finish at once. If any
+// resource is refused the whole world is reset to empty and the error
+// names the resource and the reason.
+func (s *Server) Seed(seed World) error {
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle()
+	d, p := w.actionDuration, w.actionPolls
+	w.actionDuration, w.actionPolls = 0, 0
+	defer func() { w.actionDuration, w.actionPolls = d, p }()
+	if err := w.plant(seed); err != nil {
+		w.reset()
+		return err
+	}
+	return nil
+}
+
+func (w *world) plant(seed World) error {
+	byName := map[string]int64{}
+	for _, k := range seed.SSHKeys {
+		if _, err := w.seedCall(createSSHKey, "ssh_key "+k.Name, schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: &k.Labels}); err != nil {
+			return err
+		}
+	}
+	for _, c := range seed.Certificates {
+		req := schema.CertificateCreateRequest{Name: c.Name, Type: c.Type, Certificate: c.Certificate, PrivateKey: c.PrivateKey, DomainNames: c.DomainNames, Labels: &c.Labels}
+		if _, err := w.seedCall(createCertificate, "certificate "+c.Name, req); err != nil {
+			return err
+		}
+	}
+	for _, n := range seed.Networks {
+		req := schema.NetworkCreateRequest{Name: n.Name, IPRange: n.IPRange, Subnets: n.Subnets, Routes: n.Routes, Labels: &n.Labels}
+		body, err := w.seedCall(createNetwork, "network "+n.Name, req)
+		if err != nil {
+			return err
+		}
+		byName["network/"+n.Name] = body.(networkGet).Network.ID
+	}
+	for _, sv := range seed.Servers {
+		if err := w.seedServer(sv, byName); err != nil {
+			return fmt.Errorf("seed server %s: %w", sv.Name, err)
+		}
+	}
+	for _, lb := range seed.LoadBalancers {
+		if err := w.seedLB(lb, byName); err != nil {
+			return fmt.Errorf("seed load_balancer %s: %w", lb.Name, err)
+		}
+	}
+	return nil
+}
+
+func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
+	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: orDefault(sv.ServerType, "cx22")},
+		Image: schema.IDOrName{Name: orDefault(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: &sv.Labels,
+		PublicNet: &schema.ServerCreatePublicNet{EnableIPv4: sv.PublicIPv4 == nil || *sv.PublicIPv4, EnableIPv6: sv.PublicIPv6 == nil || *sv.PublicIPv6}}
+	start := sv.Status != "off"
+	req.StartAfterCreate = &start
+	switch sv.Status {
+	case "", "running", "off":
+	default:
+		return fmt.Errorf("status %q is not one of running, off", sv.Status)
+	}
+	body, err := w.seedCall(createServer, "", req)
+	if err != nil {
+		return err
+	}
+	id := body.(serverCreated).Server.ID
+	byName["server/"+sv.Name] = id
+	srv, _ := w.servers.get(id)
+	for _, sn := range sv.Networks {
+		netID, ok := byName["network/"+sn.Network]
+		if !ok {
+			return fmt.Errorf("network %q is not in the seed world", sn.Network)
+		}
+		at := schema.ServerActionAttachToNetworkRequest{Network: netID}
+		if sn.IP != "" {
+			at.IP = &sn.IP
+		}
+		for _, a := range sn.AliasIPs {
+			at.AliasIPs = append(at.AliasIPs, &a)
+		}
+		if _, err := w.seedCall(serverAttachToNetwork, "", at, "id", fmt.Sprint(id)); err != nil {
+			return err
+		}
+	}
+	srv.Protection.Delete, srv.Protection.Rebuild = sv.Protected, sv.Protected
+	return nil
+}
+
+func (w *world) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
+	req := map[string]any{"name": lb.Name, "load_balancer_type": orDefault(lb.Type, "lb11"), "labels": lb.Labels}
+	switch {
+	case lb.Location != "":
+		req["location"] = lb.Location
+	case lb.NetworkZone != "":
+		req["network_zone"] = lb.NetworkZone
+	default:
+		req["location"] = "fsn1"
+	}
+	if lb.Algorithm != "" {
+		req["algorithm"] = map[string]string{"type": lb.Algorithm}
+	}
+	if lb.PublicInterface != nil {
+		req["public_interface"] = *lb.PublicInterface
+	}
+	if lb.Network != "" {
+		id, ok := byName["network/"+lb.Network]
+		if !ok {
+			return fmt.Errorf("network %q is not in the seed world", lb.Network)
+		}
+		req["network"] = id
+	}
+	if len(lb.Services) > 0 {
+		req["services"] = lb.Services
+	}
+	var targets []map[string]any
+	for _, t := range lb.Targets {
+		tm := map[string]any{"use_private_ip": t.UsePrivateIP}
+		switch {
+		case t.Server != "":
+			id, ok := byName["server/"+t.Server]
+			if !ok {
+				return fmt.Errorf("target server %q is not in the seed world", t.Server)
+			}
+			tm["type"], tm["server"] = "server", map[string]int64{"id": id}
+		case t.LabelSelector != "":
+			tm["type"], tm["label_selector"] = "label_selector", map[string]string{"selector": t.LabelSelector}
+		case t.IP != "":
+			tm["type"], tm["ip"] = "ip", map[string]string{"ip": t.IP}
+			delete(tm, "use_private_ip")
+		default:
+			return fmt.Errorf("a target needs server, label_selector or ip")
+		}
+		targets = append(targets, tm)
+	}
+	if len(targets) > 0 {
+		req["targets"] = targets
+	}
+	body, err := w.seedCall(createLoadBalancer, "", req)
+	if err != nil {
+		return err
+	}
+	created, _ := w.loadBalancers.get(body.(lbCreated).LoadBalancer.ID)
+	created.Protection.Delete = lb.Protected
+	return nil
+}
+
+// seedCall runs an API handler in-process with a JSON body and path values.
+func (w *world) seedCall(h apiHandler, what string, body any, pathValues ...string) (any, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	r := httptest.NewRequest("POST", "/", bytes.NewReader(data))
+	for i := 0; i+1 < len(pathValues); i += 2 {
+		r.SetPathValue(pathValues[i], pathValues[i+1])
+	}
+	_, out, aerr := h(&call{w: w, r: r, header: make(map[string][]string)})
+	if aerr != nil {
+		if what != "" {
+			return nil, fmt.Errorf("seed %s: %s", what, aerr.Error())
+		}
+		return nil, fmt.Errorf("%s", aerr.Error())
+	}
+	return out, nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

@@ -1,0 +1,105 @@
+package fakecloud
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/go-chi/chi/v5"
+)
+
+// call is one API request being served under the world lock.
+type call struct {
+	w      *world
+	r      *http.Request
+	header http.Header
+}
+
+// id reads an integer path parameter.
+func (c *call) id(name string) (int64, *apiError) {
+	v := c.r.PathValue(name)
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id < 1 {
+		return 0, invalidField(name, "%q is not a valid ID", v)
+	}
+	return id, nil
+}
+
+func (c *call) decode(v any) *apiError { return decode(c.r, v) }
+
+// apiHandler serves one endpoint: it returns a status and a body to encode,
+// or an API error. A nil body with 204 sends no body.
+type apiHandler func(c *call) (int, any, *apiError)
+
+// serve runs h under the world lock, after settling due actions, and
+// encodes the answer before the lock is released.
+func (s *Server) serve(h apiHandler) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		w := s.world
+		w.mu.Lock()
+		w.settle()
+		status, body, aerr := h(&call{w: w, r: r, header: rw.Header()})
+		var buf bytes.Buffer
+		if aerr == nil && body != nil {
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(body); err != nil {
+				aerr = errorf(codeServerError, "encode response: %v", err)
+			}
+		}
+		w.mu.Unlock()
+		switch {
+		case aerr != nil:
+			writeError(rw, aerr)
+		case body == nil:
+			rw.WriteHeader(status)
+		default:
+			rw.Header().Set("Content-Type", "application/json")
+			rw.WriteHeader(status)
+			_, _ = rw.Write(buf.Bytes())
+		}
+	}
+}
+
+// routes builds the handler: observation and rate limiting for everything,
+// authentication for the API, the API itself under /v1 and /.
+func (s *Server) routes() http.Handler {
+	api := chi.NewRouter()
+	api.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(codeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+	})
+	api.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(codeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
+	s.mountActions(api)
+	s.mountServers(api)
+	s.mountLoadBalancers(api)
+	s.mountNetworks(api)
+	s.mountCertificates(api)
+	s.mountCatalog(api)
+
+	var h http.Handler = api
+	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
+		h = s.opts.Middleware[i](h)
+	}
+	h = s.authenticate(h)
+
+	root := chi.NewRouter()
+	root.Mount("/v1", h)
+	root.Mount("/", h)
+	return s.observe(s.rateLimit(root))
+}
+
+// actionRoutes registers a family's action endpoints from a table: POST
+// /{family}/{id}/actions/{name} dispatches by name.
+func (s *Server) actionRoutes(r chi.Router, family string, table map[string]apiHandler) {
+	r.Post("/"+family+"/{id}/actions/{action}", s.serve(func(c *call) (int, any, *apiError) {
+		name := c.r.PathValue("action")
+		h, ok := table[name]
+		if !ok {
+			return 0, nil, errorf(codeNotFound, "%s action %q does not exist or is not simulated by fakecloud", family, name)
+		}
+		return h(c)
+	}))
+}

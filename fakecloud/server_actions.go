@@ -1,0 +1,215 @@
+package fakecloud
+
+import (
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// serverActions are the simulated POST /servers/{id}/actions/{name}.
+var serverActions = map[string]apiHandler{
+	"poweron":             powerAction("start_server", "starting", "running"),
+	"poweroff":            powerAction("stop_server", "stopping", "off"),
+	"shutdown":            powerAction("shutdown_server", "stopping", "off"),
+	"reboot":              powerAction("reboot_server", "", "running"),
+	"reset":               powerAction("reset_server", "", "running"),
+	"attach_to_network":   serverAttachToNetwork,
+	"detach_from_network": serverDetachFromNetwork,
+	"change_protection":   serverChangeProtection,
+	"change_type":         serverChangeType,
+	"change_dns_ptr":      serverChangeDNSPtr,
+}
+
+// serverAction validates the server for an action: it exists and no other
+// action holds it. plan returns the effect to apply on success, and the one
+// to apply on failure, or refuses.
+func serverAction(c *call, command string, body any, plan func(s *server) (onSuccess, onError func(), err *apiError)) (int, any, *apiError) {
+	s, err := c.server()
+	if err != nil {
+		return 0, nil, err
+	}
+	if body != nil {
+		if err := c.decode(body); err != nil {
+			return 0, nil, err
+		}
+	}
+	ref := resourceRef{"server", s.ID}
+	if err := c.w.checkLock(ref); err != nil {
+		return 0, nil, err
+	}
+	ok, undo, aerr := plan(s)
+	if aerr != nil {
+		return 0, nil, aerr
+	}
+	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, onSuccess: ok, onError: undo})
+	return http.StatusCreated, actionGet{c.w.viewAction(a)}, nil
+}
+
+// powerAction moves a server through a transitional status (if any) to its
+// final status; a failed action puts the previous status back.
+func powerAction(command, during, final string) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		return serverAction(c, command, nil, func(s *server) (func(), func(), *apiError) {
+			before := s.Status
+			if before == "initializing" {
+				return nil, nil, locked("server", s.ID)
+			}
+			if command == "reboot_server" || command == "reset_server" {
+				if before == "off" {
+					final = "off"
+				}
+			}
+			if during != "" && before != final {
+				s.Status = during
+			}
+			return func() { s.Status = final }, func() { s.Status = before }, nil
+		})
+	}
+}
+
+func serverAttachToNetwork(c *call) (int, any, *apiError) {
+	var req schema.ServerActionAttachToNetworkRequest
+	return serverAction(c, "attach_to_network", &req, func(s *server) (func(), func(), *apiError) {
+		n, ok := c.w.networks.get(req.Network)
+		if !ok {
+			return nil, nil, invalidField("network", "network %d does not exist", req.Network)
+		}
+		ref := resourceRef{"server", s.ID}
+		if _, ok := c.w.memberOf(n.ID, ref); ok {
+			return nil, nil, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
+		}
+		want, ipRange := "", ""
+		if req.IP != nil {
+			want = *req.IP
+		}
+		if req.IPRange != nil {
+			ipRange = *req.IPRange
+		}
+		ip, err := c.w.allocIP(n, s.Location.NetworkZone, want, ipRange)
+		if err != nil {
+			return nil, nil, err
+		}
+		m := member{resourceRef: ref, ip: ip}
+		aliases := []string{}
+		for _, ap := range req.AliasIPs {
+			if ap == nil {
+				continue
+			}
+			a, perr := netip.ParseAddr(*ap)
+			if perr != nil || a == ip || c.w.ipInUse(n.ID, a) || slices.Contains(m.alias, a) {
+				return nil, nil, errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
+			}
+			m.alias = append(m.alias, a)
+			aliases = append(aliases, a.String())
+		}
+		// The address is reserved now, so a concurrent attach cannot take it.
+		c.w.attach(n.ID, m)
+		mac := c.w.newMAC()
+		return func() {
+				s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: mac})
+			}, func() {
+				c.w.detach(m, n.ID)
+			}, nil
+	})
+}
+
+func serverDetachFromNetwork(c *call) (int, any, *apiError) {
+	var req schema.ServerActionDetachFromNetworkRequest
+	return serverAction(c, "detach_from_network", &req, func(s *server) (func(), func(), *apiError) {
+		if _, ok := c.w.networks.get(req.Network); !ok {
+			return nil, nil, invalidField("network", "network %d does not exist", req.Network)
+		}
+		m, ok := c.w.memberOf(req.Network, resourceRef{"server", s.ID})
+		if !ok {
+			return nil, nil, errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
+		}
+		return func() { c.w.detach(m, req.Network) }, nil, nil
+	})
+}
+
+func serverChangeProtection(c *call) (int, any, *apiError) {
+	var req schema.ServerActionChangeProtectionRequest
+	return serverAction(c, "change_protection", &req, func(s *server) (func(), func(), *apiError) {
+		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
+			return nil, nil, invalidField("rebuild", "delete and rebuild protection must be set together on servers")
+		}
+		return func() {
+			if req.Delete != nil {
+				s.Protection.Delete = *req.Delete
+			}
+			if req.Rebuild != nil {
+				s.Protection.Rebuild = *req.Rebuild
+			}
+		}, nil, nil
+	})
+}
+
+func serverChangeType(c *call) (int, any, *apiError) {
+	var req schema.ServerActionChangeTypeRequest
+	return serverAction(c, "change_server_type", &req, func(s *server) (func(), func(), *apiError) {
+		st, ok := c.w.cat.serverType(idOrNameString(req.ServerType))
+		if !ok {
+			return nil, nil, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+		}
+		if s.Status != "off" {
+			return nil, nil, errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
+		}
+		if st.Architecture != s.ServerType.Architecture {
+			return nil, nil, errorf("invalid_server_type", "server type %s has another architecture", st.Name)
+		}
+		return func() {
+			s.ServerType = st
+			if req.UpgradeDisk {
+				s.PrimaryDiskSize = st.Disk
+			}
+		}, nil, nil
+	})
+}
+
+func serverChangeDNSPtr(c *call) (int, any, *apiError) {
+	var req schema.ServerActionChangeDNSPtrRequest
+	return serverAction(c, "change_dns_ptr", &req, func(s *server) (func(), func(), *apiError) {
+		a, err := netip.ParseAddr(req.IP)
+		if err != nil {
+			return nil, nil, invalidField("ip", "%q is not an IP address", req.IP)
+		}
+		ptr := ""
+		if req.DNSPtr != nil {
+			ptr = *req.DNSPtr
+		}
+		if a.Is4() {
+			if s.PublicNet.IPv4.IP != a.String() {
+				return nil, nil, invalidField("ip", "%s is not the server's public IPv4", a)
+			}
+			return func() {
+				if ptr == "" {
+					ptr = defaultPTR(a)
+				}
+				s.PublicNet.IPv4.DNSPtr = ptr
+				if pip, ok := c.w.primaryIPs.get(s.PublicNet.IPv4.ID); ok {
+					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
+				}
+			}, nil, nil
+		}
+		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
+		if perr != nil || !p.Contains(a) {
+			return nil, nil, invalidField("ip", "%s is not inside the server's public IPv6 network", a)
+		}
+		return func() {
+			s.PublicNet.IPv6.DNSPtr = slices.DeleteFunc(s.PublicNet.IPv6.DNSPtr, func(d schema.ServerPublicNetIPv6DNSPtr) bool { return d.IP == a.String() })
+			if ptr != "" {
+				s.PublicNet.IPv6.DNSPtr = append(s.PublicNet.IPv6.DNSPtr, schema.ServerPublicNetIPv6DNSPtr{IP: a.String(), DNSPtr: ptr})
+			}
+		}, nil, nil
+	})
+}
+
+// defaultPTR is the reverse DNS name the API gives a fresh IPv4 address.
+func defaultPTR(a netip.Addr) string {
+	parts := strings.Split(a.String(), ".")
+	slices.Reverse(parts)
+	return "static." + strings.Join(parts, ".") + ".clients.your-server.de"
+}

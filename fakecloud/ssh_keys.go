@@ -1,0 +1,159 @@
+package fakecloud
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+type sshKeyGet struct {
+	SSHKey schema.SSHKey `json:"ssh_key"`
+}
+
+type sshKeyList struct {
+	SSHKeys []schema.SSHKey `json:"ssh_keys"`
+	Meta    listMeta        `json:"meta"`
+}
+
+func (s *Server) mountSSHKeys(r chi.Router) {
+	r.Get("/ssh_keys", s.serve(func(c *call) (int, any, *apiError) {
+		q, err := parseList(c.r)
+		if err != nil {
+			return 0, nil, err
+		}
+		fp := c.r.URL.Query().Get("fingerprint")
+		items := slices.DeleteFunc(c.w.sshKeys.all(), func(k *schema.SSHKey) bool {
+			return (q.hasName && k.Name != q.name) || (q.hasSelector && !q.selector.matches(k.Labels)) || (fp != "" && k.Fingerprint != fp)
+		})
+		keys := byIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
+			func(k *schema.SSHKey) int64 { return k.Created.Unix() })
+		if err := applySort(items, q.sort, keys); err != nil {
+			return 0, nil, err
+		}
+		page, meta := paginate(c.header, c.r, items, q)
+		out := sshKeyList{SSHKeys: make([]schema.SSHKey, 0, len(page)), Meta: meta}
+		for _, k := range page {
+			out.SSHKeys = append(out.SSHKeys, viewSSHKey(k))
+		}
+		return http.StatusOK, out, nil
+	}))
+	r.Post("/ssh_keys", s.serve(createSSHKey))
+	r.Get("/ssh_keys/{id}", s.serve(func(c *call) (int, any, *apiError) {
+		k, err := c.sshKey()
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, sshKeyGet{viewSSHKey(k)}, nil
+	}))
+	r.Put("/ssh_keys/{id}", s.serve(updateSSHKey))
+	r.Delete("/ssh_keys/{id}", s.serve(func(c *call) (int, any, *apiError) {
+		k, err := c.sshKey()
+		if err != nil {
+			return 0, nil, err
+		}
+		c.w.sshKeys.del(k.ID)
+		return http.StatusNoContent, nil, nil
+	}))
+}
+
+func (c *call) sshKey() (*schema.SSHKey, *apiError) {
+	id, err := c.id("id")
+	if err != nil {
+		return nil, err
+	}
+	k, ok := c.w.sshKeys.get(id)
+	if !ok {
+		return nil, notFound("ssh_key", id)
+	}
+	return k, nil
+}
+
+func viewSSHKey(k *schema.SSHKey) schema.SSHKey {
+	v := *k
+	v.Labels = copyLabels(k.Labels)
+	return v
+}
+
+// sshFingerprint is the MD5 fingerprint the API shows for an OpenSSH key.
+func sshFingerprint(pub string) (string, bool) {
+	fields := strings.Fields(pub)
+	if len(fields) < 2 || !strings.HasPrefix(fields[0], "ssh-") && !strings.HasPrefix(fields[0], "ecdsa-") {
+		return "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(fields[1])
+	if err != nil || len(raw) == 0 {
+		return "", false
+	}
+	sum := md5.Sum(raw)
+	parts := make([]string, len(sum))
+	for i, b := range sum {
+		parts[i] = fmt.Sprintf("%02x", b)
+	}
+	return strings.Join(parts, ":"), true
+}
+
+func createSSHKey(c *call) (int, any, *apiError) {
+	var req schema.SSHKeyCreateRequest
+	if err := c.decode(&req); err != nil {
+		return 0, nil, err
+	}
+	var f fieldErrors
+	checkName(&f, "name", req.Name)
+	fp, ok := sshFingerprint(req.PublicKey)
+	if !ok {
+		f.add("public_key", "is not an OpenSSH public key")
+	}
+	labels := derefLabels(req.Labels)
+	validateLabels(&f, "labels", labels)
+	if err := f.err(); err != nil {
+		return 0, nil, err
+	}
+	if _, dup := c.w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Name == req.Name }); dup {
+		return 0, nil, notUnique("name", "SSH key name %q is already used", req.Name)
+	}
+	if _, dup := c.w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Fingerprint == fp }); dup {
+		return 0, nil, notUnique("public_key", "SSH key with the same fingerprint already exists")
+	}
+	k := &schema.SSHKey{ID: c.w.newID("ssh_key"), Name: req.Name, Fingerprint: fp, PublicKey: strings.TrimSpace(req.PublicKey),
+		Labels: labels, Created: c.w.now().UTC().Truncate(time.Second)}
+	c.w.sshKeys.put(k.ID, k)
+	return http.StatusCreated, sshKeyGet{viewSSHKey(k)}, nil
+}
+
+func updateSSHKey(c *call) (int, any, *apiError) {
+	k, err := c.sshKey()
+	if err != nil {
+		return 0, nil, err
+	}
+	var req schema.SSHKeyUpdateRequest
+	if err := c.decode(&req); err != nil {
+		return 0, nil, err
+	}
+	var f fieldErrors
+	if req.Name != "" {
+		checkName(&f, "name", req.Name)
+	}
+	if req.Labels != nil {
+		validateLabels(&f, "labels", *req.Labels)
+	}
+	if err := f.err(); err != nil {
+		return 0, nil, err
+	}
+	if req.Name != "" {
+		if o, dup := c.w.sshKeys.find(func(o *schema.SSHKey) bool { return o.Name == req.Name }); dup && o.ID != k.ID {
+			return 0, nil, notUnique("name", "SSH key name %q is already used", req.Name)
+		}
+		k.Name = req.Name
+	}
+	if req.Labels != nil {
+		k.Labels = copyLabels(*req.Labels)
+	}
+	return http.StatusOK, sshKeyGet{viewSSHKey(k)}, nil
+}

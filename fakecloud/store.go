@@ -1,0 +1,127 @@
+package fakecloud
+
+import (
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// world is the whole simulated project. Every field is guarded by mu; a
+// request holds mu from its first read to its last write, so a request
+// either applies completely or not at all.
+type world struct {
+	mu sync.Mutex
+
+	now            func() time.Time
+	actionDuration time.Duration
+	actionPolls    int
+	seed           uint64
+	rng            *rand.Rand
+
+	lastID map[string]int64
+	cat    *catalog
+
+	servers       table[server]
+	loadBalancers table[loadBalancer]
+	networks      table[schema.Network]
+	certificates  table[schema.Certificate]
+	sshKeys       table[schema.SSHKey]
+	primaryIPs    table[schema.PrimaryIP]
+	actions       table[action]
+
+	running  []int64               // IDs of running actions, oldest first
+	lockedBy map[resourceRef]int64 // resource -> running action holding it
+	pubIPv4  ipPool
+	pubIPv6  uint64 // next /64 index in the public IPv6 pool
+
+	netMembers map[int64][]member // network ID -> attached resources
+}
+
+// server is a stored server; schema.Server holds what the API shows.
+type server struct {
+	schema.Server
+	RootPassword string `json:"root_password,omitempty"`
+}
+
+// loadBalancer is a stored load balancer with per-target health overrides.
+type loadBalancer struct {
+	schema.LoadBalancer
+	Targets []lbTarget `json:"targets"`
+	// Health maps "target/port" to a status other than the default healthy.
+	Health map[string]string `json:"health,omitempty"`
+}
+
+type resourceRef struct {
+	Type string `json:"type"`
+	ID   int64  `json:"id"`
+}
+
+func newWorld(o Options) *world {
+	w := &world{
+		now:            o.Now,
+		actionDuration: o.ActionDuration,
+		actionPolls:    o.ActionPolls,
+		seed:           o.IDSeed,
+	}
+	if w.now == nil {
+		w.now = time.Now
+	}
+	w.reset()
+	return w
+}
+
+// reset empties the world back to the catalogue alone.
+func (w *world) reset() {
+	w.rng = rand.New(rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75))
+	w.lastID = map[string]int64{}
+	w.cat = newCatalog()
+	w.servers = newTable[server]()
+	w.loadBalancers = newTable[loadBalancer]()
+	w.networks = newTable[schema.Network]()
+	w.certificates = newTable[schema.Certificate]()
+	w.sshKeys = newTable[schema.SSHKey]()
+	w.primaryIPs = newTable[schema.PrimaryIP]()
+	w.actions = newTable[action]()
+	w.running = nil
+	w.lockedBy = map[resourceRef]int64{}
+	w.pubIPv4 = newIPPool(publicIPv4Range)
+	w.pubIPv6 = 0
+	w.netMembers = map[int64][]member{}
+}
+
+// idBase is where each kind's IDs start, so IDs of different kinds rarely
+// coincide and a mix-up in a client shows as not_found.
+var idBase = map[string]int64{
+	"server": 100000, "load_balancer": 200000, "network": 300000, "certificate": 400000,
+	"ssh_key": 500000, "primary_ip": 600000, "action": 1000000,
+}
+
+// newID hands out the next ID of a kind: ascending, with small seeded gaps
+// like the real API's, and the same sequence for the same seed.
+func (w *world) newID(kind string) int64 {
+	last, ok := w.lastID[kind]
+	if !ok {
+		last = idBase[kind] + int64(w.seed%1000)*1000
+	}
+	last += 1 + int64(w.rng.IntN(3))
+	w.lastID[kind] = last
+	return last
+}
+
+// ensureLabels returns a non-nil copy of labels, so they encode as {}.
+func copyLabels(labels map[string]string) map[string]string {
+	out := make(map[string]string, len(labels))
+	for k, v := range labels {
+		out[k] = v
+	}
+	return out
+}
+
+func derefLabels(p *map[string]string) map[string]string {
+	if p == nil {
+		return map[string]string{}
+	}
+	return copyLabels(*p)
+}
