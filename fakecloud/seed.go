@@ -174,6 +174,8 @@ func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
 	req.StartAfterCreate = &start
 	switch sv.Status {
 	case "", "running", "off":
+	case "false", "true":
+		return fmt.Errorf("status %q is not one of running, off (quote \"off\": bare off is a YAML boolean)", sv.Status)
 	default:
 		return fmt.Errorf("status %q is not one of running, off", sv.Status)
 	}
