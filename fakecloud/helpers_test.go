@@ -2,6 +2,7 @@ package fakecloud
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"net"
 	"strings"
@@ -49,3 +50,5 @@ func mustJSON(t testing.TB, v any) []byte {
 	}
 	return bytes.TrimSpace(b)
 }
+
+func asError(err error, target *hcloud.Error) bool { return errors.As(err, target) }

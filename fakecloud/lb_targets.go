@@ -30,9 +30,9 @@ type lbTarget struct {
 	Server        *lbTargetServer                         `json:"server,omitempty"`
 	LabelSelector *schema.LoadBalancerTargetLabelSelector `json:"label_selector,omitempty"`
 	IP            *schema.LoadBalancerTargetIP            `json:"ip,omitempty"`
-	HealthStatus  []lbHealth                              `json:"health_status,omitempty"`
+	HealthStatus  *[]lbHealth                             `json:"health_status,omitempty"` // server and ip targets
 	UsePrivateIP  *bool                                   `json:"use_private_ip,omitempty"`
-	Targets       []lbTarget                              `json:"targets,omitempty"`
+	Targets       *[]lbTarget                             `json:"targets,omitempty"` // label_selector targets
 }
 
 type lbTargetServer struct {
@@ -188,15 +188,18 @@ func (w *world) viewTargets(lb *loadBalancer) []lbTarget {
 	for _, t := range lb.Targets {
 		v := t
 		if t.Type == "label_selector" && t.LabelSelector != nil {
-			v.Targets = []lbTarget{}
+			subs := []lbTarget{}
 			for _, s := range w.selected(t.LabelSelector.Selector) {
 				ip, _ := w.serverTargetIP(lb, s, t.private())
 				sub := lbTarget{Type: "server", Server: &lbTargetServer{ID: s.ID, IP: ip}, UsePrivateIP: t.UsePrivateIP}
-				sub.HealthStatus = w.health(lb, sub)
-				v.Targets = append(v.Targets, sub)
+				h := w.health(lb, sub)
+				sub.HealthStatus = &h
+				subs = append(subs, sub)
 			}
+			v.Targets = &subs
 		} else {
-			v.HealthStatus = w.health(lb, t)
+			h := w.health(lb, t)
+			v.HealthStatus = &h
 		}
 		out = append(out, v)
 	}

@@ -13,7 +13,28 @@ import (
 // lbView is a load balancer as the API shows it.
 type lbView struct {
 	schema.LoadBalancer
-	Targets []lbTarget `json:"targets"`
+	Services []lbServiceView `json:"services"`
+	Targets  []lbTarget      `json:"targets"`
+}
+
+// lbServiceView leaves out http objects that do not apply to the protocol,
+// as the API does; schema.LoadBalancerService would send null.
+type lbServiceView struct {
+	Protocol        string                          `json:"protocol"`
+	ListenPort      int                             `json:"listen_port"`
+	DestinationPort int                             `json:"destination_port"`
+	Proxyprotocol   bool                            `json:"proxyprotocol"`
+	HTTP            *schema.LoadBalancerServiceHTTP `json:"http,omitempty"`
+	HealthCheck     lbHealthCheckView               `json:"health_check"`
+}
+
+type lbHealthCheckView struct {
+	Protocol string                                     `json:"protocol"`
+	Port     int                                        `json:"port"`
+	Interval int                                        `json:"interval"`
+	Timeout  int                                        `json:"timeout"`
+	Retries  int                                        `json:"retries"`
+	HTTP     *schema.LoadBalancerServiceHealthCheckHTTP `json:"http,omitempty"`
 }
 
 type lbGet struct {
@@ -69,9 +90,14 @@ func (w *world) viewLB(lb *loadBalancer) lbView {
 	v := lbView{LoadBalancer: lb.LoadBalancer}
 	v.Labels = copyLabels(lb.Labels)
 	v.PrivateNet = append([]schema.LoadBalancerPrivateNet{}, lb.PrivateNet...)
-	v.Services = make([]schema.LoadBalancerService, 0, len(lb.Services))
+	v.Services = make([]lbServiceView, 0, len(lb.Services))
 	for _, s := range lb.Services {
-		v.Services = append(v.Services, cloneService(s))
+		s = cloneService(s)
+		sv := lbServiceView{Protocol: s.Protocol, ListenPort: s.ListenPort, DestinationPort: s.DestinationPort, Proxyprotocol: s.Proxyprotocol, HTTP: s.HTTP}
+		if hc := s.HealthCheck; hc != nil {
+			sv.HealthCheck = lbHealthCheckView{Protocol: hc.Protocol, Port: hc.Port, Interval: hc.Interval, Timeout: hc.Timeout, Retries: hc.Retries, HTTP: hc.HTTP}
+		}
+		v.Services = append(v.Services, sv)
 	}
 	v.Targets = w.viewTargets(lb)
 	return v
