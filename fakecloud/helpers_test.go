@@ -2,8 +2,8 @@ package fakecloud
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"net"
 	"strings"
 	"testing"
