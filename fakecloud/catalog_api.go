@@ -2,6 +2,7 @@ package fakecloud
 
 import (
 	"cmp"
+	"maps"
 	"net/http"
 	"slices"
 
@@ -15,7 +16,10 @@ type catalogEntry[T any] struct {
 	items          func(c *catalog) []T
 	id             func(T) int64
 	name           func(T) string
-	keep           func(c *call, item T) bool // extra filters; nil keeps all
+	keep           func(c *call, item T) bool      // extra filters; nil keeps all
+	labels         func(T) map[string]string       // non-nil: label_selector filters the list
+	created        func(T) int64                   // non-nil: the list sorts by created too
+	listExtra      func(c *catalog) map[string]any // more top-level keys of the list response
 }
 
 // mountCatalogEntry serves GET /{family} (name filter, sort, pagination)
@@ -25,19 +29,27 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 		"id":   func(a, b T) int { return cmp.Compare(e.id(a), e.id(b)) },
 		"name": func(a, b T) int { return cmp.Compare(e.name(a), e.name(b)) },
 	}
+	if e.created != nil {
+		keys["created"] = func(a, b T) int { return cmp.Compare(e.created(a), e.created(b)) }
+	}
 	r.Get("/"+e.family, s.serve(func(c *call) (int, any, *apiError) {
 		q, err := parseList(c.r)
 		if err != nil {
 			return 0, nil, err
 		}
 		items := slices.DeleteFunc(slices.Clone(e.items(c.w.cat)), func(it T) bool {
-			return (q.hasName && e.name(it) != q.name) || (e.keep != nil && !e.keep(c, it))
+			return (q.hasName && e.name(it) != q.name) || (e.keep != nil && !e.keep(c, it)) ||
+				(q.hasSelector && e.labels != nil && !q.selector.matches(e.labels(it)))
 		})
 		if err := applySort(items, q.sort, keys); err != nil {
 			return 0, nil, err
 		}
 		page, meta := paginate(c.header, c.r, items, q)
-		return http.StatusOK, map[string]any{e.family: page, "meta": meta}, nil
+		out := map[string]any{e.family: page, "meta": meta}
+		if e.listExtra != nil {
+			maps.Copy(out, e.listExtra(c.w.cat))
+		}
+		return http.StatusOK, out, nil
 	}))
 	r.Get("/"+e.family+"/{id}", s.serve(func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
@@ -59,7 +71,9 @@ func (s *Server) mountCatalog(r chi.Router) {
 		id:    func(l schema.Location) int64 { return l.ID }, name: func(l schema.Location) string { return l.Name }})
 	mountCatalogEntry(s, r, catalogEntry[schema.Datacenter]{family: "datacenters", single: "datacenter",
 		items: func(c *catalog) []schema.Datacenter { return c.datacenters },
-		id:    func(d schema.Datacenter) int64 { return d.ID }, name: func(d schema.Datacenter) string { return d.Name }})
+		id:    func(d schema.Datacenter) int64 { return d.ID }, name: func(d schema.Datacenter) string { return d.Name },
+		// The (deprecated) recommended datacenter is required in the list.
+		listExtra: func(c *catalog) map[string]any { return map[string]any{"recommendation": c.datacenters[0].ID} }})
 	mountCatalogEntry(s, r, catalogEntry[schema.ServerType]{family: "server_types", single: "server_type",
 		items: func(c *catalog) []schema.ServerType { return c.serverTypes },
 		id:    func(t schema.ServerType) int64 { return t.ID }, name: func(t schema.ServerType) string { return t.Name }})
@@ -80,6 +94,13 @@ func (s *Server) mountCatalog(r chi.Router) {
 			return (!q.Has("architecture") || slices.Contains(q["architecture"], im.Architecture)) &&
 				(!q.Has("type") || slices.Contains(q["type"], im.Type)) &&
 				(!q.Has("status") || slices.Contains(q["status"], im.Status))
+		},
+		labels: func(im schema.Image) map[string]string { return im.Labels },
+		created: func(im schema.Image) int64 {
+			if im.Created == nil {
+				return 0
+			}
+			return im.Created.Unix()
 		}})
 	s.mountPrimaryIPs(r)
 	s.mountSSHKeys(r)

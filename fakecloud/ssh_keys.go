@@ -3,6 +3,7 @@ package fakecloud
 import (
 	"crypto/md5"
 	"encoding/base64"
+	"encoding/binary"
 	"fmt"
 	"net/http"
 	"slices"
@@ -88,7 +89,11 @@ func sshFingerprint(pub string) (string, bool) {
 		return "", false
 	}
 	raw, err := base64.StdEncoding.DecodeString(fields[1])
-	if err != nil || len(raw) == 0 {
+	if err != nil || len(raw) < 4 {
+		return "", false
+	}
+	// The blob starts with the key type, which must match the line's.
+	if n := binary.BigEndian.Uint32(raw); uint64(n) >= uint64(len(raw)-4) || string(raw[4:4+n]) != fields[0] {
 		return "", false
 	}
 	sum := md5.Sum(raw)

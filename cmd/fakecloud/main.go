@@ -76,8 +76,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.Var(listFlag{&c.readOnly}, "read-only-token", "Bearer token that may only read; repeatable (env FAKECLOUD_READ_ONLY_TOKENS, comma-separated)")
 	fs.StringVar(&c.seed, "seed", env("FAKECLOUD_SEED", ""), "seed world YAML file to start with (env FAKECLOUD_SEED)")
 	durText := fs.String("action-duration", env("FAKECLOUD_ACTION_DURATION", "300ms"), "how long an action runs, e.g. 0s, 300ms, 2s (env FAKECLOUD_ACTION_DURATION)")
-	fs.IntVar(&c.actionPolls, "action-polls", envInt(getenv, "FAKECLOUD_ACTION_POLLS", 0), "if set, an action finishes on the Nth time a client reads it instead (env FAKECLOUD_ACTION_POLLS)")
-	fs.IntVar(&c.rateLimit, "rate-limit", envInt(getenv, "FAKECLOUD_RATE_LIMIT", 3600), "rate limit bucket size in requests; 0 turns rate limiting off (env FAKECLOUD_RATE_LIMIT)")
+	pollsText := fs.String("action-polls", env("FAKECLOUD_ACTION_POLLS", "0"), "if set, an action finishes on the Nth time a client reads it instead (env FAKECLOUD_ACTION_POLLS)")
+	rateText := fs.String("rate-limit", env("FAKECLOUD_RATE_LIMIT", "3600"), "rate limit bucket size in requests; 0 turns rate limiting off (env FAKECLOUD_RATE_LIMIT)")
 	refillText := fs.String("rate-limit-refill", env("FAKECLOUD_RATE_LIMIT_REFILL", ""), "requests refilled per second (env FAKECLOUD_RATE_LIMIT_REFILL; default rate-limit/3600)")
 	idSeedText := fs.String("id-seed", env("FAKECLOUD_ID_SEED", "0"), "seed for IDs, addresses and passwords, so runs repeat (env FAKECLOUD_ID_SEED)")
 	levelText := fs.String("log-level", env("FAKECLOUD_LOG_LEVEL", "info"), "debug, info, warn or error (env FAKECLOUD_LOG_LEVEL)")
@@ -99,11 +99,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if c.actionDuration, err = time.ParseDuration(*durText); err != nil || c.actionDuration < 0 {
 		errs = append(errs, fmt.Errorf("--action-duration %q: want a duration such as 300ms", *durText))
 	}
-	if c.actionPolls < 0 {
-		errs = append(errs, fmt.Errorf("--action-polls %d: want 0 or more", c.actionPolls))
+	if c.actionPolls, err = strconv.Atoi(*pollsText); err != nil || c.actionPolls < 0 {
+		errs = append(errs, fmt.Errorf("--action-polls %q: want 0 or more", *pollsText))
 	}
-	if c.rateLimit < 0 {
-		errs = append(errs, fmt.Errorf("--rate-limit %d: want 0 (off) or more", c.rateLimit))
+	if c.rateLimit, err = strconv.Atoi(*rateText); err != nil || c.rateLimit < 0 {
+		errs = append(errs, fmt.Errorf("--rate-limit %q: want 0 (off) or more", *rateText))
 	}
 	if *refillText != "" {
 		if c.rateRefill, err = strconv.ParseFloat(*refillText, 64); err != nil || c.rateRefill <= 0 {
@@ -120,16 +120,6 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
 	}
 	return c, errors.Join(errs...)
-}
-
-func envInt(getenv func(string) string, name string, def int) int {
-	if v := getenv(name); v != "" {
-		if n, err := strconv.Atoi(v); err == nil {
-			return n
-		}
-		return -1 // reported as invalid by the range checks
-	}
-	return def
 }
 
 func splitList(s string) []string {
@@ -168,7 +158,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if c.seed != "" {
 		w, err := fakecloud.LoadWorld(c.seed)
 		if err != nil {
-			return err
+			return fmt.Errorf("seed %s: %w", c.seed, err)
 		}
 		if err := fc.Seed(w); err != nil {
 			return fmt.Errorf("seed %s: %w", c.seed, err)
