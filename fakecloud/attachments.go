@@ -18,7 +18,8 @@ type member struct {
 func (m member) holds(a netip.Addr) bool { return m.ip == a || slices.Contains(m.alias, a) }
 
 func (w *world) ipInUse(netID int64, a netip.Addr) bool {
-	return slices.ContainsFunc(w.netMembers[netID], func(m member) bool { return m.holds(a) })
+	_, used := w.netUsed[netID][a]
+	return used
 }
 
 func (w *world) memberOf(netID int64, ref resourceRef) (member, bool) {
@@ -60,10 +61,20 @@ func (w *world) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 		}
 		subnets = []netip.Prefix{p}
 	}
+	// Scan each subnet from the address after the last one handed out, then
+	// from its start, so filling a large network stays linear.
+	hint := w.netHint[n.ID]
 	for _, p := range subnets {
-		for a := p.Addr().Next().Next(); p.Contains(a); a = a.Next() {
-			if !reservedInSubnet(p, a) && !w.ipInUse(n.ID, a) {
-				return a, nil
+		first := p.Addr().Next().Next()
+		start := first
+		if p.Contains(hint) && hint.Compare(first) > 0 {
+			start = hint
+		}
+		for _, from := range []netip.Addr{start, first} {
+			for a := from; p.Contains(a); a = a.Next() {
+				if !reservedInSubnet(p, a) && !w.ipInUse(n.ID, a) {
+					return a, nil
+				}
 			}
 		}
 	}
@@ -92,12 +103,27 @@ func reservedInSubnet(p netip.Prefix, a netip.Addr) bool {
 
 func (w *world) attach(netID int64, m member) {
 	w.netMembers[netID] = append(w.netMembers[netID], m)
+	if w.netUsed[netID] == nil {
+		w.netUsed[netID] = map[netip.Addr]struct{}{}
+	}
+	for _, a := range append([]netip.Addr{m.ip}, m.alias...) {
+		w.netUsed[netID][a] = struct{}{}
+	}
+	w.netHint[netID] = m.ip.Next()
 }
 
 // detach removes a member from a network and the network from the
 // member's private_net.
 func (w *world) detach(m member, netID int64) {
-	w.netMembers[netID] = slices.DeleteFunc(w.netMembers[netID], func(o member) bool { return o.resourceRef == m.resourceRef })
+	w.netMembers[netID] = slices.DeleteFunc(w.netMembers[netID], func(o member) bool {
+		if o.resourceRef != m.resourceRef {
+			return false
+		}
+		for _, a := range append([]netip.Addr{o.ip}, o.alias...) {
+			delete(w.netUsed[netID], a)
+		}
+		return true
+	})
 	switch m.Type {
 	case "server":
 		if s, ok := w.servers.get(m.ID); ok {

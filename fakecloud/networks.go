@@ -218,6 +218,8 @@ func deleteNetwork(c *call) (int, any, *apiError) {
 		c.w.detach(m, n.ID)
 	}
 	delete(c.w.netMembers, n.ID)
+	delete(c.w.netUsed, n.ID)
+	delete(c.w.netHint, n.ID)
 	c.w.networks.del(n.ID)
 	return http.StatusNoContent, nil, nil
 }

@@ -2,6 +2,7 @@ package fakecloud
 
 import (
 	"math/rand/v2"
+	"net/netip"
 	"sync"
 	"time"
 
@@ -36,7 +37,9 @@ type world struct {
 	pubIPv4  ipPool
 	pubIPv6  uint64 // next /64 index in the public IPv6 pool
 
-	netMembers map[int64][]member // network ID -> attached resources
+	netMembers map[int64][]member                // network ID -> attached resources
+	netUsed    map[int64]map[netip.Addr]struct{} // network ID -> addresses held
+	netHint    map[int64]netip.Addr              // network ID -> where the next search starts
 }
 
 // server is a stored server; schema.Server holds what the API shows.
@@ -89,6 +92,8 @@ func (w *world) reset() {
 	w.pubIPv4 = newIPPool(publicIPv4Range)
 	w.pubIPv6 = 0
 	w.netMembers = map[int64][]member{}
+	w.netUsed = map[int64]map[netip.Addr]struct{}{}
+	w.netHint = map[int64]netip.Addr{}
 }
 
 // idBase is where each kind's IDs start, so IDs of different kinds rarely
