@@ -50,15 +50,7 @@ func (s *Server) mountCertificates(r chi.Router) {
 }
 
 func (c *call) certificate() (*schema.Certificate, *apiError) {
-	id, err := c.id("id")
-	if err != nil {
-		return nil, err
-	}
-	cert, ok := c.w.certificates.get(id)
-	if !ok {
-		return nil, notFound("certificate", id)
-	}
-	return cert, nil
+	return lookup(c, &c.w.certificates, "certificate")
 }
 
 // viewCert shows a certificate with the load balancers that use it.
@@ -206,24 +198,12 @@ func updateCertificate(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	var f fieldErrors
-	if req.Name != nil {
-		checkName(&f, "name", *req.Name)
+	taken := func(name string) bool {
+		_, dup := c.w.certificates.find(func(o *schema.Certificate) bool { return o.Name == name })
+		return dup
 	}
-	if req.Labels != nil {
-		validateLabels(&f, "labels", *req.Labels)
-	}
-	if err := f.err(); err != nil {
+	if err := renameRelabel("certificate", req.Name, req.Labels, checkName, taken, &cert.Name, &cert.Labels); err != nil {
 		return 0, nil, err
-	}
-	if req.Name != nil {
-		if o, dup := c.w.certificates.find(func(o *schema.Certificate) bool { return o.Name == *req.Name }); dup && o.ID != cert.ID {
-			return 0, nil, notUnique("name", "certificate name %q is already used", *req.Name)
-		}
-		cert.Name = *req.Name
-	}
-	if req.Labels != nil {
-		cert.Labels = copyLabels(*req.Labels)
 	}
 	return http.StatusOK, certGet{c.w.viewCert(cert)}, nil
 }

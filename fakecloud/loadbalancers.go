@@ -75,15 +75,7 @@ func (s *Server) mountLoadBalancers(r chi.Router) {
 }
 
 func (c *call) loadBalancer() (*loadBalancer, *apiError) {
-	id, err := c.id("id")
-	if err != nil {
-		return nil, err
-	}
-	lb, ok := c.w.loadBalancers.get(id)
-	if !ok {
-		return nil, notFound("load_balancer", id)
-	}
-	return lb, nil
+	return lookup(c, &c.w.loadBalancers, "load_balancer")
 }
 
 func (w *world) viewLB(lb *loadBalancer) lbView {
@@ -283,24 +275,12 @@ func updateLoadBalancer(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	var f fieldErrors
-	if req.Name != nil {
-		checkName(&f, "name", *req.Name)
+	taken := func(name string) bool {
+		_, dup := c.w.loadBalancers.find(func(o *loadBalancer) bool { return o.Name == name })
+		return dup
 	}
-	if req.Labels != nil {
-		validateLabels(&f, "labels", *req.Labels)
-	}
-	if err := f.err(); err != nil {
+	if err := renameRelabel("load balancer", req.Name, req.Labels, checkName, taken, &lb.Name, &lb.Labels); err != nil {
 		return 0, nil, err
-	}
-	if req.Name != nil {
-		if o, dup := c.w.loadBalancers.find(func(o *loadBalancer) bool { return o.Name == *req.Name }); dup && o.ID != lb.ID {
-			return 0, nil, notUnique("name", "load balancer name %q is already used", *req.Name)
-		}
-		lb.Name = *req.Name
-	}
-	if req.Labels != nil {
-		lb.Labels = copyLabels(*req.Labels)
 	}
 	return http.StatusOK, lbGet{c.w.viewLB(lb)}, nil
 }

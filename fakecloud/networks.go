@@ -50,17 +50,7 @@ func (s *Server) mountNetworks(r chi.Router) {
 	})
 }
 
-func (c *call) network() (*schema.Network, *apiError) {
-	id, err := c.id("id")
-	if err != nil {
-		return nil, err
-	}
-	n, ok := c.w.networks.get(id)
-	if !ok {
-		return nil, notFound("network", id)
-	}
-	return n, nil
-}
+func (c *call) network() (*schema.Network, *apiError) { return lookup(c, &c.w.networks, "network") }
 
 // networkLock answers conflict while an action runs on the network, as the
 // API documents for networks.
@@ -176,24 +166,12 @@ func updateNetwork(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	var f fieldErrors
-	if req.Name != "" {
-		checkName(&f, "name", req.Name)
-		if o, dup := c.w.networks.find(func(o *schema.Network) bool { return o.Name == req.Name }); dup && o.ID != n.ID {
-			return 0, nil, notUnique("name", "network name %q is already used", req.Name)
-		}
+	taken := func(name string) bool {
+		_, dup := c.w.networks.find(func(o *schema.Network) bool { return o.Name == name })
+		return dup
 	}
-	if req.Labels != nil {
-		validateLabels(&f, "labels", *req.Labels)
-	}
-	if err := f.err(); err != nil {
+	if err := renameRelabel("network", nonEmpty(req.Name), req.Labels, checkName, taken, &n.Name, &n.Labels); err != nil {
 		return 0, nil, err
-	}
-	if req.Name != "" {
-		n.Name = req.Name
-	}
-	if req.Labels != nil {
-		n.Labels = copyLabels(*req.Labels)
 	}
 	if req.ExposeRoutesToVSwitch != nil {
 		n.ExposeRoutesToVSwitch = *req.ExposeRoutesToVSwitch

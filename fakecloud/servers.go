@@ -60,17 +60,7 @@ func (s *Server) mountServers(r chi.Router) {
 	s.actionRoutes(r, "servers", serverActions)
 }
 
-func (c *call) server() (*server, *apiError) {
-	id, err := c.id("id")
-	if err != nil {
-		return nil, err
-	}
-	srv, ok := c.w.servers.get(id)
-	if !ok {
-		return nil, notFound("server", id)
-	}
-	return srv, nil
-}
+func (c *call) server() (*server, *apiError) { return lookup(c, &c.w.servers, "server") }
 
 // viewServer copies a server for the wire, filling derived fields.
 func (w *world) viewServer(s *server) serverView {
@@ -280,24 +270,12 @@ func updateServer(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	var f fieldErrors
-	if req.Name != "" {
-		checkHostname(&f, "name", req.Name)
+	taken := func(name string) bool {
+		_, dup := c.w.servers.find(func(o *server) bool { return o.Name == name })
+		return dup
 	}
-	if req.Labels != nil {
-		validateLabels(&f, "labels", *req.Labels)
-	}
-	if err := f.err(); err != nil {
+	if err := renameRelabel("server", nonEmpty(req.Name), req.Labels, checkHostname, taken, &s.Name, &s.Labels); err != nil {
 		return 0, nil, err
-	}
-	if o, dup := c.w.servers.find(func(o *server) bool { return o.Name == req.Name }); req.Name != "" && dup && o.ID != s.ID {
-		return 0, nil, notUnique("name", "server name %q is already used", req.Name)
-	}
-	if req.Name != "" {
-		s.Name = req.Name
-	}
-	if req.Labels != nil {
-		s.Labels = copyLabels(*req.Labels)
 	}
 	return http.StatusOK, serverGet{c.w.viewServer(s)}, nil
 }

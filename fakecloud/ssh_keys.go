@@ -64,17 +64,7 @@ func (s *Server) mountSSHKeys(r chi.Router) {
 	}))
 }
 
-func (c *call) sshKey() (*schema.SSHKey, *apiError) {
-	id, err := c.id("id")
-	if err != nil {
-		return nil, err
-	}
-	k, ok := c.w.sshKeys.get(id)
-	if !ok {
-		return nil, notFound("ssh_key", id)
-	}
-	return k, nil
-}
+func (c *call) sshKey() (*schema.SSHKey, *apiError) { return lookup(c, &c.w.sshKeys, "ssh_key") }
 
 func viewSSHKey(k *schema.SSHKey) schema.SSHKey {
 	v := *k
@@ -141,24 +131,12 @@ func updateSSHKey(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	var f fieldErrors
-	if req.Name != "" {
-		checkName(&f, "name", req.Name)
+	taken := func(name string) bool {
+		_, dup := c.w.sshKeys.find(func(o *schema.SSHKey) bool { return o.Name == name })
+		return dup
 	}
-	if req.Labels != nil {
-		validateLabels(&f, "labels", *req.Labels)
-	}
-	if err := f.err(); err != nil {
+	if err := renameRelabel("SSH key", nonEmpty(req.Name), req.Labels, checkName, taken, &k.Name, &k.Labels); err != nil {
 		return 0, nil, err
-	}
-	if req.Name != "" {
-		if o, dup := c.w.sshKeys.find(func(o *schema.SSHKey) bool { return o.Name == req.Name }); dup && o.ID != k.ID {
-			return 0, nil, notUnique("name", "SSH key name %q is already used", req.Name)
-		}
-		k.Name = req.Name
-	}
-	if req.Labels != nil {
-		k.Labels = copyLabels(*req.Labels)
 	}
 	return http.StatusOK, sshKeyGet{viewSSHKey(k)}, nil
 }
