@@ -12,6 +12,7 @@ import (
 type action struct {
 	schema.Action
 	due       time.Time   // completes at due, unless it waits for polls
+	holdUntil time.Time   // an action fault's delay keeps it running until then
 	pollsLeft int         // with Options.ActionPolls: completes when this reaches zero
 	lock      resourceRef // the resource it locks while running
 	fail      *schema.ActionError
@@ -27,10 +28,17 @@ type actionSpec struct {
 	onError   func()
 }
 
-// checkLock returns locked when a running action holds the resource.
+// checkLock returns locked when a running action, or a lock event, holds
+// the resource.
 func (w *world) checkLock(ref resourceRef) *apiError {
 	if _, ok := w.lockedBy[ref]; ok {
 		return locked(ref.Type, ref.ID)
+	}
+	if until, ok := w.locks[ref]; ok {
+		if w.now().Before(until) {
+			return locked(ref.Type, ref.ID)
+		}
+		delete(w.locks, ref)
 	}
 	return nil
 }
@@ -52,8 +60,18 @@ func (w *world) startAction(s actionSpec) *action {
 	if len(s.resources) > 0 {
 		a.lock = s.resources[0]
 	}
+	var delay time.Duration
+	if w.actionFault != nil {
+		code, msg, d := w.actionFault(s.command)
+		if code != "" {
+			a.fail = &schema.ActionError{Code: code, Message: msg}
+		}
+		delay = d
+		a.due = a.due.Add(d)
+		a.holdUntil = now.Add(d)
+	}
 	w.actions.put(a.ID, a)
-	if w.actionDuration <= 0 && w.actionPolls <= 0 {
+	if w.actionDuration <= 0 && w.actionPolls <= 0 && delay == 0 {
 		w.complete(a, now)
 		return a
 	}
@@ -108,9 +126,9 @@ func (w *world) settle() {
 		if !ok {
 			continue
 		}
-		done := a.pollsLeft <= 0 && !now.Before(a.due)
+		done := !now.Before(a.due)
 		if w.actionPolls > 0 {
-			done = a.pollsLeft <= 0
+			done = a.pollsLeft <= 0 && !now.Before(a.holdUntil)
 		}
 		if done {
 			w.complete(a, now)

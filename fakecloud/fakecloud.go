@@ -1,6 +1,9 @@
 package fakecloud
 
 import (
+	"sync"
+
+	"github.com/go-chi/chi/v5"
 	"log/slog"
 	"net/http"
 	"time"
@@ -43,9 +46,15 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives one record per request (default: discarded).
 	Logger *slog.Logger
-	// Middleware wraps the API handler after authentication, in order, so
-	// the first is outermost. It is the seam for fault injection.
+	// Middleware wraps the API handler after authentication and fault
+	// rules, in order, so the first is outermost.
 	Middleware []func(http.Handler) http.Handler
+
+	// AdminToken, when set, is the Bearer token of the admin API under
+	// /_fakecloud/; when empty the admin API answers loopback clients only.
+	AdminToken string
+	// JournalSize is how many requests the journal keeps (default 10000).
+	JournalSize int
 }
 
 // Server is a running simulated Hetzner Cloud. It is an http.Handler serving
@@ -54,8 +63,14 @@ type Server struct {
 	opts    Options
 	world   *world
 	limiter *rateLimiter
+	faults  *faultSet
+	rec     *recorder
+	api     chi.Router // the API's routes, for naming request templates
 	handler http.Handler
 	tokens  map[string]bool // token -> may write
+	closing chan struct{}   // closed by Close: hung requests end
+	closed  sync.Once
+	seed    *World // the last world seeded, for ResetToSeed
 }
 
 // New returns a fakecloud with an empty world and the seeded catalogue.
@@ -66,7 +81,9 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, world: newWorld(opts), tokens: map[string]bool{}}
+	s := &Server{opts: opts, world: newWorld(opts), tokens: map[string]bool{}, closing: make(chan struct{}),
+		faults: newFaultSet(opts.IDSeed, opts.Now), rec: newRecorder(opts.JournalSize)}
+	s.world.actionFault = s.faults.forAction
 	if len(opts.Tokens) == 0 && len(opts.ReadOnlyTokens) == 0 {
 		s.tokens[DefaultToken] = true
 	}
@@ -91,7 +108,13 @@ func New(opts Options) *Server {
 	return s
 }
 
-// ServeHTTP serves the API.
+// ServeHTTP serves the API, the admin API and /metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.handler.ServeHTTP(w, r)
+}
+
+// Close ends requests that a fault holds (hang, latency), so an HTTP
+// server can shut down. The Server must not be used afterwards.
+func (s *Server) Close() {
+	s.closed.Do(func() { close(s.closing) })
 }

@@ -1,6 +1,7 @@
 package fakecloud
 
 import (
+	"github.com/go-chi/chi/v5"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	fault  int // the fault rule that applied, if any
 }
 
 func (r *statusRecorder) WriteHeader(code int) {
@@ -32,8 +34,26 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// template is the route a request matches, without /v1: "/servers/{id}",
+// "/servers/{id}/actions/poweron", "/actions/{action_id}"; "unmatched" for
+// a path no route serves.
+func (s *Server) template(r *http.Request) string {
+	rctx := chi.NewRouteContext()
+	if !s.api.Match(rctx, r.Method, apiPath(r)) {
+		return "unmatched"
+	}
+	t := rctx.RoutePattern()
+	if rest, ok := strings.CutSuffix(t, "/actions/{action}"); ok {
+		if r.Method == http.MethodPost {
+			return rest + "/actions/" + rctx.URLParam("action")
+		}
+		return rest + "/actions/{action_id}"
+	}
+	return strings.ReplaceAll(t, "/actions/{action}", "/actions/{action_id}")
+}
+
 // observe sets X-Correlation-Id, recovers from panics with the error
-// envelope, and logs every request.
+// envelope, and logs, journals and counts every API request.
 func (s *Server) observe(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -53,9 +73,16 @@ func (s *Server) observe(next http.Handler) http.Handler {
 					writeError(rec, errorf(codeServerError, "internal error in fakecloud: %v", p))
 				}
 			}
+			status := rec.status
+			if status == 0 {
+				status = 499 // the client gave up, or the connection was dropped, before an answer
+			}
+			elapsed := time.Since(start)
+			s.rec.record(JournalEntry{Time: start, Method: r.Method, Path: apiPath(r), Template: s.template(r),
+				Status: status, UserAgent: r.UserAgent(), CorrelationID: id, Duration: Duration(elapsed), Fault: rec.fault})
 			s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", rec.status), slog.Duration("duration", time.Since(start)),
+				slog.Int("status", status), slog.Duration("duration", elapsed),
 				slog.String("correlation_id", id), slog.String("user_agent", r.UserAgent()))
 		}()
 		next.ServeHTTP(rec, r)

@@ -71,3 +71,12 @@ func (l *rateLimiter) set(remaining int, refill float64) {
 		l.refill = refill
 	}
 }
+
+// peek reports the budget without spending a request.
+func (l *rateLimiter) peek() rateState {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	l.fill(now)
+	return l.state(now, true)
+}

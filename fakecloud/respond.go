@@ -42,6 +42,11 @@ func writeError(w http.ResponseWriter, err error) {
 	if !errors.As(err, &ae) {
 		ae = errorf(codeServerError, "%v", err)
 	}
+	writeErrorStatus(w, ae, StatusForCode(ae.Code))
+}
+
+// writeErrorStatus answers with the error envelope and a given status.
+func writeErrorStatus(w http.ResponseWriter, ae *apiError, status int) {
 	details := ae.Details
 	if details == nil {
 		details = struct{}{}
@@ -49,7 +54,7 @@ func writeError(w http.ResponseWriter, err error) {
 	body := errorEnvelope{Error: errorBody{Code: ae.Code, Message: ae.Message, Details: details}}
 	buf, _ := json.Marshal(body)
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(StatusForCode(ae.Code))
+	w.WriteHeader(status)
 	_, _ = w.Write(append(buf, '\n'))
 }
 

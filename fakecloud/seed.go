@@ -129,6 +129,7 @@ func (s *Server) Seed(seed World) error {
 		w.reset()
 		return err
 	}
+	s.seed = &seed
 	return nil
 }
 

@@ -109,8 +109,9 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 	}
 }
 
-// routes builds the handler: observation and rate limiting for everything,
-// authentication for the API, the API itself under /v1 and /.
+// routes builds the handler: the API under /v1 and / (observed, rate
+// limited, authenticated, then subject to fault rules), the admin API
+// under /_fakecloud/ and Prometheus metrics on /metrics.
 func (s *Server) routes() http.Handler {
 	api := chi.NewRouter()
 	api.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -126,16 +127,20 @@ func (s *Server) routes() http.Handler {
 	s.mountCertificates(api)
 	s.mountCatalog(api)
 
+	s.api = api
+
 	var h http.Handler = api
 	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
 		h = s.opts.Middleware[i](h)
 	}
-	h = s.authenticate(h)
+	h = s.observe(s.rateLimit(s.authenticate(s.injectFaults(h))))
 
 	root := chi.NewRouter()
+	root.Handle("/metrics", s.metricsHandler())
+	root.Mount("/_fakecloud", s.adminRoutes())
 	root.Mount("/v1", h)
 	root.Mount("/", h)
-	return s.observe(s.rateLimit(root))
+	return root
 }
 
 // actionRoutes registers a family's action endpoints from a table: POST

@@ -20,6 +20,10 @@ type world struct {
 	actionPolls    int
 	seed           uint64
 	rng            *rand.Rand
+	// actionFault says how a new action of a command ends: an error code
+	// and message to fail with, and extra running time.
+	actionFault func(command string) (code, message string, delay time.Duration)
+	locks       map[resourceRef]time.Time // resources locked by an event, until
 
 	lastID map[string]int64
 	cat    *catalog
@@ -92,6 +96,7 @@ func (w *world) reset() {
 	w.pubIPv4 = newIPPool(publicIPv4Range)
 	w.pubIPv6 = 0
 	w.netMembers = map[int64][]member{}
+	w.locks = map[resourceRef]time.Time{}
 	w.netUsed = map[int64]map[netip.Addr]struct{}{}
 	w.netHint = map[int64]netip.Addr{}
 }

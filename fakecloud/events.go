@@ -1,0 +1,181 @@
+package fakecloud
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// Event is something that happens to the cloud behind its clients' back.
+type Event struct {
+	// Type is delete_server, power_off_server, power_on_server,
+	// set_target_health, lock or set_server_ip.
+	Type string `json:"type"`
+
+	Server       int64    `json:"server,omitempty"`        // delete_server, power_*_server, set_server_ip, set_target_health
+	LoadBalancer int64    `json:"load_balancer,omitempty"` // set_target_health
+	IP           string   `json:"ip,omitempty"`            // set_target_health (an ip target), set_server_ip (the new address)
+	ListenPort   int      `json:"listen_port,omitempty"`   // set_target_health; 0 for every service
+	Health       string   `json:"health,omitempty"`        // set_target_health: healthy, unhealthy or unknown
+	Resource     string   `json:"resource,omitempty"`      // lock: server, load_balancer, network or certificate
+	ID           int64    `json:"id,omitempty"`            // lock
+	For          Duration `json:"for,omitempty"`           // lock
+	Network      int64    `json:"network,omitempty"`       // set_server_ip: change the IP in this network instead of the public IPv4
+}
+
+// Apply makes an event happen now. It fails, changing nothing, when the
+// event is malformed or names a resource that does not exist.
+func (s *Server) Apply(e Event) error {
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle()
+	switch e.Type {
+	case "delete_server":
+		srv, err := w.eventServer(e)
+		if err != nil {
+			return err
+		}
+		w.removeServer(srv)
+		w.dropLocks(resourceRef{"server", srv.ID})
+	case "power_off_server", "power_on_server":
+		srv, err := w.eventServer(e)
+		if err != nil {
+			return err
+		}
+		srv.Status = "off"
+		if e.Type == "power_on_server" {
+			srv.Status = "running"
+		}
+	case "set_target_health":
+		return w.setTargetHealth(e)
+	case "lock":
+		ref := resourceRef{e.Resource, e.ID}
+		if !slices.Contains([]string{"server", "load_balancer", "network", "certificate"}, e.Resource) {
+			return fmt.Errorf("resource: %q is not one of server, load_balancer, network, certificate", e.Resource)
+		}
+		if !w.exists(e.Resource, e.ID) {
+			return fmt.Errorf("id: %s %d does not exist", e.Resource, e.ID)
+		}
+		if e.For <= 0 {
+			return fmt.Errorf("for: a lock needs a duration, e.g. \"30s\"")
+		}
+		w.locks[ref] = w.now().Add(time.Duration(e.For))
+	case "set_server_ip":
+		return w.setServerIP(e)
+	default:
+		return fmt.Errorf("type: %q is not one of delete_server, power_off_server, power_on_server, set_target_health, lock, set_server_ip", e.Type)
+	}
+	return nil
+}
+
+func (w *world) eventServer(e Event) (*server, error) {
+	srv, ok := w.servers.get(e.Server)
+	if !ok {
+		return nil, fmt.Errorf("server: server %d does not exist", e.Server)
+	}
+	return srv, nil
+}
+
+// dropLocks ends the running actions and locks on a resource that is gone.
+func (w *world) dropLocks(ref resourceRef) {
+	delete(w.lockedBy, ref)
+	delete(w.locks, ref)
+}
+
+func (w *world) setTargetHealth(e Event) error {
+	lb, ok := w.loadBalancers.get(e.LoadBalancer)
+	if !ok {
+		return fmt.Errorf("load_balancer: load balancer %d does not exist", e.LoadBalancer)
+	}
+	if !slices.Contains([]string{"healthy", "unhealthy", "unknown"}, e.Health) {
+		return fmt.Errorf("health: %q is not one of healthy, unhealthy, unknown", e.Health)
+	}
+	var key string
+	switch {
+	case e.Server != 0:
+		key = fmt.Sprintf("server:%d", e.Server)
+	case e.IP != "":
+		key = "ip:" + e.IP
+	default:
+		return fmt.Errorf("server: set_target_health needs server or ip")
+	}
+	if !w.lbTargets(lb, key) {
+		return fmt.Errorf("server: %s is not a target of load balancer %d", key, lb.ID)
+	}
+	if e.ListenPort != 0 {
+		if !slices.ContainsFunc(lb.Services, func(s schema.LoadBalancerService) bool { return s.ListenPort == e.ListenPort }) {
+			return fmt.Errorf("listen_port: load balancer %d has no service on port %d", lb.ID, e.ListenPort)
+		}
+		key += fmt.Sprintf("/%d", e.ListenPort)
+	}
+	if lb.Health == nil {
+		lb.Health = map[string]string{}
+	}
+	lb.Health[key] = e.Health
+	return nil
+}
+
+// lbTargets reports whether a target key names a target of the load
+// balancer, directly or through a label selector.
+func (w *world) lbTargets(lb *loadBalancer, key string) bool {
+	for _, t := range lb.Targets {
+		if targetKey(t) == key {
+			return true
+		}
+		if t.LabelSelector != nil {
+			for _, s := range w.selected(t.LabelSelector.Selector) {
+				if fmt.Sprintf("server:%d", s.ID) == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (w *world) setServerIP(e Event) error {
+	srv, err := w.eventServer(e)
+	if err != nil {
+		return err
+	}
+	a, perr := netip.ParseAddr(e.IP)
+	if perr != nil || !a.Is4() {
+		return fmt.Errorf("ip: %q is not an IPv4 address", e.IP)
+	}
+	if e.Network == 0 {
+		if srv.PublicNet.IPv4.IP == "" {
+			return fmt.Errorf("server: server %d has no public IPv4 to change", srv.ID)
+		}
+		w.pubIPv4.release(srv.PublicNet.IPv4.IP)
+		srv.PublicNet.IPv4.IP = a.String()
+		srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
+		if pip, ok := w.primaryIPs.get(srv.PublicNet.IPv4.ID); ok {
+			pip.IP = a.String()
+			pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
+		}
+		return nil
+	}
+	ref := resourceRef{"server", srv.ID}
+	m, ok := w.memberOf(e.Network, ref)
+	if !ok {
+		return fmt.Errorf("network: server %d is not attached to network %d", srv.ID, e.Network)
+	}
+	if w.ipInUse(e.Network, a) {
+		return fmt.Errorf("ip: %s is already used in network %d", a, e.Network)
+	}
+	i := slices.IndexFunc(srv.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == e.Network })
+	if i < 0 {
+		return fmt.Errorf("network: server %d is still being attached to network %d", srv.ID, e.Network)
+	}
+	pn := srv.PrivateNet[i]
+	pn.IP = a.String()
+	w.detach(m, e.Network) // also drops the private_net entry
+	m.ip = a
+	w.attach(e.Network, m)
+	srv.PrivateNet = append(srv.PrivateNet, pn)
+	return nil
+}
