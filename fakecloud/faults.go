@@ -38,7 +38,7 @@ type Rule struct {
 	For         Duration `json:"for,omitempty"`         // and for this long; 0 until removed
 
 	// State, reported by Faults.
-	Hits  int       `json:"hits"`            // requests it applied to
+	Hits  int       `json:"hits"`           // requests it applied to
 	Added time.Time `json:"added,omitzero"` // when it was added
 }
 

@@ -1,8 +1,8 @@
 package fakecloud
 
 import (
-	"github.com/go-chi/chi/v5"
 	"fmt"
+	"github.com/go-chi/chi/v5"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
