@@ -25,6 +25,7 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 		if rec, ok := w.(*statusRecorder); ok {
 			rec.fault = rule.ID
 		}
+		w.Header().Set("X-Fakecloud-Fault", itoa(rule.ID))
 		if rule.Latency > 0 && !s.wait(r, time.Duration(rule.Latency)) {
 			return
 		}

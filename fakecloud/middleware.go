@@ -11,6 +11,12 @@ import (
 	"time"
 )
 
+// Journal statuses for requests that got no answer, as nginx names them.
+const (
+	statusDropped    = 444 // a fault closed the connection
+	statusClientGone = 499 // the client gave up first (a hang, a long latency)
+)
+
 // statusRecorder remembers the status a handler wrote, for the request log.
 type statusRecorder struct {
 	http.ResponseWriter
@@ -64,19 +70,26 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		w.Header().Set("X-Correlation-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
 		defer func() {
-			if p := recover(); p != nil {
-				if p == http.ErrAbortHandler {
-					panic(p)
-				}
+			p := recover()
+			dropped := p == http.ErrAbortHandler
+			if p != nil && !dropped {
 				s.opts.Logger.Error("handler panic", "panic", p, "method", r.Method, "path", r.URL.Path)
 				if rec.status == 0 {
 					writeError(rec, errorf(codeServerError, "internal error in fakecloud: %v", p))
 				}
 			}
 			status := rec.status
-			if status == 0 {
-				status = 499 // the client gave up, or the connection was dropped, before an answer
+			switch {
+			case dropped:
+				status = statusDropped
+			case status == 0:
+				status = statusClientGone
 			}
+			defer func() {
+				if dropped {
+					panic(p) // net/http closes the connection without an answer
+				}
+			}()
 			elapsed := time.Since(start)
 			s.rec.record(JournalEntry{Time: start, Method: r.Method, Path: apiPath(r), Template: s.template(r),
 				Status: status, UserAgent: r.UserAgent(), CorrelationID: id, Duration: Duration(elapsed), Fault: rec.fault})
