@@ -82,7 +82,9 @@ func TestFaultLatencyHangAndDrop(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("hang: got %v, want the client's deadline", err)
 	}
-	waitFor(t, func() bool { return len(f.fc.Journal(JournalFilter{Template: "/servers", Status: statusClientGone})) == 1 })
+	waitFor(t, func() bool {
+		return len(f.fc.Journal(JournalFilter{Template: "/servers", Status: statusClientGone})) == 1
+	})
 
 	if _, err := f.fc.AddFault(Rule{Method: "POST", Path: "/networks", Drop: true}); err != nil {
 		t.Fatal(err)
