@@ -2,30 +2,40 @@ package fakecloud
 
 import (
 	"cmp"
+	"encoding/json"
 	"slices"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// action is a stored action: what the API shows plus how it ends.
+// action is a stored action: what the API shows plus how it ends. Its
+// change is applied when it starts; how it ends is data, so a snapshot
+// keeps running actions whole.
 type action struct {
 	schema.Action
-	due       time.Time   // completes at due, unless it waits for polls
-	holdUntil time.Time   // an action fault's delay keeps it running until then
-	pollsLeft int         // with Options.ActionPolls: completes when this reaches zero
-	lock      resourceRef // the resource it locks while running
-	fail      *schema.ActionError
-	onSuccess func() // applied when the action succeeds
-	onError   func() // applied when the action fails (undo a transitional state)
+	Due       time.Time           `json:"due"`                  // completes then, unless it waits for polls
+	HoldUntil time.Time           `json:"hold_until,omitzero"`  // an action fault's delay keeps it running until then
+	PollsLeft int                 `json:"polls_left,omitempty"` // with Options.ActionPolls: completes when this reaches zero
+	Lock      resourceRef         `json:"lock"`                 // the resource it locks while running
+	Fail      *schema.ActionError `json:"fail,omitempty"`       // it will end in this error
+	Finish    finish              `json:"finish,omitzero"`
+	Undo      json.RawMessage     `json:"undo,omitempty"` // the locked resource before the change, restored if it fails
+}
+
+// finish is what an action's end does beyond its status.
+type finish struct {
+	ServerStatus        string `json:"server_status,omitempty"`          // success: the server's status becomes this
+	ServerStatusOnError string `json:"server_status_on_error,omitempty"` // error: ... or this
+	IssueCertificate    bool   `json:"issue_certificate,omitempty"`      // success: issued; error: issuance failed
 }
 
 // actionSpec describes an action to start.
 type actionSpec struct {
 	command   string
 	resources []resourceRef // the first is the one the action locks
-	onSuccess func()
-	onError   func()
+	finish    finish
+	undo      json.RawMessage
 }
 
 // checkLock returns locked when a running action, or a lock event, holds
@@ -52,23 +62,23 @@ func (w *world) startAction(s actionSpec) *action {
 			ID: w.newID("action"), Command: s.command, Status: "running",
 			Started: now.UTC().Truncate(time.Second), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.resources)...),
 		},
-		due:       now.Add(w.actionDuration),
-		pollsLeft: w.actionPolls,
-		onSuccess: s.onSuccess,
-		onError:   s.onError,
+		Due:       now.Add(w.actionDuration),
+		PollsLeft: w.actionPolls,
+		Finish:    s.finish,
+		Undo:      s.undo,
 	}
 	if len(s.resources) > 0 {
-		a.lock = s.resources[0]
+		a.Lock = s.resources[0]
 	}
 	var delay time.Duration
 	if w.actionFault != nil {
 		code, msg, d := w.actionFault(s.command)
 		if code != "" {
-			a.fail = &schema.ActionError{Code: code, Message: msg}
+			a.Fail = &schema.ActionError{Code: code, Message: msg}
 		}
 		delay = d
-		a.due = a.due.Add(d)
-		a.holdUntil = now.Add(d)
+		a.Due = a.Due.Add(d)
+		a.HoldUntil = now.Add(d)
 	}
 	w.actions.put(a.ID, a)
 	if w.actionDuration <= 0 && w.actionPolls <= 0 && delay == 0 {
@@ -76,8 +86,8 @@ func (w *world) startAction(s actionSpec) *action {
 		return a
 	}
 	w.running = append(w.running, a.ID)
-	if a.lock.ID != 0 {
-		w.lockedBy[a.lock] = a.ID
+	if a.Lock.ID != 0 {
+		w.lockedBy[a.Lock] = a.ID
 	}
 	return a
 }
@@ -95,21 +105,35 @@ func (w *world) complete(a *action, at time.Time) {
 	finished := at.UTC().Truncate(time.Second)
 	a.Finished = &finished
 	a.Progress = 100
-	if a.fail != nil {
-		a.Status = "error"
-		a.Error = a.fail
-		if a.onError != nil {
-			a.onError()
-		}
-	} else {
+	ok := a.Fail == nil
+	if ok {
 		a.Status = "success"
-		if a.onSuccess != nil {
-			a.onSuccess()
+	} else {
+		a.Status = "error"
+		a.Error = a.Fail
+		if a.Undo != nil {
+			w.restore(a.Lock, a.Undo)
 		}
 	}
-	a.onSuccess, a.onError = nil, nil
-	if w.lockedBy[a.lock] == a.ID {
-		delete(w.lockedBy, a.lock)
+	w.finish(a.Lock, a.Finish, ok)
+	a.Undo = nil
+	if w.lockedBy[a.Lock] == a.ID {
+		delete(w.lockedBy, a.Lock)
+	}
+}
+
+// finish applies what an action's end does to the resource it locked.
+func (w *world) finish(ref resourceRef, f finish, ok bool) {
+	if s, found := w.servers.get(ref.ID); found && ref.Type == "server" {
+		switch {
+		case ok && f.ServerStatus != "":
+			s.Status = f.ServerStatus
+		case !ok && f.ServerStatusOnError != "":
+			s.Status = f.ServerStatusOnError
+		}
+	}
+	if cert, found := w.certificates.get(ref.ID); found && ref.Type == "certificate" && f.IssueCertificate {
+		w.endIssuance(cert, ok)
 	}
 }
 
@@ -126,9 +150,9 @@ func (w *world) settle() {
 		if !ok {
 			continue
 		}
-		done := !now.Before(a.due)
+		done := !now.Before(a.Due)
 		if w.actionPolls > 0 {
-			done = a.pollsLeft <= 0 && !now.Before(a.holdUntil)
+			done = a.PollsLeft <= 0 && !now.Before(a.HoldUntil)
 		}
 		if done {
 			w.complete(a, now)
@@ -141,8 +165,8 @@ func (w *world) settle() {
 
 // polled counts a client's look at an action, for Options.ActionPolls.
 func (w *world) polled(a *action) {
-	if a.Status == "running" && a.pollsLeft > 0 {
-		a.pollsLeft--
+	if a.Status == "running" && a.PollsLeft > 0 {
+		a.PollsLeft--
 	}
 }
 

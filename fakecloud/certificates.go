@@ -151,26 +151,31 @@ func createCertificate(c *call) (int, any, *apiError) {
 	return http.StatusCreated, out, nil
 }
 
-// startIssuance runs the issue_certificate action; on success the
-// certificate carries a freshly signed certificate for its domains.
+// startIssuance runs the issuance action; endIssuance applies its end.
 func (w *world) startIssuance(cert *schema.Certificate) *action {
 	return w.startAction(actionSpec{command: "create_certificate", resources: []resourceRef{{"certificate", cert.ID}},
-		onSuccess: func() {
-			now := w.now().UTC().Truncate(time.Second)
-			pemCert, parsed, err := issue(cert.DomainNames, now, w.rng.Uint64())
-			if err != nil {
-				cert.Status = &schema.CertificateStatusRef{Issuance: "failed", Renewal: "unavailable",
-					Error: &schema.Error{Code: "unknown_error", Message: err.Error()}}
-				return
-			}
-			fillFromX509(cert, parsed, pemCert)
-			cert.DomainNames = parsed.DNSNames
-			cert.Status = &schema.CertificateStatusRef{Issuance: "completed", Renewal: "unavailable"}
-		},
-		onError: func() {
-			cert.Status = &schema.CertificateStatusRef{Issuance: "failed", Renewal: "unavailable",
-				Error: &schema.Error{Code: "dns_zone_not_found", Message: "the DNS zone could not be found"}}
-		}})
+		finish: finish{IssueCertificate: true}})
+}
+
+// endIssuance gives a managed certificate a freshly signed certificate for
+// its domains, or marks its issuance failed.
+func (w *world) endIssuance(cert *schema.Certificate, ok bool) {
+	failed := func(code, msg string) {
+		cert.Status = &schema.CertificateStatusRef{Issuance: "failed", Renewal: "unavailable", Error: &schema.Error{Code: code, Message: msg}}
+	}
+	if !ok {
+		failed("dns_zone_not_found", "the DNS zone could not be found")
+		return
+	}
+	now := w.now().UTC().Truncate(time.Second)
+	pemCert, parsed, err := issue(cert.DomainNames, now, w.rng.Uint64())
+	if err != nil {
+		failed("unknown_error", err.Error())
+		return
+	}
+	fillFromX509(cert, parsed, pemCert)
+	cert.DomainNames = parsed.DNSNames
+	cert.Status = &schema.CertificateStatusRef{Issuance: "completed", Renewal: "unavailable"}
 }
 
 func retryCertificate(c *call) (int, any, *apiError) {

@@ -25,8 +25,9 @@ var lbActions = map[string]apiHandler{
 	"change_protection":        lbChangeProtection,
 }
 
-// lbAction decodes the body, checks the load balancer is free, and starts
-// the action that plan describes; plan returns the effect on success.
+// lbAction decodes the body, checks the load balancer is free, applies the
+// change plan validated and starts its action, which undoes the change if
+// it fails.
 func lbAction(c *call, command string, body any, plan func(lb *loadBalancer) (func(), *apiError)) (int, any, *apiError) {
 	lb, err := c.loadBalancer()
 	if err != nil {
@@ -45,7 +46,9 @@ func lbAction(c *call, command string, body any, plan func(lb *loadBalancer) (fu
 	if aerr != nil {
 		return 0, nil, aerr
 	}
-	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, onSuccess: apply})
+	undo := c.w.snapshotOf(ref)
+	apply()
+	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
 	return http.StatusCreated, actionGet{c.w.viewAction(a)}, nil
 }
 
@@ -180,9 +183,8 @@ func lbAttachToNetwork(c *call) (int, any, *apiError) {
 		if err != nil {
 			return nil, err
 		}
-		m := member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: ip}
-		c.w.attach(n.ID, m)
 		return func() {
+			c.w.attach(n.ID, member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: ip})
 			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
 		}, nil
 	})

@@ -202,7 +202,8 @@ func deleteNetwork(c *call) (int, any, *apiError) {
 	return http.StatusNoContent, nil, nil
 }
 
-// networkAction validates the network for an action and starts it.
+// networkAction validates the network for an action, applies the change
+// and starts the action, which undoes it if it fails.
 func networkAction(c *call, command string, check func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError)) (int, any, *apiError) {
 	n, err := c.network()
 	if err != nil {
@@ -216,7 +217,10 @@ func networkAction(c *call, command string, check func(n *schema.Network, ipRang
 	if aerr != nil {
 		return 0, nil, aerr
 	}
-	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{{"network", n.ID}}, onSuccess: apply})
+	ref := resourceRef{"network", n.ID}
+	undo := c.w.snapshotOf(ref)
+	apply()
+	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
 	return http.StatusCreated, actionGet{c.w.viewAction(a)}, nil
 }
 

@@ -24,9 +24,10 @@ var serverActions = map[string]apiHandler{
 }
 
 // serverAction validates the server for an action: it exists and no other
-// action holds it. plan returns the effect to apply on success, and the one
-// to apply on failure, or refuses.
-func serverAction(c *call, command string, body any, plan func(s *server) (onSuccess, onError func(), err *apiError)) (int, any, *apiError) {
+// action holds it. plan validates the request and returns the change; the
+// change is applied at once, the action's end does fin, and a failed
+// action restores the server as it was.
+func serverAction(c *call, command string, body any, plan func(s *server) (apply func(), fin finish, err *apiError)) (int, any, *apiError) {
 	s, err := c.server()
 	if err != nil {
 		return 0, nil, err
@@ -40,46 +41,50 @@ func serverAction(c *call, command string, body any, plan func(s *server) (onSuc
 	if err := c.w.checkLock(ref); err != nil {
 		return 0, nil, err
 	}
-	ok, undo, aerr := plan(s)
+	apply, fin, aerr := plan(s)
 	if aerr != nil {
 		return 0, nil, aerr
 	}
-	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, onSuccess: ok, onError: undo})
+	undo := c.w.snapshotOf(ref)
+	if apply != nil {
+		apply()
+	}
+	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, finish: fin, undo: undo})
 	return http.StatusCreated, actionGet{c.w.viewAction(a)}, nil
 }
 
 // powerAction moves a server through a transitional status (if any) to its
-// final status; a failed action puts the previous status back.
+// final status when the action succeeds; a failed action puts the previous
+// status back.
 func powerAction(command, during, final string) apiHandler {
 	return func(c *call) (int, any, *apiError) {
-		return serverAction(c, command, nil, func(s *server) (func(), func(), *apiError) {
-			before := s.Status
-			if before == "initializing" {
-				return nil, nil, locked("server", s.ID)
+		return serverAction(c, command, nil, func(s *server) (func(), finish, *apiError) {
+			if s.Status == "initializing" {
+				return nil, finish{}, locked("server", s.ID)
 			}
-			if command == "reboot_server" || command == "reset_server" {
-				if before == "off" {
-					final = "off"
-				}
+			end := final
+			if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
+				end = "off"
 			}
-			if during != "" && before != final {
-				s.Status = during
+			var apply func()
+			if during != "" && s.Status != end {
+				apply = func() { s.Status = during }
 			}
-			return func() { s.Status = final }, func() { s.Status = before }, nil
+			return apply, finish{ServerStatus: end}, nil
 		})
 	}
 }
 
 func serverAttachToNetwork(c *call) (int, any, *apiError) {
 	var req schema.ServerActionAttachToNetworkRequest
-	return serverAction(c, "attach_to_network", &req, func(s *server) (func(), func(), *apiError) {
+	return serverAction(c, "attach_to_network", &req, func(s *server) (func(), finish, *apiError) {
 		n, ok := c.w.networks.get(req.Network)
 		if !ok {
-			return nil, nil, invalidField("network", "network %d does not exist", req.Network)
+			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
 		ref := resourceRef{"server", s.ID}
 		if _, ok := c.w.memberOf(n.ID, ref); ok {
-			return nil, nil, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
+			return nil, finish{}, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
 		}
 		want, ipRange := "", ""
 		if req.IP != nil {
@@ -90,7 +95,7 @@ func serverAttachToNetwork(c *call) (int, any, *apiError) {
 		}
 		ip, err := c.w.allocIP(n, s.Location.NetworkZone, want, ipRange)
 		if err != nil {
-			return nil, nil, err
+			return nil, finish{}, err
 		}
 		m := member{resourceRef: ref, ip: ip}
 		aliases := []string{}
@@ -100,41 +105,37 @@ func serverAttachToNetwork(c *call) (int, any, *apiError) {
 			}
 			a, perr := netip.ParseAddr(*ap)
 			if perr != nil || a == ip || c.w.ipInUse(n.ID, a) || slices.Contains(m.alias, a) {
-				return nil, nil, errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
+				return nil, finish{}, errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
 			}
 			m.alias = append(m.alias, a)
 			aliases = append(aliases, a.String())
 		}
-		// The address is reserved now, so a concurrent attach cannot take it.
-		c.w.attach(n.ID, m)
-		mac := c.w.newMAC()
 		return func() {
-				s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: mac})
-			}, func() {
-				c.w.detach(m, n.ID)
-			}, nil
+			c.w.attach(n.ID, m)
+			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: c.w.newMAC()})
+		}, finish{}, nil
 	})
 }
 
 func serverDetachFromNetwork(c *call) (int, any, *apiError) {
 	var req schema.ServerActionDetachFromNetworkRequest
-	return serverAction(c, "detach_from_network", &req, func(s *server) (func(), func(), *apiError) {
+	return serverAction(c, "detach_from_network", &req, func(s *server) (func(), finish, *apiError) {
 		if _, ok := c.w.networks.get(req.Network); !ok {
-			return nil, nil, invalidField("network", "network %d does not exist", req.Network)
+			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
 		m, ok := c.w.memberOf(req.Network, resourceRef{"server", s.ID})
 		if !ok {
-			return nil, nil, errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
+			return nil, finish{}, errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
 		}
-		return func() { c.w.detach(m, req.Network) }, nil, nil
+		return func() { c.w.detach(m, req.Network) }, finish{}, nil
 	})
 }
 
 func serverChangeProtection(c *call) (int, any, *apiError) {
 	var req schema.ServerActionChangeProtectionRequest
-	return serverAction(c, "change_protection", &req, func(s *server) (func(), func(), *apiError) {
+	return serverAction(c, "change_protection", &req, func(s *server) (func(), finish, *apiError) {
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
-			return nil, nil, invalidField("rebuild", "delete and rebuild protection must be set together on servers")
+			return nil, finish{}, invalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
 		return func() {
 			if req.Delete != nil {
@@ -143,38 +144,38 @@ func serverChangeProtection(c *call) (int, any, *apiError) {
 			if req.Rebuild != nil {
 				s.Protection.Rebuild = *req.Rebuild
 			}
-		}, nil, nil
+		}, finish{}, nil
 	})
 }
 
 func serverChangeType(c *call) (int, any, *apiError) {
 	var req schema.ServerActionChangeTypeRequest
-	return serverAction(c, "change_server_type", &req, func(s *server) (func(), func(), *apiError) {
+	return serverAction(c, "change_server_type", &req, func(s *server) (func(), finish, *apiError) {
 		st, ok := c.w.cat.serverType(idOrNameString(req.ServerType))
 		if !ok {
-			return nil, nil, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+			return nil, finish{}, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 		}
 		if s.Status != "off" {
-			return nil, nil, errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
+			return nil, finish{}, errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
 		}
 		if st.Architecture != s.ServerType.Architecture {
-			return nil, nil, errorf("invalid_server_type", "server type %s has another architecture", st.Name)
+			return nil, finish{}, errorf("invalid_server_type", "server type %s has another architecture", st.Name)
 		}
 		return func() {
 			s.ServerType = st
 			if req.UpgradeDisk {
 				s.PrimaryDiskSize = st.Disk
 			}
-		}, nil, nil
+		}, finish{}, nil
 	})
 }
 
 func serverChangeDNSPtr(c *call) (int, any, *apiError) {
 	var req schema.ServerActionChangeDNSPtrRequest
-	return serverAction(c, "change_dns_ptr", &req, func(s *server) (func(), func(), *apiError) {
+	return serverAction(c, "change_dns_ptr", &req, func(s *server) (func(), finish, *apiError) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
-			return nil, nil, invalidField("ip", "%q is not an IP address", req.IP)
+			return nil, finish{}, invalidField("ip", "%q is not an IP address", req.IP)
 		}
 		ptr := ""
 		if req.DNSPtr != nil {
@@ -182,7 +183,7 @@ func serverChangeDNSPtr(c *call) (int, any, *apiError) {
 		}
 		if a.Is4() {
 			if s.PublicNet.IPv4.IP != a.String() {
-				return nil, nil, invalidField("ip", "%s is not the server's public IPv4", a)
+				return nil, finish{}, invalidField("ip", "%s is not the server's public IPv4", a)
 			}
 			return func() {
 				if ptr == "" {
@@ -192,18 +193,18 @@ func serverChangeDNSPtr(c *call) (int, any, *apiError) {
 				if pip, ok := c.w.primaryIPs.get(s.PublicNet.IPv4.ID); ok {
 					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
 				}
-			}, nil, nil
+			}, finish{}, nil
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
-			return nil, nil, invalidField("ip", "%s is not inside the server's public IPv6 network", a)
+			return nil, finish{}, invalidField("ip", "%s is not inside the server's public IPv6 network", a)
 		}
 		return func() {
 			s.PublicNet.IPv6.DNSPtr = slices.DeleteFunc(s.PublicNet.IPv6.DNSPtr, func(d schema.ServerPublicNetIPv6DNSPtr) bool { return d.IP == a.String() })
 			if ptr != "" {
 				s.PublicNet.IPv6.DNSPtr = append(s.PublicNet.IPv6.DNSPtr, schema.ServerPublicNetIPv6DNSPtr{IP: a.String(), DNSPtr: ptr})
 			}
-		}, nil, nil
+		}, finish{}, nil
 	})
 }
 

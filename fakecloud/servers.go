@@ -238,13 +238,12 @@ func createServer(c *call) (int, any, *apiError) {
 
 	start := req.StartAfterCreate == nil || *req.StartAfterCreate
 	ref := resourceRef{"server", s.ID}
-	create := w.startAction(actionSpec{command: "create_server", resources: []resourceRef{ref}, onSuccess: func() {
-		if start {
-			s.Status = "running"
-		} else {
-			s.Status = "off"
-		}
-	}})
+	end := "off"
+	if start {
+		end = "running"
+	}
+	create := w.startAction(actionSpec{command: "create_server", resources: []resourceRef{ref},
+		finish: finish{ServerStatus: end, ServerStatusOnError: "off"}})
 	out := serverCreated{Action: w.viewAction(create), NextActions: []schema.Action{}, RootPassword: rootPassword}
 	if start {
 		next := w.startAction(actionSpec{command: "start_server", resources: []resourceRef{ref}})
