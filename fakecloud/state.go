@@ -1,37 +1,241 @@
 package fakecloud
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/netip"
+	"slices"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// state is the world's content as JSON, in ID order.
+// stateVersion is the snapshot format; Import refuses others.
+const stateVersion = 1
+
+// state is the whole world as JSON: what Export writes and Import reads.
 type state struct {
+	Version       int                   `json:"version"`
 	Servers       []*server             `json:"servers"`
 	LoadBalancers []*loadBalancer       `json:"load_balancers"`
 	Networks      []*schema.Network     `json:"networks"`
 	Certificates  []*schema.Certificate `json:"certificates"`
 	SSHKeys       []*schema.SSHKey      `json:"ssh_keys"`
 	PrimaryIPs    []*schema.PrimaryIP   `json:"primary_ips"`
-	Actions       []schema.Action       `json:"actions"`
+	Actions       []*action             `json:"actions"`
+	Locks         []lockUntil           `json:"locks"`
 	LastIDs       map[string]int64      `json:"last_ids"`
+	PublicIPv4    ipPoolState           `json:"public_ipv4"`
+	PublicIPv6    uint64                `json:"public_ipv6"`
+	Random        []byte                `json:"random"` // the seeded generator's state
 }
 
-// Export returns the whole world as JSON: every resource, every action and
-// the ID counters.
+type lockUntil struct {
+	Resource resourceRef `json:"resource"`
+	Until    time.Time   `json:"until"`
+}
+
+type ipPoolState struct {
+	Next netip.Addr   `json:"next"`
+	Free []netip.Addr `json:"free"`
+}
+
+// Export returns the whole world as JSON: every resource, every action
+// (running ones with how they will end), locks, ID counters and the
+// generator state, so Import gives back an identical world.
 func (s *Server) Export() ([]byte, error) {
 	w := s.world
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle()
+	return w.export()
+}
+
+func (w *world) export() ([]byte, error) {
+	random, err := w.pcg.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
 	st := state{
-		Servers: w.servers.all(), LoadBalancers: w.loadBalancers.all(), Networks: w.networks.all(),
-		Certificates: w.certificates.all(), SSHKeys: w.sshKeys.all(), PrimaryIPs: w.primaryIPs.all(),
-		LastIDs: w.lastID,
+		Version: stateVersion, Servers: w.servers.all(), LoadBalancers: w.loadBalancers.all(), Networks: w.networks.all(),
+		Certificates: w.certificates.all(), SSHKeys: w.sshKeys.all(), PrimaryIPs: w.primaryIPs.all(), Actions: w.actions.all(),
+		Locks: []lockUntil{}, LastIDs: w.lastID, PublicIPv4: ipPoolState{Next: w.pubIPv4.next, Free: w.pubIPv4.free},
+		PublicIPv6: w.pubIPv6, Random: random,
 	}
-	for _, a := range w.actions.all() {
-		st.Actions = append(st.Actions, a.Action)
+	for ref, until := range w.locks {
+		st.Locks = append(st.Locks, lockUntil{ref, until})
 	}
+	slices.SortFunc(st.Locks, func(a, b lockUntil) int { return int(a.Resource.ID - b.Resource.ID) })
 	return json.MarshalIndent(st, "", "  ")
+}
+
+// Import replaces the world with a snapshot from Export. A malformed
+// snapshot is refused with an error naming the field and why, and the
+// world is left as it was.
+func (s *Server) Import(data []byte) error {
+	var st state
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&st); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	if dec.More() {
+		return errors.New("snapshot: data after the JSON object")
+	}
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fresh := &world{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed, actionFault: w.actionFault}
+	fresh.reset()
+	if err := fresh.load(st); err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
+	w.adopt(fresh)
+	return nil
+}
+
+// adopt takes over another world's content (not its mutex).
+func (w *world) adopt(o *world) {
+	w.rng, w.pcg, w.lastID, w.cat = o.rng, o.pcg, o.lastID, o.cat
+	w.servers, w.loadBalancers, w.networks, w.certificates = o.servers, o.loadBalancers, o.networks, o.certificates
+	w.sshKeys, w.primaryIPs, w.actions, w.running, w.lockedBy = o.sshKeys, o.primaryIPs, o.actions, o.running, o.lockedBy
+	w.locks, w.pubIPv4, w.pubIPv6 = o.locks, o.pubIPv4, o.pubIPv6
+	w.netMembers, w.netUsed, w.netHint = o.netMembers, o.netUsed, o.netHint
+}
+
+// load fills an empty world from a snapshot, checking what a world needs
+// to be consistent.
+func (w *world) load(st state) error {
+	if st.Version != stateVersion {
+		return fmt.Errorf("version: %d is not the supported version %d", st.Version, stateVersion)
+	}
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	errs = append(errs, checkIDs("servers", st.Servers, func(s *server) (int64, string) { return s.ID, s.Name })...)
+	errs = append(errs, checkIDs("load_balancers", st.LoadBalancers, func(lb *loadBalancer) (int64, string) { return lb.ID, lb.Name })...)
+	errs = append(errs, checkIDs("networks", st.Networks, func(n *schema.Network) (int64, string) { return n.ID, n.Name })...)
+	errs = append(errs, checkIDs("certificates", st.Certificates, func(c *schema.Certificate) (int64, string) { return c.ID, c.Name })...)
+	errs = append(errs, checkIDs("ssh_keys", st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
+	errs = append(errs, checkIDs("primary_ips", st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, "" })...)
+	errs = append(errs, checkIDs("actions", st.Actions, func(a *action) (int64, string) { return a.ID, "" })...)
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	networks := map[int64]*schema.Network{}
+	for i, n := range st.Networks {
+		if _, err := netip.ParsePrefix(n.IPRange); err != nil {
+			bad("networks[%d].ip_range: %q is not a prefix", i, n.IPRange)
+		}
+		networks[n.ID] = n
+	}
+	for i, s := range st.Servers {
+		if !slices.Contains(serverStatuses, s.Status) {
+			bad("servers[%d].status: %q is not a server status", i, s.Status)
+		}
+		if _, ok := w.cat.serverType(s.ServerType.Name); !ok {
+			bad("servers[%d].server_type.name: %q is not in the catalogue", i, s.ServerType.Name)
+		}
+		if _, ok := w.cat.location(s.Location.Name); !ok {
+			bad("servers[%d].location.name: %q is not in the catalogue", i, s.Location.Name)
+		}
+		for j, pn := range s.PrivateNet {
+			if networks[pn.Network] == nil {
+				bad("servers[%d].private_net[%d].network: network %d is not in the snapshot", i, j, pn.Network)
+			}
+			if _, err := netip.ParseAddr(pn.IP); err != nil {
+				bad("servers[%d].private_net[%d].ip: %q is not an IP address", i, j, pn.IP)
+			}
+		}
+	}
+	for i, lb := range st.LoadBalancers {
+		if _, ok := w.cat.lbType(lb.LoadBalancerType.Name); !ok {
+			bad("load_balancers[%d].load_balancer_type.name: %q is not in the catalogue", i, lb.LoadBalancerType.Name)
+		}
+		for j, pn := range lb.PrivateNet {
+			if networks[pn.Network] == nil {
+				bad("load_balancers[%d].private_net[%d].network: network %d is not in the snapshot", i, j, pn.Network)
+			}
+		}
+	}
+	for i, a := range st.Actions {
+		if !slices.Contains([]string{"running", "success", "error"}, a.Status) {
+			bad("actions[%d].status: %q is not one of running, success, error", i, a.Status)
+		}
+	}
+	pcg := &rand.PCG{}
+	if err := pcg.UnmarshalBinary(st.Random); err != nil {
+		bad("random: %v", err)
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	for _, s := range st.Servers {
+		w.servers.put(s.ID, s)
+	}
+	for _, lb := range st.LoadBalancers {
+		w.loadBalancers.put(lb.ID, lb)
+	}
+	for _, n := range st.Networks {
+		w.networks.put(n.ID, n)
+	}
+	for _, c := range st.Certificates {
+		w.certificates.put(c.ID, c)
+	}
+	for _, k := range st.SSHKeys {
+		w.sshKeys.put(k.ID, k)
+	}
+	for _, p := range st.PrimaryIPs {
+		w.primaryIPs.put(p.ID, p)
+	}
+	for _, a := range st.Actions {
+		w.actions.put(a.ID, a)
+		if a.Status == "running" {
+			w.running = append(w.running, a.ID)
+			if a.Lock.ID != 0 {
+				w.lockedBy[a.Lock] = a.ID
+			}
+		}
+	}
+	for _, l := range st.Locks {
+		w.locks[l.Resource] = l.Until
+	}
+	if st.LastIDs != nil {
+		w.lastID = st.LastIDs
+	}
+	if st.PublicIPv4.Next.IsValid() {
+		w.pubIPv4.next, w.pubIPv4.free = st.PublicIPv4.Next, st.PublicIPv4.Free
+	}
+	w.pubIPv6 = st.PublicIPv6
+	w.pcg = pcg
+	w.rng = rand.New(pcg)
+	w.reindexNetworks()
+	return nil
+}
+
+// checkIDs reports entries that are null, lack a positive ID, or repeat
+// an ID or a (non-empty) name.
+func checkIDs[T any](kind string, items []*T, key func(*T) (int64, string)) []error {
+	var errs []error
+	ids, names := map[int64]bool{}, map[string]bool{}
+	for i, it := range items {
+		if it == nil {
+			errs = append(errs, fmt.Errorf("%s[%d]: is null", kind, i))
+			continue
+		}
+		id, name := key(it)
+		switch {
+		case id < 1:
+			errs = append(errs, fmt.Errorf("%s[%d].id: %d is not a positive ID", kind, i, id))
+		case ids[id]:
+			errs = append(errs, fmt.Errorf("%s[%d].id: %d appears twice", kind, i, id))
+		}
+		if name != "" && names[name] {
+			errs = append(errs, fmt.Errorf("%s[%d].name: %q appears twice", kind, i, name))
+		}
+		ids[id], names[name] = true, true
+	}
+	return errs
 }

@@ -20,6 +20,7 @@ type world struct {
 	actionPolls    int
 	seed           uint64
 	rng            *rand.Rand
+	pcg            *rand.PCG // rng's source, kept to snapshot its state
 	// actionFault says how a new action of a command ends: an error code
 	// and message to fail with, and extra running time.
 	actionFault func(command string) (code, message string, delay time.Duration)
@@ -81,7 +82,8 @@ func newWorld(o Options) *world {
 
 // reset empties the world back to the catalogue alone.
 func (w *world) reset() {
-	w.rng = rand.New(rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75))
+	w.pcg = rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75)
+	w.rng = rand.New(w.pcg)
 	w.lastID = map[string]int64{}
 	w.cat = newCatalog()
 	w.servers = newTable[server]()
