@@ -156,6 +156,7 @@ func (w *world) settle() {
 		}
 		if done {
 			w.complete(a, now)
+			w.changes++
 			continue
 		}
 		still = append(still, id)

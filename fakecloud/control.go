@@ -46,6 +46,7 @@ func (s *Server) Reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.reset()
+	w.changes++
 }
 
 // ResetToSeed empties the world and plants the last seeded world again.

@@ -33,6 +33,7 @@ func (s *Server) Apply(e Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle()
+	w.changes++
 	switch e.Type {
 	case "delete_server":
 		srv, err := w.eventServer(e)

@@ -125,6 +125,7 @@ func (s *Server) Seed(seed World) error {
 	d, p := w.actionDuration, w.actionPolls
 	w.actionDuration, w.actionPolls = 0, 0
 	defer func() { w.actionDuration, w.actionPolls = d, p }()
+	w.changes++
 	if err := w.plant(seed); err != nil {
 		w.reset()
 		return err

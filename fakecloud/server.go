@@ -87,6 +87,9 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 		w.mu.Lock()
 		w.settle()
 		status, body, aerr := h(&call{w: w, r: r, header: rw.Header()})
+		if aerr == nil && r.Method != http.MethodGet {
+			w.changes++
+		}
 		var buf bytes.Buffer
 		if aerr == nil && body != nil {
 			enc := json.NewEncoder(&buf)

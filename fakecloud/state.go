@@ -94,6 +94,7 @@ func (s *Server) Import(data []byte) error {
 		return fmt.Errorf("snapshot: %w", err)
 	}
 	w.adopt(fresh)
+	w.changes++
 	return nil
 }
 

@@ -25,6 +25,7 @@ type world struct {
 	// and message to fail with, and extra running time.
 	actionFault func(command string) (code, message string, delay time.Duration)
 	locks       map[resourceRef]time.Time // resources locked by an event, until
+	changes     uint64                    // counts changes, so a state file knows when to write
 
 	lastID map[string]int64
 	cat    *catalog

@@ -46,6 +46,9 @@ type config struct {
 	idSeed         uint64
 	logLevel       slog.Level
 	logFormat      string
+	stateFile      string
+	stateInterval  time.Duration
+	adminToken     string
 }
 
 // listFlag is a repeatable string flag.
@@ -81,6 +84,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	refillText := fs.String("rate-limit-refill", env("FAKECLOUD_RATE_LIMIT_REFILL", ""), "requests refilled per second (env FAKECLOUD_RATE_LIMIT_REFILL; default rate-limit/3600)")
 	idSeedText := fs.String("id-seed", env("FAKECLOUD_ID_SEED", "0"), "seed for IDs, addresses and passwords, so runs repeat (env FAKECLOUD_ID_SEED)")
 	levelText := fs.String("log-level", env("FAKECLOUD_LOG_LEVEL", "info"), "debug, info, warn or error (env FAKECLOUD_LOG_LEVEL)")
+	fs.StringVar(&c.stateFile, "state-file", env("FAKECLOUD_STATE_FILE", ""), "keep the world in this file and reload it on start (env FAKECLOUD_STATE_FILE)")
+	intervalText := fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file (env FAKECLOUD_STATE_INTERVAL)")
+	fs.StringVar(&c.adminToken, "admin-token", env("FAKECLOUD_ADMIN_TOKEN", ""), "Bearer token of the admin API /_fakecloud/; without one it answers loopback clients only (env FAKECLOUD_ADMIN_TOKEN)")
 	fs.StringVar(&c.logFormat, "log-format", env("FAKECLOUD_LOG_FORMAT", "text"), "text or json (env FAKECLOUD_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -115,6 +121,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if err := c.logLevel.UnmarshalText([]byte(*levelText)); err != nil {
 		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", *levelText))
+	}
+	if c.stateInterval, err = time.ParseDuration(*intervalText); err != nil || c.stateInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--state-interval %q: want a positive duration such as 100ms", *intervalText))
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
@@ -153,9 +162,22 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	}
 	fc := fakecloud.New(fakecloud.Options{
 		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls,
-		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log,
+		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log, AdminToken: c.adminToken,
 	})
-	if c.seed != "" {
+	defer fc.Close()
+	restored := false
+	if c.stateFile != "" {
+		if restored, err = fc.LoadStateFile(c.stateFile); err != nil {
+			return err
+		}
+		if restored {
+			log.Info("restored the world from the state file", "file", c.stateFile)
+		}
+	}
+	if c.seed != "" && restored {
+		log.Info("not seeding: the state file already holds a world", "seed", c.seed)
+	}
+	if c.seed != "" && !restored {
 		w, err := fakecloud.LoadWorld(c.seed)
 		if err != nil {
 			return fmt.Errorf("seed %s: %w", c.seed, err)
@@ -179,18 +201,26 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
+	stopPersist := func() error { return nil }
+	if c.stateFile != "" {
+		stopPersist = fc.Persist(c.stateFile, c.stateInterval)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
 	case err := <-errc:
-		return err
+		return errors.Join(err, stopPersist())
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
+	fc.Close()
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+		return errors.Join(fmt.Errorf("shutdown: %w", err), stopPersist())
+	}
+	if err := stopPersist(); err != nil {
+		return fmt.Errorf("write state file: %w", err)
 	}
 	return nil
 }

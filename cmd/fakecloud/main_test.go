@@ -29,7 +29,7 @@ func envOf(m map[string]string) func(string) string {
 
 var defaults = config{
 	listen: "127.0.0.1:8080", actionDuration: 300 * time.Millisecond, rateLimit: 3600,
-	logLevel: slog.LevelInfo, logFormat: "text",
+	logLevel: slog.LevelInfo, logFormat: "text", stateInterval: 100 * time.Millisecond,
 }
 
 func TestParseConfig(t *testing.T) {
@@ -51,11 +51,12 @@ func TestParseConfig(t *testing.T) {
 				"--listen", "127.0.0.1:0", "--token", "a", "--token", "b", "--read-only-token", "r",
 				"--seed", "w.yaml", "--action-duration", "2s", "--action-polls", "3", "--rate-limit", "0",
 				"--rate-limit-refill", "2.5", "--id-seed", "42", "--log-level", "debug", "--log-format", "json",
+				"--state-file", "s.json", "--state-interval", "1s", "--admin-token", "adm",
 			},
 			want: config{
 				listen: "127.0.0.1:0", tokens: []string{"a", "b"}, readOnly: []string{"r"}, seed: "w.yaml",
 				actionDuration: 2 * time.Second, actionPolls: 3, rateLimit: 0, rateRefill: 2.5, idSeed: 42,
-				logLevel: slog.LevelDebug, logFormat: "json",
+				logLevel: slog.LevelDebug, logFormat: "json", stateFile: "s.json", stateInterval: time.Second, adminToken: "adm",
 			},
 		},
 		{
@@ -70,11 +71,12 @@ func TestParseConfig(t *testing.T) {
 				"FAKECLOUD_SEED": "e.yaml", "FAKECLOUD_ACTION_DURATION": "1m", "FAKECLOUD_ACTION_POLLS": "2",
 				"FAKECLOUD_RATE_LIMIT": "100", "FAKECLOUD_RATE_LIMIT_REFILL": "0.5", "FAKECLOUD_ID_SEED": "7",
 				"FAKECLOUD_LOG_LEVEL": "warn", "FAKECLOUD_LOG_FORMAT": "json",
+				"FAKECLOUD_STATE_FILE": "e.json", "FAKECLOUD_STATE_INTERVAL": "2s", "FAKECLOUD_ADMIN_TOKEN": "a",
 			},
 			want: config{
 				listen: "127.0.0.1:7", tokens: []string{"x", "y", "z"}, readOnly: []string{"ro"}, seed: "e.yaml",
 				actionDuration: time.Minute, actionPolls: 2, rateLimit: 100, rateRefill: 0.5, idSeed: 7,
-				logLevel: slog.LevelWarn, logFormat: "json",
+				logLevel: slog.LevelWarn, logFormat: "json", stateFile: "e.json", stateInterval: 2 * time.Second, adminToken: "a",
 			},
 		},
 		{
