@@ -158,6 +158,30 @@ func (s *Server) adminRoutes() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(data)
 	})
+	r.Put("/state", func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+		if err != nil {
+			writeError(w, errorf(codeJSONError, "read body: %v", err))
+			return
+		}
+		if err := s.Import(body); err != nil {
+			writeError(w, fieldsError(err))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
+	r.Post("/scenarios", func(w http.ResponseWriter, r *http.Request) {
+		var sc Scenario
+		if err := adminDecode(r, &sc); err != nil {
+			writeError(w, err)
+			return
+		}
+		if err := s.LoadScenario(sc); err != nil {
+			writeError(w, fieldsError(err))
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	})
 	r.Get("/journal", func(w http.ResponseWriter, r *http.Request) {
 		f, err := journalFilter(r)
 		if err != nil {

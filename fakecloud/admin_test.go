@@ -197,3 +197,36 @@ func TestAdminAccess(t *testing.T) {
 		t.Errorf("admin token on the API: %d", rec.Code)
 	}
 }
+
+func TestAdminStateAndScenarios(t *testing.T) {
+	f := newFixture(t, Options{})
+	newServer(t, f, hcloud.ServerCreateOpts{Name: "keep"})
+	resp, err := http.Get(f.url + "/_fakecloud/state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snapshot, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	f.admin(t, "POST", "/reset", "", nil)
+	var env errorEnvelope
+	if code := f.admin(t, "PUT", "/state", `{"version": 2}`, &env); code != 422 || !strings.Contains(env.Error.Message, "version") {
+		t.Errorf("bad snapshot: %d %+v", code, env)
+	}
+	if code := f.admin(t, "PUT", "/state", string(snapshot), nil); code != 204 {
+		t.Fatalf("import: %d", code)
+	}
+	if s, _, _ := f.client.Server.GetByName(t.Context(), "keep"); s == nil {
+		t.Fatal("server missing after import")
+	}
+	scenario, _ := os.ReadFile("../testdata/scenarios/lb-create-fail-after-commit.yaml")
+	if code := f.admin(t, "POST", "/scenarios", string(scenario), nil); code != 204 {
+		t.Fatalf("load scenario: %d", code)
+	}
+	if code := f.admin(t, "POST", "/scenarios", "steps:\n  - event: {type: explode}\n", &env); code != 422 || !strings.Contains(env.Error.Message, "steps[0]") {
+		t.Errorf("bad scenario: %d %+v", code, env)
+	}
+	rules, _ := f.fc.Faults()
+	if len(rules) != 1 || rules[0].Name != "lb-create-504" {
+		t.Errorf("rules after loading the scenario: %+v", rules)
+	}
+}

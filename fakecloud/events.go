@@ -15,15 +15,19 @@ type Event struct {
 	// set_target_health, lock or set_server_ip.
 	Type string `json:"type"`
 
-	Server       int64    `json:"server,omitempty"`        // delete_server, power_*_server, set_server_ip, set_target_health
-	LoadBalancer int64    `json:"load_balancer,omitempty"` // set_target_health
-	IP           string   `json:"ip,omitempty"`            // set_target_health (an ip target), set_server_ip (the new address)
-	ListenPort   int      `json:"listen_port,omitempty"`   // set_target_health; 0 for every service
-	Health       string   `json:"health,omitempty"`        // set_target_health: healthy, unhealthy or unknown
-	Resource     string   `json:"resource,omitempty"`      // lock: server, load_balancer, network or certificate
-	ID           int64    `json:"id,omitempty"`            // lock
-	For          Duration `json:"for,omitempty"`           // lock
-	Network      int64    `json:"network,omitempty"`       // set_server_ip: change the IP in this network instead of the public IPv4
+	Server       int64 `json:"server,omitempty"`        // delete_server, power_*_server, set_server_ip, set_target_health
+	LoadBalancer int64 `json:"load_balancer,omitempty"` // set_target_health
+	// ServerName and LoadBalancerName name the resource instead of its ID,
+	// for scenarios written before the IDs are known.
+	ServerName       string   `json:"server_name,omitempty"`
+	LoadBalancerName string   `json:"load_balancer_name,omitempty"`
+	IP               string   `json:"ip,omitempty"`          // set_target_health (an ip target), set_server_ip (the new address)
+	ListenPort       int      `json:"listen_port,omitempty"` // set_target_health; 0 for every service
+	Health           string   `json:"health,omitempty"`      // set_target_health: healthy, unhealthy or unknown
+	Resource         string   `json:"resource,omitempty"`    // lock: server, load_balancer, network or certificate
+	ID               int64    `json:"id,omitempty"`          // lock
+	For              Duration `json:"for,omitempty"`         // lock
+	Network          int64    `json:"network,omitempty"`     // set_server_ip: change the IP in this network instead of the public IPv4
 }
 
 // Apply makes an event happen now. It fails, changing nothing, when the
@@ -33,7 +37,32 @@ func (s *Server) Apply(e Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle()
+	return w.apply(e)
+}
+
+// apply makes an event happen; the caller holds the world lock.
+func (w *world) apply(e Event) error {
 	w.changes++
+	if e.ServerName != "" {
+		srv, ok := w.servers.find(func(s *server) bool { return s.Name == e.ServerName })
+		if !ok {
+			return fmt.Errorf("server_name: no server is named %q", e.ServerName)
+		}
+		e.Server = srv.ID
+	}
+	if e.LoadBalancerName != "" {
+		lb, ok := w.loadBalancers.find(func(lb *loadBalancer) bool { return lb.Name == e.LoadBalancerName })
+		if !ok {
+			return fmt.Errorf("load_balancer_name: no load balancer is named %q", e.LoadBalancerName)
+		}
+		e.LoadBalancer = lb.ID
+		if e.Type == "lock" && e.Resource == "load_balancer" && e.ID == 0 {
+			e.ID = lb.ID
+		}
+	}
+	if e.Type == "lock" && e.Resource == "server" && e.ID == 0 {
+		e.ID = e.Server
+	}
 	switch e.Type {
 	case "delete_server":
 		srv, err := w.eventServer(e)

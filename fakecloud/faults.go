@@ -48,10 +48,13 @@ type ActionFault struct {
 	Command string `json:"command"`         // e.g. add_target; * for every command
 	Count   int    `json:"count,omitempty"` // the next N such actions; 0 for all
 	// ErrorCode, when set, ends the action in error with this code.
-	ErrorCode    string   `json:"error_code,omitempty"`
-	ErrorMessage string   `json:"error_message,omitempty"`
-	Delay        Duration `json:"delay,omitempty"` // keeps the action running this much longer
-	Hits         int      `json:"hits"`
+	ErrorCode    string    `json:"error_code,omitempty"`
+	ErrorMessage string    `json:"error_message,omitempty"`
+	Delay        Duration  `json:"delay,omitempty"` // keeps the action running this much longer
+	Start        Duration  `json:"start,omitempty"` // active from this long after it is added
+	For          Duration  `json:"for,omitempty"`   // and for this long; 0 until removed
+	Hits         int       `json:"hits"`
+	Added        time.Time `json:"added,omitzero"`
 }
 
 var ruleMethods = []string{"", "*", "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"}
@@ -161,7 +164,7 @@ func (fs *faultSet) addAction(a ActionFault) (ActionFault, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.nextID++
-	a.ID, a.Hits = fs.nextID, 0
+	a.ID, a.Hits, a.Added = fs.nextID, 0, fs.now()
 	fs.actions = append(fs.actions, &a)
 	return a, nil
 }
@@ -217,10 +220,7 @@ func (fs *faultSet) match(method, path string) (Rule, bool) {
 		if r.Count > 0 && r.Hits >= r.Count {
 			continue
 		}
-		if now.Before(r.Added.Add(time.Duration(r.Start))) {
-			continue
-		}
-		if r.For > 0 && !now.Before(r.Added.Add(time.Duration(r.Start+r.For))) {
+		if !activeAt(now, r.Added, r.Start, r.For) {
 			continue
 		}
 		if r.Method != "" && r.Method != "*" && r.Method != method {
@@ -255,8 +255,12 @@ func (fs *faultSet) unhit(id int) {
 func (fs *faultSet) forAction(command string) (code, message string, delay time.Duration) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
+	now := fs.now()
 	for _, a := range fs.actions {
 		if a.Count > 0 && a.Hits >= a.Count {
+			continue
+		}
+		if !activeAt(now, a.Added, a.Start, a.For) {
 			continue
 		}
 		if a.Command != "*" && a.Command != command {
@@ -270,6 +274,15 @@ func (fs *faultSet) forAction(command string) (code, message string, delay time.
 		return a.ErrorCode, msg, time.Duration(a.Delay)
 	}
 	return "", "", 0
+}
+
+// activeAt reports whether a window that opens start after added and
+// lasts for (0: forever) is open at now.
+func activeAt(now, added time.Time, start, dur Duration) bool {
+	if now.Before(added.Add(time.Duration(start))) {
+		return false
+	}
+	return dur == 0 || now.Before(added.Add(time.Duration(start+dur)))
 }
 
 // pathMatches matches a path against a pattern whose segments are literal,

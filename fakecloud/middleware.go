@@ -69,6 +69,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Correlation-Id", id)
 		rec := &statusRecorder{ResponseWriter: w}
+		s.runDue()
 		defer func() {
 			p := recover()
 			dropped := p == http.ErrAbortHandler

@@ -26,6 +26,7 @@ type world struct {
 	actionFault func(command string) (code, message string, delay time.Duration)
 	locks       map[resourceRef]time.Time // resources locked by an event, until
 	changes     uint64                    // counts changes, so a state file knows when to write
+	schedule    []scheduled               // scenario steps waiting for their time, soonest first
 
 	lastID map[string]int64
 	cat    *catalog
