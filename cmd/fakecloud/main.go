@@ -1,226 +1,67 @@
-// Command fakecloud serves a simulated Hetzner Cloud API.
+// Command fakecloud serves a simulated Hetzner Cloud API, and scripts a
+// running one through its admin API.
 //
-//	fakecloud --listen 127.0.0.1:8080 --token T --seed testdata/worlds/small.yaml
+//	fakecloud [serve] --listen 127.0.0.1:8080 --seed testdata/worlds/small.yaml
+//	fakecloud faults add '{path: /servers/**, status: 500, count: 3}'
+//	fakecloud event '{type: power_off_server, server_name: worker-1}'
+//	fakecloud journal --follow
 //
 // Every flag has an environment fallback, named in its help text.
 package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"strconv"
 	"strings"
 	"syscall"
-	"time"
-
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Getenv, os.Stderr, nil); err != nil {
+	if err := dispatch(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "fakecloud:", err)
 		os.Exit(2)
 	}
 }
 
-// config is what the flags and environment configure.
-type config struct {
-	listen         string
-	tokens         []string
-	readOnly       []string
-	seed           string
-	actionDuration time.Duration
-	actionPolls    int
-	rateLimit      int
-	rateRefill     float64
-	idSeed         uint64
-	logLevel       slog.Level
-	logFormat      string
-	stateFile      string
-	stateInterval  time.Duration
-	adminToken     string
+// dispatch runs a subcommand; with none (or only flags) it serves.
+func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return run(ctx, args, getenv, stderr, nil)
+	}
+	switch args[0] {
+	case "serve":
+		return run(ctx, args[1:], getenv, stderr, nil)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	return client(ctx, args, getenv, stdout, stderr)
 }
 
-// listFlag is a repeatable string flag.
-type listFlag struct{ values *[]string }
+const usage = `fakecloud: a simulated Hetzner Cloud API.
 
-func (l listFlag) String() string {
-	if l.values == nil {
-		return ""
-	}
-	return strings.Join(*l.values, ",")
-}
+Serve:
+  fakecloud [serve] [flags]            serve the API (fakecloud serve -h lists the flags)
 
-func (l listFlag) Set(v string) error { *l.values = append(*l.values, v); return nil }
-
-// parseConfig reads flags, falling back to FAKECLOUD_* environment variables.
-func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
-	c := config{}
-	fs := flag.NewFlagSet("fakecloud", flag.ContinueOnError)
-	fs.SetOutput(out)
-	env := func(name, def string) string {
-		if v := getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	fs.StringVar(&c.listen, "listen", env("FAKECLOUD_LISTEN", "127.0.0.1:8080"), "address to serve on; the API is at http://ADDR/v1 (env FAKECLOUD_LISTEN)")
-	fs.Var(listFlag{&c.tokens}, "token", "Bearer token with read and write access; repeatable (env FAKECLOUD_TOKENS, comma-separated; default "+fakecloud.DefaultToken+")")
-	fs.Var(listFlag{&c.readOnly}, "read-only-token", "Bearer token that may only read; repeatable (env FAKECLOUD_READ_ONLY_TOKENS, comma-separated)")
-	fs.StringVar(&c.seed, "seed", env("FAKECLOUD_SEED", ""), "seed world YAML file to start with (env FAKECLOUD_SEED)")
-	durText := fs.String("action-duration", env("FAKECLOUD_ACTION_DURATION", "300ms"), "how long an action runs, e.g. 0s, 300ms, 2s (env FAKECLOUD_ACTION_DURATION)")
-	pollsText := fs.String("action-polls", env("FAKECLOUD_ACTION_POLLS", "0"), "if set, an action finishes on the Nth time a client reads it instead (env FAKECLOUD_ACTION_POLLS)")
-	rateText := fs.String("rate-limit", env("FAKECLOUD_RATE_LIMIT", "3600"), "rate limit bucket size in requests; 0 turns rate limiting off (env FAKECLOUD_RATE_LIMIT)")
-	refillText := fs.String("rate-limit-refill", env("FAKECLOUD_RATE_LIMIT_REFILL", ""), "requests refilled per second (env FAKECLOUD_RATE_LIMIT_REFILL; default rate-limit/3600)")
-	idSeedText := fs.String("id-seed", env("FAKECLOUD_ID_SEED", "0"), "seed for IDs, addresses and passwords, so runs repeat (env FAKECLOUD_ID_SEED)")
-	levelText := fs.String("log-level", env("FAKECLOUD_LOG_LEVEL", "info"), "debug, info, warn or error (env FAKECLOUD_LOG_LEVEL)")
-	fs.StringVar(&c.stateFile, "state-file", env("FAKECLOUD_STATE_FILE", ""), "keep the world in this file and reload it on start (env FAKECLOUD_STATE_FILE)")
-	intervalText := fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file (env FAKECLOUD_STATE_INTERVAL)")
-	fs.StringVar(&c.adminToken, "admin-token", env("FAKECLOUD_ADMIN_TOKEN", ""), "Bearer token of the admin API /_fakecloud/; without one it answers loopback clients only (env FAKECLOUD_ADMIN_TOKEN)")
-	fs.StringVar(&c.logFormat, "log-format", env("FAKECLOUD_LOG_FORMAT", "text"), "text or json (env FAKECLOUD_LOG_FORMAT)")
-	if err := fs.Parse(args); err != nil {
-		return c, err
-	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("unexpected argument %q", fs.Arg(0))
-	}
-	var errs []error
-	if len(c.tokens) == 0 {
-		c.tokens = splitList(getenv("FAKECLOUD_TOKENS"))
-	}
-	if len(c.readOnly) == 0 {
-		c.readOnly = splitList(getenv("FAKECLOUD_READ_ONLY_TOKENS"))
-	}
-	var err error
-	if c.actionDuration, err = time.ParseDuration(*durText); err != nil || c.actionDuration < 0 {
-		errs = append(errs, fmt.Errorf("--action-duration %q: want a duration such as 300ms", *durText))
-	}
-	if c.actionPolls, err = strconv.Atoi(*pollsText); err != nil || c.actionPolls < 0 {
-		errs = append(errs, fmt.Errorf("--action-polls %q: want 0 or more", *pollsText))
-	}
-	if c.rateLimit, err = strconv.Atoi(*rateText); err != nil || c.rateLimit < 0 {
-		errs = append(errs, fmt.Errorf("--rate-limit %q: want 0 (off) or more", *rateText))
-	}
-	if *refillText != "" {
-		if c.rateRefill, err = strconv.ParseFloat(*refillText, 64); err != nil || c.rateRefill <= 0 {
-			errs = append(errs, fmt.Errorf("--rate-limit-refill %q: want a positive number of requests per second", *refillText))
-		}
-	}
-	if c.idSeed, err = strconv.ParseUint(*idSeedText, 10, 64); err != nil {
-		errs = append(errs, fmt.Errorf("--id-seed %q: want a non-negative integer", *idSeedText))
-	}
-	if err := c.logLevel.UnmarshalText([]byte(*levelText)); err != nil {
-		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", *levelText))
-	}
-	if c.stateInterval, err = time.ParseDuration(*intervalText); err != nil || c.stateInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--state-interval %q: want a positive duration such as 100ms", *intervalText))
-	}
-	if c.logFormat != "text" && c.logFormat != "json" {
-		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
-	}
-	return c, errors.Join(errs...)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for v := range strings.SplitSeq(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
-}
-
-// run serves until ctx ends. ready, if not nil, receives the bound address.
-func run(ctx context.Context, args []string, getenv func(string) string, stderr io.Writer, ready chan<- string) error {
-	c, err := parseConfig(args, getenv, stderr)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
-		return err
-	}
-	hopts := &slog.HandlerOptions{Level: c.logLevel}
-	var handler slog.Handler = slog.NewTextHandler(stderr, hopts)
-	if c.logFormat == "json" {
-		handler = slog.NewJSONHandler(stderr, hopts)
-	}
-	log := slog.New(handler)
-	rate := c.rateLimit
-	if rate == 0 {
-		rate = -1
-	}
-	fc := fakecloud.New(fakecloud.Options{
-		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls,
-		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log, AdminToken: c.adminToken,
-	})
-	defer fc.Close()
-	restored := false
-	if c.stateFile != "" {
-		if restored, err = fc.LoadStateFile(c.stateFile); err != nil {
-			return err
-		}
-		if restored {
-			log.Info("restored the world from the state file", "file", c.stateFile)
-		}
-	}
-	if c.seed != "" && restored {
-		log.Info("not seeding: the state file already holds a world", "seed", c.seed)
-	}
-	if c.seed != "" && !restored {
-		w, err := fakecloud.LoadWorld(c.seed)
-		if err != nil {
-			return fmt.Errorf("seed %s: %w", c.seed, err)
-		}
-		if err := fc.Seed(w); err != nil {
-			return fmt.Errorf("seed %s: %w", c.seed, err)
-		}
-		log.Info("seeded world", "file", c.seed, "networks", len(w.Networks), "servers", len(w.Servers), "load_balancers", len(w.LoadBalancers))
-	}
-	ln, err := net.Listen("tcp", c.listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
-	srv := &http.Server{Handler: fc, ReadHeaderTimeout: 10 * time.Second}
-	tokenNote := "configured tokens"
-	if len(c.tokens) == 0 && len(c.readOnly) == 0 {
-		tokenNote = "default token " + fakecloud.DefaultToken
-	}
-	log.Info("serving the Hetzner Cloud API", "url", "http://"+ln.Addr().String()+"/v1", "auth", tokenNote,
-		"action_duration", c.actionDuration, "rate_limit", c.rateLimit)
-	if ready != nil {
-		ready <- ln.Addr().String()
-	}
-	stopPersist := func() error { return nil }
-	if c.stateFile != "" {
-		stopPersist = fc.Persist(c.stateFile, c.stateInterval)
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return errors.Join(err, stopPersist())
-	case <-ctx.Done():
-	}
-	log.Info("shutting down")
-	fc.Close()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return errors.Join(fmt.Errorf("shutdown: %w", err), stopPersist())
-	}
-	if err := stopPersist(); err != nil {
-		return fmt.Errorf("write state file: %w", err)
-	}
-	return nil
-}
+Script a running fakecloud (flags --url, env FAKECLOUD_URL, default http://127.0.0.1:8080;
+--admin-token, env FAKECLOUD_ADMIN_TOKEN):
+  fakecloud faults                     list fault rules and action faults with their hits
+  fakecloud faults add RULE            add a request fault, RULE as YAML or JSON (or -f FILE)
+  fakecloud faults add-action FAULT    make actions fail or run longer
+  fakecloud faults rm ID               remove one
+  fakecloud faults clear               remove all
+  fakecloud event EVENT                make something happen behind the clients' back
+  fakecloud scenario FILE              run a scenario file
+  fakecloud rate-limit [--remaining N] [--refill R]
+  fakecloud reset [empty|seed]         empty the world, or go back to the seed world
+  fakecloud seed FILE                  replace the world with a seed world
+  fakecloud state                      print the world as JSON (a snapshot)
+  fakecloud state import FILE          replace the world with a snapshot
+  fakecloud journal [--follow] [--method M] [--template T] [--status N] [--limit N]
+  fakecloud counters                   request counts by method, route and status
+`
