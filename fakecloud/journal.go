@@ -52,7 +52,8 @@ type recorder struct {
 	mu       sync.Mutex
 	seq      uint64
 	size     int
-	entries  []JournalEntry
+	entries  []JournalEntry // a ring once full: the oldest is at head
+	head     int
 	counters map[counterKey]uint64
 }
 
@@ -68,11 +69,12 @@ func (rc *recorder) record(e JournalEntry) {
 	defer rc.mu.Unlock()
 	rc.seq++
 	e.Seq = rc.seq
-	if len(rc.entries) == rc.size {
-		copy(rc.entries, rc.entries[1:])
-		rc.entries = rc.entries[:len(rc.entries)-1]
+	if len(rc.entries) < rc.size {
+		rc.entries = append(rc.entries, e)
+	} else {
+		rc.entries[rc.head] = e
+		rc.head = (rc.head + 1) % rc.size
 	}
-	rc.entries = append(rc.entries, e)
 	rc.counters[counterKey{e.Method, e.Template, e.Status}]++
 }
 
@@ -80,7 +82,8 @@ func (rc *recorder) journal(f JournalFilter) []JournalEntry {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	out := []JournalEntry{}
-	for _, e := range rc.entries {
+	for i := range rc.entries {
+		e := rc.entries[(rc.head+i)%len(rc.entries)]
 		if e.Seq <= f.Since || (f.Method != "" && e.Method != f.Method) || (f.Template != "" && e.Template != f.Template) ||
 			(f.Path != "" && !strings.HasPrefix(e.Path, f.Path)) || (f.Status != 0 && e.Status != f.Status) {
 			continue
@@ -96,7 +99,7 @@ func (rc *recorder) journal(f JournalFilter) []JournalEntry {
 func (rc *recorder) clearJournal() {
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	rc.entries = nil
+	rc.entries, rc.head = nil, 0
 }
 
 // snapshot returns the counters sorted by route, method and status.

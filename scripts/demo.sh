@@ -54,6 +54,19 @@ api "$API/networks?name=cluster" | python3 -c 'import json,sys; print("  routes:
 step "a malformed request gets the API's error envelope"
 api -X POST "$API/servers" -d '{"name": 42}'; echo
 
+step "script a failure: the next GET /servers answers 503 (fakecloud faults add ...)"
+FC="./bin/fakecloud --url http://127.0.0.1:$PORT"
+$FC faults add '{method: GET, path: /servers, status: 503, count: 1}' >/dev/null
+api "$API/servers"; echo
+api "$API/servers" | python3 -c 'import json,sys; print("  and then:", len(json.load(sys.stdin)["servers"]), "servers")'
+
+step "an out-of-band event: worker-1 is powered off behind the API's back (fakecloud event ...)"
+$FC event '{type: power_off_server, server_name: worker-1}'
+api "$API/servers?name=worker-1" | python3 -c 'import json,sys; print("  worker-1 is", json.load(sys.stdin)["servers"][0]["status"])'
+
+step "request counters (fakecloud counters)"
+$FC counters
+
 step "rate limit headers"
 curl -sS -o /dev/null -D - -H "Authorization: Bearer $TOKEN" "$API/servers" | grep -i '^ratelimit'
 

@@ -82,6 +82,9 @@ func TestClientCommands(t *testing.T) {
 	if out := must("journal", "--method", "GET"); !strings.Contains(out, "/servers") || !strings.Contains(out, " 200 ") {
 		t.Errorf("journal:\n%s", out)
 	}
+	if out := must("--url", srv.URL, "counters"); !strings.Contains(out, "COUNT") {
+		t.Errorf("--url before the subcommand:\n%s", out)
+	}
 	if _, err := cli(t, srv.URL, "explode"); err == nil {
 		t.Error("an unknown command was accepted")
 	}

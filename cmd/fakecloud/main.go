@@ -30,6 +30,7 @@ func main() {
 
 // dispatch runs a subcommand; with none (or only flags) it serves.
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	args = clientFlagsLast(args)
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
 		return run(ctx, args, getenv, stderr, nil)
 	}
@@ -41,6 +42,27 @@ func dispatch(ctx context.Context, args []string, getenv func(string) string, st
 		return nil
 	}
 	return client(ctx, args, getenv, stdout, stderr)
+}
+
+// clientFlagsLast moves leading --url and --admin-token flags behind the
+// subcommand, so "fakecloud --url U faults" works like "fakecloud faults --url U".
+func clientFlagsLast(args []string) []string {
+	var lead []string
+	for len(args) > 0 {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
+		if !strings.HasPrefix(args[0], "-") || (name != "url" && name != "admin-token") {
+			break
+		}
+		n := 2
+		if hasValue || len(args) < 2 {
+			n = 1
+		}
+		lead, args = append(lead, args[:n]...), args[n:]
+	}
+	if len(lead) == 0 || len(args) == 0 {
+		return append(lead, args...)
+	}
+	return append(append([]string{args[0]}, lead...), args[1:]...)
 }
 
 const usage = `fakecloud: a simulated Hetzner Cloud API.
