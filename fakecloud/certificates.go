@@ -203,10 +203,7 @@ func updateCertificate(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	taken := func(name string) bool {
-		_, dup := c.w.certificates.find(func(o *schema.Certificate) bool { return o.Name == name })
-		return dup
-	}
+	taken := nameTaken(&c.w.certificates, func(o *schema.Certificate) string { return o.Name })
 	if err := renameRelabel("certificate", req.Name, req.Labels, checkName, taken, &cert.Name, &cert.Labels); err != nil {
 		return 0, nil, err
 	}

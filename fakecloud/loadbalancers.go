@@ -275,10 +275,7 @@ func updateLoadBalancer(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	taken := func(name string) bool {
-		_, dup := c.w.loadBalancers.find(func(o *loadBalancer) bool { return o.Name == name })
-		return dup
-	}
+	taken := nameTaken(&c.w.loadBalancers, func(o *loadBalancer) string { return o.Name })
 	if err := renameRelabel("load balancer", req.Name, req.Labels, checkName, taken, &lb.Name, &lb.Labels); err != nil {
 		return 0, nil, err
 	}

@@ -166,10 +166,7 @@ func updateNetwork(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	taken := func(name string) bool {
-		_, dup := c.w.networks.find(func(o *schema.Network) bool { return o.Name == name })
-		return dup
-	}
+	taken := nameTaken(&c.w.networks, func(o *schema.Network) string { return o.Name })
 	if err := renameRelabel("network", nonEmpty(req.Name), req.Labels, checkName, taken, &n.Name, &n.Labels); err != nil {
 		return 0, nil, err
 	}

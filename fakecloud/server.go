@@ -67,6 +67,14 @@ func renameRelabel(kind string, newName *string, newLabels *map[string]string, c
 	return nil
 }
 
+// nameTaken reports whether a resource of the table has the name.
+func nameTaken[T any](t *table[T], name func(*T) string) func(string) bool {
+	return func(n string) bool {
+		_, dup := t.find(func(v *T) bool { return name(v) == n })
+		return dup
+	}
+}
+
 // nonEmpty is nil for "", for requests whose omitted name decodes as "".
 func nonEmpty(s string) *string {
 	if s == "" {

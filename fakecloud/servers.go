@@ -269,10 +269,7 @@ func updateServer(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	taken := func(name string) bool {
-		_, dup := c.w.servers.find(func(o *server) bool { return o.Name == name })
-		return dup
-	}
+	taken := nameTaken(&c.w.servers, func(o *server) string { return o.Name })
 	if err := renameRelabel("server", nonEmpty(req.Name), req.Labels, checkHostname, taken, &s.Name, &s.Labels); err != nil {
 		return 0, nil, err
 	}

@@ -131,10 +131,7 @@ func updateSSHKey(c *call) (int, any, *apiError) {
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
-	taken := func(name string) bool {
-		_, dup := c.w.sshKeys.find(func(o *schema.SSHKey) bool { return o.Name == name })
-		return dup
-	}
+	taken := nameTaken(&c.w.sshKeys, func(o *schema.SSHKey) string { return o.Name })
 	if err := renameRelabel("SSH key", nonEmpty(req.Name), req.Labels, checkName, taken, &k.Name, &k.Labels); err != nil {
 		return 0, nil, err
 	}
