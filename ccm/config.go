@@ -1,0 +1,215 @@
+package ccm
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Address families for node addresses (HCLOUD_INSTANCES_ADDRESS_FAMILY).
+const (
+	AddressFamilyIPv4      = "ipv4"
+	AddressFamilyIPv6      = "ipv6"
+	AddressFamilyDualStack = "dualstack"
+)
+
+const defaultEndpoint = "https://api.hetzner.cloud/v1"
+
+// Config is the CCM's configuration, read once from the environment with
+// the official CCM's names and defaults. String never shows the token.
+type Config struct {
+	Token    string
+	Endpoint string
+	Debug    bool
+
+	Network                     string // HCLOUD_NETWORK: ID or name; empty for none
+	NetworkID                   int64  // resolved at start from Network
+	RoutesEnabled               bool
+	NetworkDisableAttachedCheck bool
+
+	AddressFamily    string
+	ZoneLabelEnabled bool
+
+	MetricsEnabled bool
+	MetricsAddress string
+
+	// InventoryMaxAge is how old a server may be when it describes a node
+	// (HCLOUD_INVENTORY_MAX_AGE, this CCM's own).
+	InventoryMaxAge time.Duration
+	// LifecycleMaxAge is how old it may be when deciding whether a NotReady
+	// node's server still exists or is off (HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE).
+	LifecycleMaxAge time.Duration
+	// BudgetReserve is how many requests of the rate limit are kept for node
+	// initialisation; background work waits below it (HCLOUD_BUDGET_RESERVE).
+	BudgetReserve int
+
+	LoadBalancers LoadBalancerDefaults
+
+	// Warnings are problems that do not stop the CCM, such as a token that
+	// is not 64 characters long; they are logged at start.
+	Warnings []string
+}
+
+// String describes the configuration without the token.
+func (c Config) String() string {
+	return fmt.Sprintf("endpoint=%s network=%q routes=%v address_family=%s zone_label=%v metrics=%v(%s) inventory_max_age=%s lifecycle_max_age=%s token=<redacted>",
+		c.Endpoint, c.Network, c.RoutesEnabled, c.AddressFamily, c.ZoneLabelEnabled, c.MetricsEnabled, c.MetricsAddress,
+		c.InventoryMaxAge, c.LifecycleMaxAge)
+}
+
+// envReader reads typed environment variables and collects every error.
+type envReader struct {
+	getenv func(string) string
+	errs   []error
+}
+
+func (r *envReader) str(name, def string) string {
+	if v := strings.TrimSpace(r.getenv(name)); v != "" {
+		return v
+	}
+	return def
+}
+
+func (r *envReader) boolean(name string, def bool) bool {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want true or false", name, v))
+		return def
+	}
+	return b
+}
+
+func (r *envReader) duration(name string, def time.Duration) time.Duration {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want a positive duration such as 30s", name, v))
+		return def
+	}
+	return d
+}
+
+func (r *envReader) integer(name string, def int) int {
+	v := strings.TrimSpace(r.getenv(name))
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want a whole number of 0 or more", name, v))
+		return def
+	}
+	return n
+}
+
+// optionalBool is nil when the variable is unset.
+func (r *envReader) optionalBool(name string) *bool {
+	if strings.TrimSpace(r.getenv(name)) == "" {
+		return nil
+	}
+	b := r.boolean(name, false)
+	return &b
+}
+
+// optionalInt is nil when the variable is unset.
+func (r *envReader) optionalInt(name string) *int {
+	if strings.TrimSpace(r.getenv(name)) == "" {
+		return nil
+	}
+	n := r.integer(name, 0)
+	return &n
+}
+
+func (r *envReader) oneOf(name, def string, allowed ...string) string {
+	v := r.str(name, def)
+	for _, a := range allowed {
+		if v == a {
+			return v
+		}
+	}
+	r.errs = append(r.errs, fmt.Errorf("%s=%q: want one of %s", name, v, strings.Join(allowed, ", ")))
+	return def
+}
+
+// LoadConfig reads the configuration from the environment and reports
+// every problem at once. readFile reads HCLOUD_TOKEN_FILE (os.ReadFile).
+func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error)) (Config, error) {
+	if readFile == nil {
+		readFile = os.ReadFile
+	}
+	r := &envReader{getenv: getenv}
+	c := Config{
+		Endpoint:                    r.str("HCLOUD_ENDPOINT", defaultEndpoint),
+		Debug:                       r.boolean("HCLOUD_DEBUG", false),
+		Network:                     r.str("HCLOUD_NETWORK", ""),
+		RoutesEnabled:               r.boolean("HCLOUD_NETWORK_ROUTES_ENABLED", true),
+		NetworkDisableAttachedCheck: r.boolean("HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK", false),
+		AddressFamily:               r.oneOf("HCLOUD_INSTANCES_ADDRESS_FAMILY", AddressFamilyIPv4, AddressFamilyIPv4, AddressFamilyIPv6, AddressFamilyDualStack),
+		ZoneLabelEnabled:            r.boolean("HCLOUD_INSTANCES_ZONE_LABEL_ENABLED", true),
+		MetricsEnabled:              r.boolean("HCLOUD_METRICS_ENABLED", true),
+		MetricsAddress:              r.str("HCLOUD_METRICS_ADDRESS", ":8233"),
+		InventoryMaxAge:             r.duration("HCLOUD_INVENTORY_MAX_AGE", 5*time.Minute),
+		LifecycleMaxAge:             r.duration("HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", time.Minute),
+		BudgetReserve:               r.integer("HCLOUD_BUDGET_RESERVE", 200),
+	}
+	c.LoadBalancers = loadBalancerDefaults(r)
+	c.Token, c.Warnings = r.token(readFile)
+	if u, err := url.Parse(c.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.errs = append(r.errs, fmt.Errorf("HCLOUD_ENDPOINT=%q: want an http or https URL such as %s", c.Endpoint, defaultEndpoint))
+	}
+	if c.Network == "" {
+		c.RoutesEnabled = false
+	}
+	return c, errors.Join(r.errs...)
+}
+
+// token reads HCLOUD_TOKEN, or when it is empty the file HCLOUD_TOKEN_FILE
+// names. As the official CCM does, a token that is not 64 characters long
+// is only a warning; one that cannot be sent in an HTTP header is an error.
+// Messages never include the token.
+func (r *envReader) token(readFile func(string) ([]byte, error)) (string, []string) {
+	token := strings.TrimSpace(r.getenv("HCLOUD_TOKEN"))
+	if file := strings.TrimSpace(r.getenv("HCLOUD_TOKEN_FILE")); token == "" && file != "" {
+		data, err := readFile(file)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("HCLOUD_TOKEN_FILE=%q: cannot read it: %v", file, errors.Unwrap(err)))
+			return "", nil
+		}
+		token = strings.TrimSpace(string(data))
+	}
+	if token == "" {
+		r.errs = append(r.errs, errors.New("HCLOUD_TOKEN (or HCLOUD_TOKEN_FILE) is required: an API token of the Hetzner Cloud project"))
+		return "", nil
+	}
+	for _, c := range token {
+		if c < 0x21 || c > 0x7e {
+			r.errs = append(r.errs, errors.New("the API token contains characters that cannot be sent in an HTTP header"))
+			return "", nil
+		}
+	}
+	if len(token) != 64 {
+		return token, []string{fmt.Sprintf("the API token is %d characters long; Hetzner Cloud tokens have 64 (proceeding anyway)", len(token))}
+	}
+	return token, nil
+}
+
+func splitComma(s string) []string {
+	var out []string
+	for v := range strings.SplitSeq(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}

@@ -1,0 +1,167 @@
+package ccm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/klog/v2"
+)
+
+const (
+	// labelProvidedBy marks nodes backed by a cloud server, as the official CCM does.
+	labelProvidedBy = "instance.hetzner.cloud/provided-by"
+	// eventNodeIPMismatch is the reason of the event for a kubelet --node-ip
+	// that is not among the server's addresses.
+	eventNodeIPMismatch = "NodeIPNotOfServer"
+)
+
+// errServerNotFound is returned for metadata of a node whose server the API
+// confirmed does not exist.
+var errServerNotFound = errors.New("no server for the node")
+
+// instances implements cloudprovider.InstancesV2 from the shared inventory.
+type instances struct {
+	inv      *inventory
+	cfg      Config
+	recorder record.EventRecorder
+}
+
+var _ cloudprovider.InstancesV2 = (*instances)(nil)
+
+// server finds a node's server by provider ID, else by node name, seen
+// within maxAge. nil means the API confirmed there is none.
+func (i *instances) server(ctx context.Context, node *corev1.Node, maxAge time.Duration) (*hcloud.Server, error) {
+	if node.Spec.ProviderID != "" {
+		id, err := serverIDFromProviderID(node.Spec.ProviderID)
+		if err != nil {
+			return nil, err
+		}
+		return i.inv.byServerID(ctx, id, maxAge)
+	}
+	return i.inv.byServerName(ctx, node.Name, maxAge)
+}
+
+// InstanceExists answers false only when the API confirms the server is
+// gone; every failure is an error, so an outage never deletes a Node.
+func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool, error) {
+	s, err := i.server(ctx, node, i.cfg.LifecycleMaxAge)
+	if err != nil {
+		return false, fmt.Errorf("instance exists for node %s: %w", node.Name, err)
+	}
+	if s == nil {
+		klog.InfoS("Server confirmed gone", "node", klog.KObj(node), "providerID", node.Spec.ProviderID)
+	}
+	return s != nil, nil
+}
+
+// InstanceShutdown reports a server that is off.
+func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bool, error) {
+	s, err := i.server(ctx, node, i.cfg.LifecycleMaxAge)
+	if err != nil {
+		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, err)
+	}
+	if s == nil {
+		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, errServerNotFound)
+	}
+	return s.Status == hcloud.ServerStatusOff, nil
+}
+
+// InstanceMetadata returns what the node controller writes into the Node.
+func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*cloudprovider.InstanceMetadata, error) {
+	s, err := i.server(ctx, node, i.cfg.InventoryMaxAge)
+	if err != nil {
+		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)
+	}
+	if s == nil {
+		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, errServerNotFound)
+	}
+	md := &cloudprovider.InstanceMetadata{
+		ProviderID:       providerID(s.ID),
+		InstanceType:     s.ServerType.Name,
+		NodeAddresses:    nodeAddresses(s, i.cfg),
+		AdditionalLabels: map[string]string{labelProvidedBy: "cloud"},
+	}
+	if s.Location != nil {
+		md.Region = s.Location.Name
+		if i.cfg.ZoneLabelEnabled {
+			md.Zone = legacyDatacenter(s.Location.Name)
+		}
+	}
+	i.checkNodeIP(node, md.NodeAddresses)
+	return md, nil
+}
+
+// nodeAddresses lists a server's addresses in the official order: the
+// hostname, the public IPv4 and IPv6 (the ::1 of its /64) as the address
+// family allows, and the IP in the configured network.
+func nodeAddresses(s *hcloud.Server, cfg Config) []corev1.NodeAddress {
+	addrs := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: s.Name}}
+	v4 := cfg.AddressFamily == AddressFamilyIPv4 || cfg.AddressFamily == AddressFamilyDualStack
+	v6 := cfg.AddressFamily == AddressFamilyIPv6 || cfg.AddressFamily == AddressFamilyDualStack
+	if v4 && !s.PublicNet.IPv4.IsUnspecified() && s.PublicNet.IPv4.IP != nil {
+		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: s.PublicNet.IPv4.IP.String()})
+	}
+	if v6 && !s.PublicNet.IPv6.IsUnspecified() && s.PublicNet.IPv6.IP != nil {
+		host := slices.Clone(s.PublicNet.IPv6.IP)
+		host[len(host)-1] |= 1
+		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: net.IP(host).String()})
+	}
+	if cfg.NetworkID != 0 {
+		for _, pn := range s.PrivateNet {
+			if pn.Network != nil && pn.Network.ID == cfg.NetworkID && pn.IP != nil {
+				addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: pn.IP.String()})
+			}
+		}
+	}
+	return addrs
+}
+
+// checkNodeIP warns when the kubelet's --node-ip (its annotation) is not
+// one of the server's addresses: the node would then be reached at an
+// address the cloud does not route to it.
+func (i *instances) checkNodeIP(node *corev1.Node, addrs []corev1.NodeAddress) {
+	want := node.Annotations["alpha.kubernetes.io/provided-node-ip"]
+	if want == "" || i.recorder == nil {
+		return
+	}
+	for _, ip := range splitComma(want) {
+		if !slices.ContainsFunc(addrs, func(a corev1.NodeAddress) bool { return a.Address == ip }) {
+			i.recorder.Eventf(node, corev1.EventTypeWarning, eventNodeIPMismatch,
+				"kubelet --node-ip %s is not an address of server %s (%v); check --node-ip and HCLOUD_NETWORK / HCLOUD_INSTANCES_ADDRESS_FAMILY",
+				ip, node.Name, addressList(addrs))
+		}
+	}
+}
+
+func addressList(addrs []corev1.NodeAddress) []string {
+	out := make([]string, 0, len(addrs))
+	for _, a := range addrs {
+		if a.Type != corev1.NodeHostName {
+			out = append(out, a.Address)
+		}
+	}
+	return out
+}
+
+// legacyDatacenters maps a location to the datacenter name the official CCM
+// used as the zone before servers stopped naming their datacenter.
+var legacyDatacenters = map[string]string{
+	"fsn1": "fsn1-dc14", "nbg1": "nbg1-dc3", "hel1": "hel1-dc2", "ash": "ash-dc1", "hil": "hil-dc1", "sin": "sin-dc1",
+}
+
+// legacyDatacenter returns the zone for a location; an unknown location is
+// its own zone.
+func legacyDatacenter(location string) string {
+	if dc, ok := legacyDatacenters[location]; ok {
+		return dc
+	}
+	return location
+}

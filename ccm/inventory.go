@@ -1,0 +1,185 @@
+package ccm
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	"golang.org/x/sync/singleflight"
+)
+
+// inventory is the one view of the project's servers that every controller
+// shares. A lookup is answered from memory while its entry is fresh enough
+// for the caller (its maxAge); a stale or missing entry costs one targeted
+// request, unless callers at that freshness have lately asked for more
+// servers than a full listing has pages, so that one paged listing of all
+// servers is cheaper. Concurrent fetches of the same thing are coalesced.
+type inventory struct {
+	client *hcloud.Client
+	now    func() time.Time
+	stats  *inventoryStats
+
+	mu       sync.Mutex
+	byID     map[int64]*entry
+	byName   map[string]*entry
+	listedAt time.Time                              // when the last full listing finished
+	asked    map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
+	flight   singleflight.Group
+}
+
+// entry is a server as last seen, or a confirmed absence (server nil).
+type entry struct {
+	server *hcloud.Server
+	seen   time.Time
+}
+
+// inventoryStats counts what the inventory did, for metrics and tests.
+type inventoryStats struct {
+	mu                             sync.Mutex
+	hits, targeted, listings, gone uint64
+}
+
+func (s *inventoryStats) add(field *uint64) {
+	s.mu.Lock()
+	*field++
+	s.mu.Unlock()
+}
+
+func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
+	if now == nil {
+		now = time.Now
+	}
+	return &inventory{client: client, now: now, stats: &inventoryStats{},
+		byID: map[int64]*entry{}, byName: map[string]*entry{}, asked: map[time.Duration]map[string]time.Time{}}
+}
+
+// byServerID returns the server with the ID as seen within maxAge, or nil
+// when the API confirmed it does not exist. Any failure is an error.
+func (inv *inventory) byServerID(ctx context.Context, id int64, maxAge time.Duration) (*hcloud.Server, error) {
+	key := "id:" + strconv.FormatInt(id, 10)
+	return inv.lookup(ctx, key, maxAge, func() *entry { return inv.byID[id] }, func(ctx context.Context) (*hcloud.Server, error) {
+		s, _, err := inv.client.Server.GetByID(ctx, id)
+		return s, err
+	})
+}
+
+// byServerName is byServerID for a server name.
+func (inv *inventory) byServerName(ctx context.Context, name string, maxAge time.Duration) (*hcloud.Server, error) {
+	return inv.lookup(ctx, "name:"+name, maxAge, func() *entry { return inv.byName[name] }, func(ctx context.Context) (*hcloud.Server, error) {
+		s, _, err := inv.client.Server.GetByName(ctx, name)
+		return s, err
+	})
+}
+
+func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Duration, cached func() *entry,
+	fetch func(context.Context) (*hcloud.Server, error)) (*hcloud.Server, error) {
+	now := inv.now()
+	inv.mu.Lock()
+	asked := inv.asked[maxAge]
+	if asked == nil {
+		asked = map[string]time.Time{}
+		inv.asked[maxAge] = asked
+	}
+	asked[key] = now
+	if e := cached(); e != nil && now.Sub(e.seen) <= maxAge {
+		inv.mu.Unlock()
+		inv.stats.add(&inv.stats.hits)
+		return e.server, nil
+	}
+	listFirst := inv.shouldList(asked, now, maxAge)
+	inv.mu.Unlock()
+
+	if listFirst {
+		if err := inv.refresh(ctx); err != nil {
+			return nil, err
+		}
+		inv.mu.Lock()
+		e := cached()
+		inv.mu.Unlock()
+		if e != nil && !e.seen.Before(now) {
+			inv.stats.add(&inv.stats.hits)
+			return e.server, nil
+		}
+		// Not in the listing: the targeted request below confirms it is gone.
+	}
+	v, err, _ := inv.flight.Do(key, func() (any, error) {
+		s, err := fetch(ctx)
+		if err != nil {
+			return nil, err
+		}
+		inv.stats.add(&inv.stats.targeted)
+		inv.mu.Lock()
+		defer inv.mu.Unlock()
+		if s == nil {
+			inv.stats.add(&inv.stats.gone)
+			return (*hcloud.Server)(nil), nil
+		}
+		inv.put(s, inv.now())
+		return s, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v.(*hcloud.Server), nil
+}
+
+// shouldList reports whether callers at this freshness asked for more
+// servers within the last two periods than a full listing has pages, and
+// the last listing is too old for them; the caller holds mu.
+func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration) bool {
+	if now.Sub(inv.listedAt) <= maxAge {
+		return false
+	}
+	for k, at := range asked {
+		if now.Sub(at) > 2*maxAge {
+			delete(asked, k)
+		}
+	}
+	pages := max(1, (len(inv.byID)+49)/50)
+	return len(asked) > pages
+}
+
+// refresh lists every server (coalesced with concurrent refreshes) and
+// replaces the inventory with what it found.
+func (inv *inventory) refresh(ctx context.Context) error {
+	_, err, _ := inv.flight.Do("all", func() (any, error) {
+		servers, err := inv.client.Server.All(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("list servers: %w", err)
+		}
+		inv.stats.add(&inv.stats.listings)
+		now := inv.now()
+		inv.mu.Lock()
+		defer inv.mu.Unlock()
+		inv.byID, inv.byName = map[int64]*entry{}, map[string]*entry{}
+		for _, s := range servers {
+			inv.put(s, now)
+		}
+		inv.listedAt = now
+		return nil, nil
+	})
+	return err
+}
+
+// put records a server as seen now; the caller holds mu.
+func (inv *inventory) put(s *hcloud.Server, now time.Time) {
+	if old := inv.byID[s.ID]; old != nil && old.server != nil && old.server.Name != s.Name {
+		delete(inv.byName, old.server.Name)
+	}
+	e := &entry{server: s, seen: now}
+	inv.byID[s.ID] = e
+	inv.byName[s.Name] = e
+}
+
+// forget drops a server, e.g. after the API said it is gone.
+func (inv *inventory) forget(id int64) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if e := inv.byID[id]; e != nil && e.server != nil {
+		delete(inv.byName, e.server.Name)
+	}
+	delete(inv.byID, id)
+}

@@ -1,0 +1,112 @@
+package ccm
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+)
+
+// TestInventorySweeps: a sweep over every node's server costs about two
+// listings the first time, nothing while fresh, and one listing once stale.
+func TestInventorySweeps(t *testing.T) {
+	c := newCloud(t, 120, fakecloud.Options{}) // 3 pages of 50
+	clk := &clock{t: time.Unix(1e9, 0)}
+	inv := newInventory(c.client, clk.now)
+	sweep := func() {
+		t.Helper()
+		for i := range 120 {
+			s, err := inv.byServerName(t.Context(), fmt.Sprintf("node-%04d", i), 5*time.Minute)
+			if err != nil || s == nil {
+				t.Fatalf("node-%04d: %v %v", i, s, err)
+			}
+		}
+	}
+	sweep()
+	if got := c.requests(); got > 7 {
+		t.Errorf("first sweep: %d requests, want at most 4 targeted + 3 pages", got)
+	}
+	c.fc.ResetCounters()
+	clk.advance(time.Minute)
+	sweep()
+	if got := c.requests(); got != 0 {
+		t.Errorf("sweep within max age: %d requests, want 0", got)
+	}
+	clk.advance(5 * time.Minute)
+	sweep()
+	if got := c.requests(); got != 3 {
+		t.Errorf("sweep after max age: %d requests, want one listing of 3 pages", got)
+	}
+}
+
+// TestInventoryLifecycleChecks: one node checked every 5 s for an hour at
+// a 1-minute freshness costs one request a minute.
+func TestInventoryLifecycleChecks(t *testing.T) {
+	c := newCloud(t, 120, fakecloud.Options{})
+	clk := &clock{t: time.Unix(1e9, 0)}
+	inv := newInventory(c.client, clk.now)
+	if err := inv.refresh(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := inv.byServerName(t.Context(), "node-0007", time.Minute)
+	c.fc.ResetCounters()
+	for range 720 {
+		clk.advance(5 * time.Second)
+		if _, err := inv.byServerID(t.Context(), s.ID, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.requests(); got < 55 || got > 61 {
+		t.Errorf("%d requests in an hour, want about 60", got)
+	}
+}
+
+// TestInventoryJoinBurst: 100 servers the inventory has never seen, looked
+// up at once, cost at most one request each (in fact a listing or two).
+func TestInventoryJoinBurst(t *testing.T) {
+	c := newCloud(t, 100, fakecloud.Options{})
+	inv := newInventory(c.client, nil)
+	var wg sync.WaitGroup
+	for i := range 100 {
+		wg.Go(func() {
+			if s, err := inv.byServerName(t.Context(), fmt.Sprintf("node-%04d", i), 5*time.Minute); err != nil || s == nil {
+				t.Errorf("node-%04d: %v %v", i, s, err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := c.requests(); got > 100 {
+		t.Errorf("%d requests for 100 joining nodes, want at most 100", got)
+	}
+	t.Logf("100 joining nodes cost %d requests", c.requests())
+}
+
+// TestInventoryGoneOnlyWhenConfirmed: nil only for a server the API says is
+// gone; errors stay errors.
+func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
+	c := newCloud(t, 3, fakecloud.Options{})
+	clk := &clock{t: time.Unix(1e9, 0)}
+	inv := newInventory(c.client, clk.now)
+	s, err := inv.byServerName(t.Context(), "node-0001", time.Minute)
+	if err != nil || s == nil {
+		t.Fatal(s, err)
+	}
+	if _, err := c.fc.AddFault(fakecloud.Rule{Path: "/**", Status: 500}); err != nil {
+		t.Fatal(err)
+	}
+	clk.advance(2 * time.Minute)
+	if got, err := inv.byServerID(t.Context(), s.ID, time.Minute); err == nil || got != nil {
+		t.Fatalf("during an outage: %v %v, want an error", got, err)
+	}
+	c.fc.ClearFaults()
+	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := inv.byServerID(t.Context(), s.ID, time.Minute); err != nil || got != nil {
+		t.Fatalf("after deletion: %v %v, want nil, nil", got, err)
+	}
+	_ = hcloud.ServerStatusOff
+}

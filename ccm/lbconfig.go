@@ -1,0 +1,60 @@
+package ccm
+
+import (
+	"errors"
+	"fmt"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// LoadBalancerDefaults are the HCLOUD_LOAD_BALANCERS_* defaults that
+// Service annotations override. Pointer fields are unset unless the
+// variable is: the API's own default then applies, as with the official CCM.
+type LoadBalancerDefaults struct {
+	Enabled               bool
+	Location              string
+	NetworkZone           string
+	DisablePrivateIngress bool
+	UsePrivateIP          bool
+	DisableIPv6           bool
+	DisablePublicNetwork  *bool
+	UsesProxyProtocol     *bool
+	PrivateSubnetIPRange  string
+	AlgorithmType         string // empty: not sent
+	Type                  string
+	HealthCheckInterval   time.Duration // 0: not sent
+	HealthCheckTimeout    time.Duration
+	HealthCheckRetries    *int
+}
+
+func loadBalancerDefaults(r *envReader) LoadBalancerDefaults {
+	d := LoadBalancerDefaults{
+		Enabled:               r.boolean("HCLOUD_LOAD_BALANCERS_ENABLED", true),
+		Location:              r.str("HCLOUD_LOAD_BALANCERS_LOCATION", ""),
+		NetworkZone:           r.str("HCLOUD_LOAD_BALANCERS_NETWORK_ZONE", ""),
+		DisablePrivateIngress: r.boolean("HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS", false),
+		UsePrivateIP:          r.boolean("HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP", false),
+		DisableIPv6:           r.boolean("HCLOUD_LOAD_BALANCERS_DISABLE_IPV6", false),
+		DisablePublicNetwork:  r.optionalBool("HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK"),
+		UsesProxyProtocol:     r.optionalBool("HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL"),
+		PrivateSubnetIPRange:  r.str("HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE", ""),
+		AlgorithmType:         strings.ToLower(r.str("HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE", "")),
+		Type:                  r.str("HCLOUD_LOAD_BALANCERS_TYPE", "lb11"),
+		HealthCheckInterval:   r.duration("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL", 0),
+		HealthCheckTimeout:    r.duration("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", 0),
+		HealthCheckRetries:    r.optionalInt("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES"),
+	}
+	if d.Location != "" && d.NetworkZone != "" {
+		r.errs = append(r.errs, errors.New("HCLOUD_LOAD_BALANCERS_LOCATION and HCLOUD_LOAD_BALANCERS_NETWORK_ZONE are both set: set only one"))
+	}
+	if d.AlgorithmType != "" && d.AlgorithmType != "round_robin" && d.AlgorithmType != "least_connections" {
+		r.errs = append(r.errs, fmt.Errorf("HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE=%q: want round_robin or least_connections", d.AlgorithmType))
+	}
+	if d.PrivateSubnetIPRange != "" {
+		if _, err := netip.ParsePrefix(d.PrivateSubnetIPRange); err != nil {
+			r.errs = append(r.errs, fmt.Errorf("HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE=%q: want a CIDR such as 10.0.1.0/24", d.PrivateSubnetIPRange))
+		}
+	}
+	return d
+}

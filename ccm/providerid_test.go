@@ -1,0 +1,47 @@
+package ccm
+
+import (
+	"errors"
+	"testing"
+)
+
+func TestProviderID(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    int64
+		wantErr bool
+		robot   bool
+	}{
+		{"hcloud://42", 42, false, false},
+		{"hcloud://9007199254740991", 9007199254740991, false, false},
+		{"hcloud://", 0, true, false},
+		{"hcloud://0", 0, true, false},
+		{"hcloud://-1", 0, true, false},
+		{"hcloud://042", 0, true, false},
+		{"hcloud://12a", 0, true, false},
+		{"aws:///eu-west-1a/i-123", 0, true, false},
+		{"", 0, true, false},
+		{"hrobot://321", 0, true, true},
+		{"hcloud://bm-321", 0, true, true},
+	}
+	for _, tt := range tests {
+		got, err := serverIDFromProviderID(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want || errors.Is(err, errRobotServer) != tt.robot {
+			t.Errorf("%q: got %d, %v; want %d, error %v (robot %v)", tt.in, got, err, tt.want, tt.wantErr, tt.robot)
+		}
+	}
+}
+
+func FuzzProviderIDRoundTrip(f *testing.F) {
+	f.Add(int64(1))
+	f.Add(int64(123456789))
+	f.Fuzz(func(t *testing.T, id int64) {
+		if id < 1 {
+			return
+		}
+		got, err := serverIDFromProviderID(providerID(id))
+		if err != nil || got != id {
+			t.Fatalf("round trip of %d: %d, %v", id, got, err)
+		}
+	})
+}
