@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
 // TestInventorySweeps: a sweep over every node's server costs about two
@@ -108,5 +107,4 @@ func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
 	if got, err := inv.byServerID(t.Context(), s.ID, time.Minute); err != nil || got != nil {
 		t.Fatalf("after deletion: %v %v, want nil, nil", got, err)
 	}
-	_ = hcloud.ServerStatusOff
 }

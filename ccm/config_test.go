@@ -1,0 +1,130 @@
+package ccm
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const token64 = "0123456789012345678901234567890123456789012345678901234567890123"
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func noFile(string) ([]byte, error) { return nil, fs.ErrNotExist }
+
+func TestLoadConfigDefaults(t *testing.T) {
+	c, err := LoadConfig(env(map[string]string{"HCLOUD_TOKEN": token64}), noFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", AddressFamily: "ipv4", ZoneLabelEnabled: true,
+		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
+		LoadBalancers: LoadBalancerDefaults{Enabled: true, Type: "lb11"}}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadConfigEveryVariable(t *testing.T) {
+	c, err := LoadConfig(env(map[string]string{
+		"HCLOUD_TOKEN": token64, "HCLOUD_ENDPOINT": "http://127.0.0.1:8080/v1", "HCLOUD_DEBUG": "true",
+		"HCLOUD_NETWORK": "k8s", "HCLOUD_NETWORK_ROUTES_ENABLED": "false", "HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK": "true",
+		"HCLOUD_INSTANCES_ADDRESS_FAMILY": "dualstack", "HCLOUD_INSTANCES_ZONE_LABEL_ENABLED": "false",
+		"HCLOUD_METRICS_ENABLED": "false", "HCLOUD_METRICS_ADDRESS": "127.0.0.1:9000",
+		"HCLOUD_INVENTORY_MAX_AGE": "10m", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE": "30s", "HCLOUD_BUDGET_RESERVE": "50",
+		"HCLOUD_LOAD_BALANCERS_ENABLED": "false", "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE": "eu-central",
+		"HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS": "true", "HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP": "true",
+		"HCLOUD_LOAD_BALANCERS_DISABLE_IPV6": "true", "HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK": "true",
+		"HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL": "false", "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE": "10.0.1.0/24",
+		"HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE": "Least_Connections", "HCLOUD_LOAD_BALANCERS_TYPE": "lb21",
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL": "5s", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT": "3s",
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "2",
+	}), noFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	yes, no, two := true, false, 2
+	want := Config{Token: token64, Endpoint: "http://127.0.0.1:8080/v1", Debug: true, Network: "k8s", NetworkDisableAttachedCheck: true,
+		AddressFamily: "dualstack", MetricsAddress: "127.0.0.1:9000", InventoryMaxAge: 10 * time.Minute, LifecycleMaxAge: 30 * time.Second, BudgetReserve: 50,
+		LoadBalancers: LoadBalancerDefaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
+			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
+			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two}}
+	if diff := cmp.Diff(want, c); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestLoadConfigRoutesNeedANetwork(t *testing.T) {
+	c, _ := LoadConfig(env(map[string]string{"HCLOUD_TOKEN": token64, "HCLOUD_NETWORK_ROUTES_ENABLED": "true"}), noFile)
+	if c.RoutesEnabled {
+		t.Error("routes enabled without HCLOUD_NETWORK")
+	}
+	c, _ = LoadConfig(env(map[string]string{"HCLOUD_TOKEN": token64, "HCLOUD_NETWORK": "1"}), noFile)
+	if !c.RoutesEnabled {
+		t.Error("routes off by default with a network")
+	}
+}
+
+func TestLoadConfigTokenFile(t *testing.T) {
+	read := func(path string) ([]byte, error) {
+		if path == "/secret/token" {
+			return []byte(token64 + "\n"), nil
+		}
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fs.ErrNotExist}
+	}
+	c, err := LoadConfig(env(map[string]string{"HCLOUD_TOKEN_FILE": "/secret/token"}), read)
+	if err != nil || c.Token != token64 {
+		t.Fatalf("token file: %v", err)
+	}
+	_, err = LoadConfig(env(map[string]string{"HCLOUD_TOKEN_FILE": "/missing"}), read)
+	if err == nil || !strings.Contains(err.Error(), "HCLOUD_TOKEN_FILE") {
+		t.Errorf("missing token file: %v", err)
+	}
+	c, err = LoadConfig(env(map[string]string{"HCLOUD_TOKEN": "short"}), read)
+	if err != nil || len(c.Warnings) != 1 {
+		t.Errorf("a short token is a warning, as upstream: %v %v", err, c.Warnings)
+	}
+}
+
+// TestLoadConfigReportsEveryErrorWithoutTheToken: all problems at once,
+// and the token never appears in them.
+func TestLoadConfigReportsEveryErrorWithoutTheToken(t *testing.T) {
+	secret := token64[:40] + "\x01secret-part-of-token!!"
+	_, err := LoadConfig(env(map[string]string{
+		"HCLOUD_TOKEN": secret, "HCLOUD_DEBUG": "yes please", "HCLOUD_INSTANCES_ADDRESS_FAMILY": "ipv5",
+		"HCLOUD_ENDPOINT": "ftp://x", "HCLOUD_INVENTORY_MAX_AGE": "-1s", "HCLOUD_BUDGET_RESERVE": "lots",
+		"HCLOUD_LOAD_BALANCERS_LOCATION": "fsn1", "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE": "eu-central",
+		"HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE": "random", "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE": "nope",
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "x",
+	}), noFile)
+	if err == nil {
+		t.Fatal("bad configuration accepted")
+	}
+	for _, name := range []string{"HCLOUD_DEBUG", "HCLOUD_INSTANCES_ADDRESS_FAMILY", "HCLOUD_ENDPOINT", "HCLOUD_INVENTORY_MAX_AGE",
+		"HCLOUD_BUDGET_RESERVE", "HCLOUD_LOAD_BALANCERS_LOCATION", "HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE",
+		"HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", "HTTP header"} {
+		if !strings.Contains(err.Error(), name) {
+			t.Errorf("the error does not mention %s:\n%v", name, err)
+		}
+	}
+	if strings.Contains(err.Error(), "secret-part") {
+		t.Error("the error shows the token")
+	}
+	if n := len(strings.Split(err.Error(), "\n")); n < 10 {
+		t.Errorf("%d errors reported, want every one", n)
+	}
+	_, err = LoadConfig(env(nil), noFile)
+	if err == nil || !strings.Contains(err.Error(), "HCLOUD_TOKEN") {
+		t.Errorf("missing token: %v", err)
+	}
+}
+
+func TestConfigStringHidesToken(t *testing.T) {
+	c := Config{Token: token64}
+	if strings.Contains(c.String(), token64) {
+		t.Error("Config.String shows the token")
+	}
+}
