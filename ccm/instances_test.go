@@ -1,0 +1,117 @@
+package ccm
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/record"
+)
+
+func newInstances(t *testing.T, c *cloudFixture, family string) (*instances, *record.FakeRecorder) {
+	t.Helper()
+	nets, err := c.client.Network.All(t.Context())
+	if err != nil || len(nets) != 1 {
+		t.Fatal(nets, err)
+	}
+	rec := record.NewFakeRecorder(10)
+	cfg := Config{NetworkID: nets[0].ID, AddressFamily: family, ZoneLabelEnabled: true, InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute}
+	return &instances{inv: newInventory(c.client, nil), cfg: cfg, recorder: rec}, rec
+}
+
+func node(name, providerID string) *corev1.Node {
+	return &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerID}}
+}
+
+func TestInstanceMetadata(t *testing.T) {
+	c := newCloud(t, 2, fakecloud.Options{})
+	i, _ := newInstances(t, c, AddressFamilyDualStack)
+	md, err := i.InstanceMetadata(t.Context(), node("node-0001", ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := c.client.Server.GetByName(t.Context(), "node-0001")
+	want := []corev1.NodeAddress{
+		{Type: corev1.NodeHostName, Address: "node-0001"},
+		{Type: corev1.NodeExternalIP, Address: s.PublicNet.IPv4.IP.String()},
+		{Type: corev1.NodeExternalIP, Address: strings.TrimSuffix(s.PublicNet.IPv6.Network.String(), "/64") + "1"},
+		{Type: corev1.NodeInternalIP, Address: s.PrivateNet[0].IP.String()},
+	}
+	if diff := cmp.Diff(want, md.NodeAddresses); diff != "" {
+		t.Errorf("addresses (-want +got):\n%s", diff)
+	}
+	if md.ProviderID != providerID(s.ID) || md.InstanceType != "cx22" || md.Region != "fsn1" || md.Zone != "fsn1-dc14" ||
+		md.AdditionalLabels[labelProvidedBy] != "cloud" {
+		t.Errorf("metadata %+v", md)
+	}
+	byID, err := i.InstanceMetadata(t.Context(), node("renamed-node", providerID(s.ID)))
+	if err != nil || byID.NodeAddresses[0].Address != "node-0001" {
+		t.Errorf("lookup by provider ID: %+v %v", byID, err)
+	}
+	i.cfg.ZoneLabelEnabled, i.cfg.AddressFamily = false, AddressFamilyIPv6
+	md, _ = i.InstanceMetadata(t.Context(), node("node-0001", ""))
+	if md.Zone != "" || len(md.NodeAddresses) != 3 || md.NodeAddresses[1].Address == s.PublicNet.IPv4.IP.String() {
+		t.Errorf("ipv6 without zone: %+v", md)
+	}
+	if _, err := i.InstanceMetadata(t.Context(), node("nobody", "")); err == nil {
+		t.Error("metadata for a node without a server")
+	}
+	if _, err := i.InstanceMetadata(t.Context(), node("x", "hrobot://5")); err == nil {
+		t.Error("metadata for a Robot provider ID")
+	}
+}
+
+func TestInstanceExistsOnlyFalseWhenConfirmed(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	i, _ := newInstances(t, c, AddressFamilyIPv4)
+	i.cfg.LifecycleMaxAge = 0 // always ask the API
+	s, _, _ := c.client.Server.GetByName(t.Context(), "node-0000")
+	n := node("node-0000", providerID(s.ID))
+	if ok, err := i.InstanceExists(t.Context(), n); !ok || err != nil {
+		t.Fatalf("existing server: %v %v", ok, err)
+	}
+	for _, rule := range []fakecloud.Rule{{Path: "/**", Status: 500}, {Path: "/**", Status: 429}, {Path: "/**", Status: 503, PlainBody: true}} {
+		c.fc.ClearFaults()
+		if _, err := c.fc.AddFault(rule); err != nil {
+			t.Fatal(err)
+		}
+		if ok, err := i.InstanceExists(t.Context(), n); err == nil {
+			t.Errorf("with %d answers: exists=%v and no error; the node could be deleted", rule.Status, ok)
+		}
+	}
+	c.fc.ClearFaults()
+	if err := c.fc.Apply(fakecloud.Event{Type: "power_off_server", Server: s.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if off, err := i.InstanceShutdown(t.Context(), n); !off || err != nil {
+		t.Errorf("powered off server: shutdown=%v %v", off, err)
+	}
+	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := i.InstanceExists(t.Context(), n); ok || err != nil {
+		t.Errorf("deleted server: exists=%v %v, want false, nil", ok, err)
+	}
+}
+
+func TestNodeIPMismatchEvent(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	i, rec := newInstances(t, c, AddressFamilyIPv4)
+	n := node("node-0000", "")
+	n.Annotations = map[string]string{"alpha.kubernetes.io/provided-node-ip": "192.0.2.99"}
+	if _, err := i.InstanceMetadata(t.Context(), n); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-rec.Events:
+		if !strings.Contains(e, eventNodeIPMismatch) || !strings.Contains(e, "192.0.2.99") {
+			t.Errorf("event %q", e)
+		}
+	default:
+		t.Error("no event for a --node-ip that is not the server's")
+	}
+}
