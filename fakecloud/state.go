@@ -173,26 +173,14 @@ func (w *world) load(st state) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	for _, s := range st.Servers {
-		w.servers.put(s.ID, s)
-	}
-	for _, lb := range st.LoadBalancers {
-		w.loadBalancers.put(lb.ID, lb)
-	}
-	for _, n := range st.Networks {
-		w.networks.put(n.ID, n)
-	}
-	for _, c := range st.Certificates {
-		w.certificates.put(c.ID, c)
-	}
-	for _, k := range st.SSHKeys {
-		w.sshKeys.put(k.ID, k)
-	}
-	for _, p := range st.PrimaryIPs {
-		w.primaryIPs.put(p.ID, p)
-	}
+	putAll(&w.servers, st.Servers, func(s *server) int64 { return s.ID })
+	putAll(&w.loadBalancers, st.LoadBalancers, func(lb *loadBalancer) int64 { return lb.ID })
+	putAll(&w.networks, st.Networks, func(n *schema.Network) int64 { return n.ID })
+	putAll(&w.certificates, st.Certificates, func(c *schema.Certificate) int64 { return c.ID })
+	putAll(&w.sshKeys, st.SSHKeys, func(k *schema.SSHKey) int64 { return k.ID })
+	putAll(&w.primaryIPs, st.PrimaryIPs, func(p *schema.PrimaryIP) int64 { return p.ID })
+	putAll(&w.actions, st.Actions, func(a *action) int64 { return a.ID })
 	for _, a := range st.Actions {
-		w.actions.put(a.ID, a)
 		if a.Status == "running" {
 			w.running = append(w.running, a.ID)
 			if a.Lock.ID != 0 {
@@ -214,6 +202,12 @@ func (w *world) load(st state) error {
 	w.rng = rand.New(pcg)
 	w.reindexNetworks()
 	return nil
+}
+
+func putAll[T any](t *table[T], items []*T, id func(*T) int64) {
+	for _, it := range items {
+		t.put(id(it), it)
+	}
 }
 
 // checkIDs reports entries that are null, lack a positive ID, or repeat

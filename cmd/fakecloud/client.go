@@ -101,6 +101,19 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 		s, err := arg(i, what)
 		return []byte(s), err
 	}
+	// sendFile sends the file named by argument i.
+	sendFile := func(i int, what, method, path string) error {
+		name, err := arg(i, what)
+		if err != nil {
+			return err
+		}
+		doc, err := os.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		_, err = a.call(ctx, method, path, doc)
+		return err
+	}
 	printJSON := func(data []byte) error {
 		var out bytes.Buffer
 		if err := json.Indent(&out, data, "", "  "); err != nil {
@@ -158,27 +171,9 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 		_, err = a.call(ctx, "POST", "/events", doc)
 		return err
 	case "scenario":
-		path, err := arg(0, "scenario file")
-		if err != nil {
-			return err
-		}
-		doc, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		_, err = a.call(ctx, "POST", "/scenarios", doc)
-		return err
+		return sendFile(0, "scenario file", "POST", "/scenarios")
 	case "seed":
-		path, err := arg(0, "seed world file")
-		if err != nil {
-			return err
-		}
-		doc, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		_, err = a.call(ctx, "POST", "/seed", doc)
-		return err
+		return sendFile(0, "seed world file", "POST", "/seed")
 	case "reset":
 		to := "empty"
 		if len(pos) > 0 {
@@ -188,16 +183,7 @@ func client(ctx context.Context, args []string, getenv func(string) string, stdo
 		return err
 	case "state":
 		if len(pos) > 0 && pos[0] == "import" {
-			path, err := arg(1, "snapshot file")
-			if err != nil {
-				return err
-			}
-			doc, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			_, err = a.call(ctx, "PUT", "/state", doc)
-			return err
+			return sendFile(1, "snapshot file", "PUT", "/state")
 		}
 		data, err := a.call(ctx, "GET", "/state", nil)
 		if err != nil {
