@@ -183,3 +183,37 @@ func (inv *inventory) forget(id int64) {
 	}
 	delete(inv.byID, id)
 }
+
+// byPrivateIP finds the server holding an IP in a network. A server not in
+// the inventory is only declared absent (nil) after a full listing no older
+// than maxAge, so a route is never taken for a blackhole on stale data.
+func (inv *inventory) byPrivateIP(ctx context.Context, networkID int64, ip string, maxAge time.Duration) (*hcloud.Server, error) {
+	find := func() *hcloud.Server {
+		inv.mu.Lock()
+		defer inv.mu.Unlock()
+		for _, e := range inv.byID {
+			if e.server == nil {
+				continue
+			}
+			for _, pn := range e.server.PrivateNet {
+				if pn.Network != nil && pn.Network.ID == networkID && pn.IP != nil && pn.IP.String() == ip {
+					return e.server
+				}
+			}
+		}
+		return nil
+	}
+	if s := find(); s != nil {
+		return s, nil
+	}
+	inv.mu.Lock()
+	fresh := inv.now().Sub(inv.listedAt) <= maxAge
+	inv.mu.Unlock()
+	if fresh {
+		return nil, nil
+	}
+	if err := inv.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return find(), nil
+}

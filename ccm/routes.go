@@ -1,0 +1,201 @@
+package ccm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/klog/v2"
+)
+
+// eventRouteRefused is the reason of the event for a route the cloud
+// cannot carry (an IPv6 pod CIDR).
+const eventRouteRefused = "RouteRefused"
+
+// routes implements cloudprovider.Routes on the configured network. The
+// network is read at most every InventoryMaxAge; this CCM's own changes
+// are applied to the copy as they succeed.
+type routes struct {
+	client    *hcloud.Client
+	inv       *inventory
+	networkID int64
+	maxAge    time.Duration
+	recorder  record.EventRecorder
+	now       func() time.Time
+
+	mu      sync.Mutex
+	network *hcloud.Network
+	fetched time.Time
+}
+
+var _ cloudprovider.Routes = (*routes)(nil)
+
+// current returns the network, fetching it when the copy is too old.
+func (r *routes) current(ctx context.Context) (*hcloud.Network, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.network != nil && r.now().Sub(r.fetched) <= r.maxAge {
+		return r.network, nil
+	}
+	n, _, err := r.client.Network.GetByID(ctx, r.networkID)
+	if err != nil {
+		return nil, fmt.Errorf("get network %d: %w", r.networkID, err)
+	}
+	if n == nil {
+		return nil, fmt.Errorf("network %d does not exist", r.networkID)
+	}
+	r.network, r.fetched = n, r.now()
+	return n, nil
+}
+
+// edit changes the cached network's routes after a successful action.
+func (r *routes) edit(change func(rs []hcloud.NetworkRoute) []hcloud.NetworkRoute) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.network != nil {
+		r.network.Routes = change(slices.Clone(r.network.Routes))
+	}
+}
+
+// ListRoutes returns every route of the network. A route whose gateway no
+// server holds (after a fresh listing confirms it) is a blackhole.
+func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Route, error) {
+	n, err := r.current(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*cloudprovider.Route, 0, len(n.Routes))
+	for _, rt := range n.Routes {
+		route := &cloudprovider.Route{Name: rt.Gateway.String() + "-" + rt.Destination.String(), DestinationCIDR: rt.Destination.String()}
+		s, err := r.inv.byPrivateIP(ctx, r.networkID, rt.Gateway.String(), r.maxAge)
+		if err != nil {
+			return nil, err
+		}
+		if s == nil {
+			route.Blackhole = true
+		} else {
+			route.TargetNode = types.NodeName(s.Name)
+		}
+		out = append(out, route)
+	}
+	return out, nil
+}
+
+// CreateRoute sends the pod CIDR to the node's IP in the network, replacing
+// a route for the same CIDR through another gateway.
+func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *cloudprovider.Route) error {
+	node := string(route.TargetNode)
+	_, dest, err := net.ParseCIDR(route.DestinationCIDR)
+	if err != nil {
+		return fmt.Errorf("create route %q for node %s: %w", route.DestinationCIDR, node, err)
+	}
+	if dest.IP.To4() == nil {
+		msg := fmt.Sprintf("route %s for node %s refused: Hetzner Cloud networks do not carry IPv6; use an IPv4 cluster CIDR for routes or disable them (HCLOUD_NETWORK_ROUTES_ENABLED=false)", route.DestinationCIDR, node)
+		r.event(node, msg)
+		return errors.New(msg)
+	}
+	s, err := r.inv.byServerName(ctx, node, r.maxAge)
+	if err != nil {
+		return fmt.Errorf("create route for node %s: %w", node, err)
+	}
+	if s == nil {
+		return fmt.Errorf("create route for node %s: %w", node, errServerNotFound)
+	}
+	i := slices.IndexFunc(s.PrivateNet, func(pn hcloud.ServerPrivateNet) bool { return pn.Network != nil && pn.Network.ID == r.networkID })
+	if i < 0 {
+		return fmt.Errorf("create route for node %s: server %d is not attached to network %d", node, s.ID, r.networkID)
+	}
+	gw := s.PrivateNet[i].IP
+	n, err := r.current(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rt := range n.Routes {
+		if rt.Destination.String() != dest.String() {
+			continue
+		}
+		if rt.Gateway.Equal(gw) {
+			return nil
+		}
+		klog.InfoS("Replacing a route with a stale gateway", "destination", dest, "old", rt.Gateway, "new", gw, "node", node)
+		if err := r.do(ctx, node, func() (*hcloud.Action, *hcloud.Response, error) {
+			return r.client.Network.DeleteRoute(ctx, n, hcloud.NetworkDeleteRouteOpts{Route: rt})
+		}); err != nil {
+			return err
+		}
+		r.edit(func(rs []hcloud.NetworkRoute) []hcloud.NetworkRoute {
+			return slices.DeleteFunc(rs, func(x hcloud.NetworkRoute) bool { return x.Destination.String() == dest.String() })
+		})
+	}
+	add := hcloud.NetworkRoute{Destination: dest, Gateway: gw}
+	if err := r.do(ctx, node, func() (*hcloud.Action, *hcloud.Response, error) {
+		return r.client.Network.AddRoute(ctx, n, hcloud.NetworkAddRouteOpts{Route: add})
+	}); err != nil {
+		return err
+	}
+	r.edit(func(rs []hcloud.NetworkRoute) []hcloud.NetworkRoute { return append(rs, add) })
+	return nil
+}
+
+// DeleteRoute removes a route; one already gone is not an error.
+func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
+	n, err := r.current(ctx)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(n.Routes, func(rt hcloud.NetworkRoute) bool { return rt.Destination.String() == route.DestinationCIDR })
+	if i < 0 {
+		return nil
+	}
+	rt := n.Routes[i]
+	if err := r.do(ctx, string(route.TargetNode), func() (*hcloud.Action, *hcloud.Response, error) {
+		return r.client.Network.DeleteRoute(ctx, n, hcloud.NetworkDeleteRouteOpts{Route: rt})
+	}); err != nil {
+		return err
+	}
+	r.edit(func(rs []hcloud.NetworkRoute) []hcloud.NetworkRoute {
+		return slices.DeleteFunc(rs, func(x hcloud.NetworkRoute) bool { return x.Destination.String() == route.DestinationCIDR })
+	})
+	return nil
+}
+
+// do runs a network action and waits for it. A locked or changing network
+// becomes a Kubernetes Conflict, which the route controller retries.
+func (r *routes) do(ctx context.Context, node string, start func() (*hcloud.Action, *hcloud.Response, error)) error {
+	a, _, err := start()
+	if err == nil {
+		err = r.client.Action.WaitFor(ctx, a)
+	}
+	if hcloud.IsError(err, hcloud.ErrorCodeLocked) || hcloud.IsError(err, hcloud.ErrorCodeConflict) {
+		// The network changed under us: read it afresh next time.
+		r.mu.Lock()
+		r.network = nil
+		r.mu.Unlock()
+		return apierrors.NewConflict(schema.GroupResource{Resource: "nodes"}, node, err)
+	}
+	if err != nil {
+		r.mu.Lock()
+		r.network = nil
+		r.mu.Unlock()
+		return fmt.Errorf("route for node %s: %w", node, err)
+	}
+	return nil
+}
+
+func (r *routes) event(node, msg string) {
+	if r.recorder != nil {
+		ref := &corev1.ObjectReference{Kind: "Node", Name: node, UID: types.UID(node)}
+		r.recorder.Event(ref, corev1.EventTypeWarning, eventRouteRefused, msg)
+	}
+}

@@ -1,0 +1,137 @@
+package ccm
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/record"
+	cloudprovider "k8s.io/cloud-provider"
+)
+
+func newRoutes(t *testing.T, c *cloudFixture) (*routes, *hcloud.Network, *record.FakeRecorder) {
+	t.Helper()
+	nets, err := c.client.Network.All(t.Context())
+	if err != nil || len(nets) != 1 {
+		t.Fatal(nets, err)
+	}
+	rec := record.NewFakeRecorder(10)
+	return &routes{client: c.client, inv: newInventory(c.client, nil), networkID: nets[0].ID, maxAge: 5 * time.Minute,
+		recorder: rec, now: time.Now}, nets[0], rec
+}
+
+func routeSet(t *testing.T, r *routes) []string {
+	t.Helper()
+	rs, err := r.ListRoutes(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, rt := range rs {
+		target := string(rt.TargetNode)
+		if rt.Blackhole {
+			target = "blackhole"
+		}
+		out = append(out, rt.DestinationCIDR+" "+target)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func TestRoutesCreateReplaceDelete(t *testing.T) {
+	c := newCloud(t, 3, fakecloud.Options{})
+	r, nw, _ := newRoutes(t, c)
+	ctx := t.Context()
+	for i, node := range []string{"node-0000", "node-0001"} {
+		if err := r.CreateRoute(ctx, "", "", &cloudprovider.Route{TargetNode: types.NodeName(node), DestinationCIDR: "10.244." + string(rune('0'+i)) + ".0/24"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.0.0/24 node-0000", "10.244.1.0/24 node-0001"}) {
+		t.Fatalf("routes %v", got)
+	}
+	// Creating the same route again sends nothing.
+	c.fc.ResetCounters()
+	if err := r.CreateRoute(ctx, "", "", &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "10.244.0.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.requests(); got != 0 {
+		t.Errorf("recreating an existing route cost %d requests", got)
+	}
+	// The CIDR moves to another node: the stale route is replaced.
+	if err := r.CreateRoute(ctx, "", "", &cloudprovider.Route{TargetNode: "node-0002", DestinationCIDR: "10.244.0.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := c.client.Network.GetByID(ctx, nw.ID)
+	s2, _, _ := c.client.Server.GetByName(ctx, "node-0002")
+	if len(got.Routes) != 2 || !slices.ContainsFunc(got.Routes, func(rt hcloud.NetworkRoute) bool {
+		return rt.Destination.String() == "10.244.0.0/24" && rt.Gateway.Equal(s2.PrivateNet[0].IP)
+	}) {
+		t.Errorf("routes in the cloud after replace: %+v", got.Routes)
+	}
+	if err := r.DeleteRoute(ctx, "", &cloudprovider.Route{TargetNode: "node-0001", DestinationCIDR: "10.244.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.DeleteRoute(ctx, "", &cloudprovider.Route{TargetNode: "node-0001", DestinationCIDR: "10.244.1.0/24"}); err != nil {
+		t.Errorf("deleting a route already gone: %v", err)
+	}
+	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.0.0/24 node-0002"}) {
+		t.Errorf("routes %v", got)
+	}
+}
+
+func TestRoutesBlackholeOnlyAfterAFreshListing(t *testing.T) {
+	c := newCloud(t, 2, fakecloud.Options{})
+	r, _, _ := newRoutes(t, c)
+	if err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0001", DestinationCIDR: "10.244.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	s, _, _ := c.client.Server.GetByName(t.Context(), "node-0001")
+	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
+		t.Fatal(err)
+	}
+	// The inventory still knows the server: not a blackhole yet.
+	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.1.0/24 node-0001"}) {
+		t.Fatalf("routes %v", got)
+	}
+	r.inv.forget(s.ID)
+	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.1.0/24 blackhole"}) {
+		t.Errorf("routes after the server is gone: %v", got)
+	}
+	// During an outage nothing is declared a blackhole.
+	r.inv.listedAt = time.Time{}
+	if _, err := c.fc.AddFault(fakecloud.Rule{Path: "/servers", Status: 500}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ListRoutes(t.Context(), ""); err == nil {
+		t.Error("routes listed as blackholes while the server listing failed")
+	}
+}
+
+func TestRoutesRefuseIPv6AndReportConflicts(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	r, _, rec := newRoutes(t, c)
+	c.fc.ResetCounters()
+	err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "fd00:244::/64"})
+	if err == nil || !strings.Contains(err.Error(), "IPv6") {
+		t.Fatalf("IPv6 route: %v", err)
+	}
+	if e := <-rec.Events; !strings.Contains(e, eventRouteRefused) {
+		t.Errorf("event %q", e)
+	}
+	if c.requests() != 0 {
+		t.Errorf("an IPv6 route cost %d requests", c.requests())
+	}
+	if _, err := c.fc.AddFault(fakecloud.Rule{Method: "POST", Path: "/networks/{id}/actions/add_route", Code: "locked"}); err != nil {
+		t.Fatal(err)
+	}
+	err = r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "10.244.0.0/24"})
+	if !apierrors.IsConflict(err) {
+		t.Errorf("locked network: %v, want a Conflict the route controller retries", err)
+	}
+}
