@@ -7,8 +7,13 @@ BIN := bin
 help: ## list the targets
 	@grep -hE '^[a-z0-9-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-12s %s\n", $$1, $$2}'
 
-build: ## build bin/fakecloud
+build: build-fakecloud build-ccm ## build bin/fakecloud and bin/ccm
+
+build-fakecloud: ## build bin/fakecloud
 	$(GO) build -o $(BIN)/fakecloud ./cmd/fakecloud
+
+build-ccm: ## build bin/ccm, the cloud-controller-manager (about a minute the first time)
+	$(GO) build -o $(BIN)/ccm ./cmd/ccm
 
 test: ## vet and run every unit and contract test
 	$(GO) vet ./...
@@ -21,7 +26,7 @@ fuzz: ## fuzz the request decoders for 30 s each
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRequests -fuzztime 30s ./fakecloud/
 	$(GO) test -run '^$$' -fuzz FuzzLabelSelector -fuzztime 30s ./fakecloud/
 
-demo: build ## start fakecloud on a small seeded world and take a tour with curl
+demo: build-fakecloud ## start fakecloud on a small seeded world and take a tour with curl
 	bash scripts/demo.sh
 
-.PHONY: help build test bench fuzz demo
+.PHONY: help build build-fakecloud build-ccm test bench fuzz demo

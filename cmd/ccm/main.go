@@ -1,0 +1,56 @@
+// Command ccm is the Hetzner Cloud cloud-controller-manager: the upstream
+// controllers of k8s.io/cloud-provider (cloud-node, cloud-node-lifecycle,
+// service, route) on the provider in package ccm. It reads its settings
+// from the official CCM's HCLOUD_* environment variables.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"k8s.io/apimachinery/pkg/util/wait"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/cloud-provider/app"
+	"k8s.io/cloud-provider/app/config"
+	"k8s.io/cloud-provider/names"
+	"k8s.io/cloud-provider/options"
+	"k8s.io/component-base/cli"
+	cliflag "k8s.io/component-base/cli/flag"
+	"k8s.io/klog/v2"
+)
+
+func main() {
+	opts, err := options.NewCloudControllerManagerOptions()
+	if err != nil {
+		klog.Fatalf("controller manager options: %v", err)
+	}
+	opts.KubeCloudShared.CloudProvider.Name = ccm.ProviderName
+	// A burst of joining nodes is initialised in parallel; flags still win.
+	opts.NodeController.ConcurrentNodeSyncs = 20
+	opts.ServiceController.ConcurrentServiceSyncs = 10
+	cmd := app.NewCloudControllerManagerCommand(opts, newCloud, app.DefaultInitFuncConstructors,
+		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
+	os.Exit(cli.Run(cmd))
+}
+
+// newCloud reads the environment and builds the provider; a bad
+// configuration stops the process with every problem listed.
+func newCloud(_ *config.CompletedConfig) cloudprovider.Interface {
+	cfg, err := ccm.LoadConfig(os.Getenv, nil)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hcloud-ccm: invalid configuration:\n%v\n", err)
+		os.Exit(1)
+	}
+	for _, w := range cfg.Warnings {
+		klog.Warning(w)
+	}
+	klog.InfoS("Configuration", "config", cfg.String())
+	cloud, err := ccm.New(context.Background(), cfg)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "hcloud-ccm: %v\n", err)
+		os.Exit(1)
+	}
+	return cloud
+}
