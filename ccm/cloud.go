@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"fmt"
+	"net/http"
 	"os"
 	"time"
 
@@ -24,6 +25,7 @@ const ProviderName = "hcloud"
 type Cloud struct {
 	cfg       Config
 	client    *hcloud.Client
+	budget    *budget
 	inv       *inventory
 	instances *instances
 	routes    *routes
@@ -45,8 +47,12 @@ func New(ctx context.Context, cfg Config) (*Cloud, error) {
 	if cfg.Debug {
 		opts = append(opts, hcloud.WithDebugWriter(os.Stderr))
 	}
+	pacer := newBudget(cfg.BudgetReserve)
+	// A request that hangs ends in an error after a minute; no controller
+	// treats an error as "gone".
+	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: time.Minute, Transport: pacer.transport(http.DefaultTransport)}))
 	client := hcloud.NewClient(opts...)
-	c := &Cloud{cfg: cfg, client: client, inv: newInventory(client, nil)}
+	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: newInventory(client, nil)}
 	if cfg.Network != "" {
 		n, _, err := client.Network.Get(ctx, cfg.Network)
 		if err != nil {

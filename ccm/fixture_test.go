@@ -3,6 +3,7 @@ package ccm
 import (
 	"fmt"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -46,8 +47,20 @@ func newCloud(t testing.TB, n int, opts fakecloud.Options) *cloudFixture {
 // requests is how many API requests fakecloud answered since the last reset.
 func (c *cloudFixture) requests() uint64 { return c.fc.Requests("", "") }
 
-// clock is a test clock.
-type clock struct{ t time.Time }
+// clock is a test clock, safe to read from fakecloud's goroutines.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-func (c *clock) now() time.Time          { return c.t }
-func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}

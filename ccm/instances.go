@@ -76,7 +76,8 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bo
 
 // InstanceMetadata returns what the node controller writes into the Node.
 func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*cloudprovider.InstanceMetadata, error) {
-	s, err := i.server(ctx, node, i.cfg.InventoryMaxAge)
+	// Initialising a node may use the budget's reserve.
+	s, err := i.server(urgent(ctx), node, i.cfg.InventoryMaxAge)
 	if err != nil {
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)
 	}

@@ -1,0 +1,126 @@
+package ccm
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// budget paces API requests by the RateLimit headers the API sends, so
+// the CCM slows its background work before the project's shared budget
+// runs out, and keeps a reserve for initialising nodes.
+type budget struct {
+	reserve int
+	now     func() time.Time
+	sleep   func(context.Context, time.Duration) error
+
+	mu        sync.Mutex
+	known     bool
+	limit     int
+	remaining float64
+	refill    float64 // requests per second
+	seen      time.Time
+}
+
+type urgentKey struct{}
+
+// urgent marks a request as node initialisation, which may use the reserve.
+func urgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
+
+func isUrgent(ctx context.Context) bool { v, _ := ctx.Value(urgentKey{}).(bool); return v }
+
+func newBudget(reserve int) *budget {
+	return &budget{reserve: reserve, now: time.Now, sleep: sleepCtx}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// available is the budget now, from the last answer plus what refilled since.
+func (b *budget) available(now time.Time) float64 {
+	return min(float64(b.limit), b.remaining+b.refill*now.Sub(b.seen).Seconds())
+}
+
+// wait blocks until the request may go: urgent ones while any budget is
+// left, background ones while more than the reserve is.
+func (b *budget) wait(ctx context.Context) error {
+	floor := float64(b.reserve)
+	if isUrgent(ctx) {
+		floor = 0
+	}
+	for {
+		b.mu.Lock()
+		if !b.known || b.refill <= 0 {
+			b.mu.Unlock()
+			return nil
+		}
+		now := b.now()
+		avail := b.available(now)
+		if avail >= floor+1 {
+			b.remaining, b.seen = avail-1, now
+			b.mu.Unlock()
+			return nil
+		}
+		d := time.Duration((floor + 1 - avail) / b.refill * float64(time.Second))
+		b.mu.Unlock()
+		if err := b.sleep(ctx, min(max(d, 10*time.Millisecond), 30*time.Second)); err != nil {
+			return err
+		}
+	}
+}
+
+// observe takes the budget from an answer's RateLimit headers.
+func (b *budget) observe(h http.Header) {
+	limit, err1 := strconv.Atoi(h.Get("RateLimit-Limit"))
+	remaining, err2 := strconv.Atoi(h.Get("RateLimit-Remaining"))
+	if err1 != nil || err2 != nil || limit <= 0 {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.known, b.limit, b.remaining, b.seen = true, limit, float64(remaining), b.now()
+	b.refill = float64(limit) / 3600
+	if reset, err := strconv.ParseInt(h.Get("RateLimit-Reset"), 10, 64); err == nil {
+		if secs := time.Unix(reset, 0).Sub(b.now()).Seconds(); secs > 1 && remaining < limit {
+			b.refill = float64(limit-remaining) / secs
+		}
+	}
+}
+
+// snapshot reports the last known budget for metrics.
+func (b *budget) snapshot() (remaining float64, limit int, known bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.known {
+		return 0, 0, false
+	}
+	return b.available(b.now()), b.limit, true
+}
+
+// transport paces every request of an http.RoundTripper.
+func (b *budget) transport(next http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		if err := b.wait(r.Context()); err != nil {
+			return nil, err
+		}
+		resp, err := next.RoundTrip(r)
+		if resp != nil {
+			b.observe(resp.Header)
+		}
+		return resp, err
+	})
+}
+
+type roundTripperFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -1,0 +1,61 @@
+package ccm
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+)
+
+// TestBudgetPacesBackgroundWorkAndKeepsTheReserve: with 210 requests left
+// and a reserve of 200, background requests stop at the reserve and wait
+// for the refill, while urgent ones go on.
+func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
+	clk := &clock{t: time.Now()}
+	c := newCloud(t, 1, fakecloud.Options{RateLimit: 3600, Now: clk.now})
+	if err := c.fc.SetRateLimit(210, -1); err != nil {
+		t.Fatal(err)
+	}
+	b := newBudget(200)
+	b.now = clk.now
+	var slept time.Duration
+	b.sleep = func(_ context.Context, d time.Duration) error { slept += d; clk.advance(d); return nil }
+	client := hcloud.NewClient(hcloud.WithEndpoint(c.url+"/v1"), hcloud.WithToken(fakecloud.DefaultToken),
+		hcloud.WithHTTPClient(&http.Client{Transport: b.transport(http.DefaultTransport)}))
+	for i := range 20 {
+		if _, _, err := client.Location.GetByID(t.Context(), 1); err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+	}
+	// The first answer tells the budget: 209 left. Nine more go at once;
+	// the other ten each wait about a second for one request to refill.
+	if slept < 9*time.Second || slept > 11*time.Second {
+		t.Errorf("background requests waited %s in all, want about 10 s", slept)
+	}
+	remaining, _, _ := b.snapshot()
+	if remaining < 199 {
+		t.Errorf("background work ate into the reserve: %.1f left", remaining)
+	}
+	slept = 0
+	for range 5 {
+		if _, _, err := client.Location.GetByID(urgent(t.Context()), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if slept != 0 {
+		t.Errorf("urgent requests waited %s", slept)
+	}
+}
+
+func TestBudgetWaitEndsWithTheContext(t *testing.T) {
+	b := newBudget(10)
+	b.known, b.limit, b.remaining, b.refill, b.seen = true, 3600, 0, 1, time.Now()
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if err := b.wait(ctx); err == nil {
+		t.Error("wait returned without budget or a cancelled context")
+	}
+}
