@@ -27,32 +27,8 @@ func (s *Server) adminRoutes() http.Handler {
 		rules, actions := s.Faults()
 		writeJSON(w, http.StatusOK, map[string]any{"rules": rules, "action_faults": actions})
 	})
-	r.Post("/faults", func(w http.ResponseWriter, r *http.Request) {
-		var rule Rule
-		if err := adminDecode(r, &rule); err != nil {
-			writeError(w, err)
-			return
-		}
-		added, err := s.AddFault(rule)
-		if err != nil {
-			writeError(w, fieldsError(err))
-			return
-		}
-		writeJSON(w, http.StatusCreated, map[string]any{"rule": added})
-	})
-	r.Post("/action-faults", func(w http.ResponseWriter, r *http.Request) {
-		var af ActionFault
-		if err := adminDecode(r, &af); err != nil {
-			writeError(w, err)
-			return
-		}
-		added, err := s.AddActionFault(af)
-		if err != nil {
-			writeError(w, fieldsError(err))
-			return
-		}
-		writeJSON(w, http.StatusCreated, map[string]any{"action_fault": added})
-	})
+	r.Post("/faults", adminApply("rule", func(rule Rule) (any, error) { return s.AddFault(rule) }))
+	r.Post("/action-faults", adminApply("action_fault", func(af ActionFault) (any, error) { return s.AddActionFault(af) }))
 	r.Delete("/faults", func(w http.ResponseWriter, r *http.Request) {
 		s.ClearFaults()
 		w.WriteHeader(http.StatusNoContent)
@@ -97,18 +73,7 @@ func (s *Server) adminRoutes() http.Handler {
 		}
 		s.writeRateLimit(w)
 	})
-	r.Post("/events", func(w http.ResponseWriter, r *http.Request) {
-		var e Event
-		if err := adminDecode(r, &e); err != nil {
-			writeError(w, err)
-			return
-		}
-		if err := s.Apply(e); err != nil {
-			writeError(w, fieldsError(err))
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
+	r.Post("/events", adminApply("", func(e Event) (any, error) { return nil, s.Apply(e) }))
 	r.Post("/reset", func(w http.ResponseWriter, r *http.Request) {
 		req := struct {
 			To string `json:"to"`
@@ -170,18 +135,7 @@ func (s *Server) adminRoutes() http.Handler {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	r.Post("/scenarios", func(w http.ResponseWriter, r *http.Request) {
-		var sc Scenario
-		if err := adminDecode(r, &sc); err != nil {
-			writeError(w, err)
-			return
-		}
-		if err := s.LoadScenario(sc); err != nil {
-			writeError(w, fieldsError(err))
-			return
-		}
-		w.WriteHeader(http.StatusNoContent)
-	})
+	r.Post("/scenarios", adminApply("", func(sc Scenario) (any, error) { return nil, s.LoadScenario(sc) }))
 	r.Get("/journal", func(w http.ResponseWriter, r *http.Request) {
 		f, err := journalFilter(r)
 		if err != nil {
@@ -202,6 +156,28 @@ func (s *Server) adminRoutes() http.Handler {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	return r
+}
+
+// adminApply decodes a body into T and applies it. Errors name the bad
+// fields; a result is answered 201 under key, no key answers 204.
+func adminApply[T any](key string, apply func(T) (any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var v T
+		if err := adminDecode(r, &v); err != nil {
+			writeError(w, err)
+			return
+		}
+		out, err := apply(v)
+		if err != nil {
+			writeError(w, fieldsError(err))
+			return
+		}
+		if key == "" {
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		writeJSON(w, http.StatusCreated, map[string]any{key: out})
+	}
 }
 
 // adminAuth admits the admin token, or loopback clients when there is none.

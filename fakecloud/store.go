@@ -124,7 +124,7 @@ func (w *world) newID(kind string) int64 {
 	return last
 }
 
-// ensureLabels returns a non-nil copy of labels, so they encode as {}.
+// copyLabels returns a non-nil copy of labels, so they encode as {}.
 func copyLabels(labels map[string]string) map[string]string {
 	out := make(map[string]string, len(labels))
 	for k, v := range labels {
