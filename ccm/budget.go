@@ -22,6 +22,7 @@ type budget struct {
 	remaining float64
 	refill    float64 // requests per second
 	seen      time.Time
+	slept     time.Duration // total time background requests waited
 }
 
 type urgentKey struct{}
@@ -71,9 +72,10 @@ func (b *budget) wait(ctx context.Context) error {
 			b.mu.Unlock()
 			return nil
 		}
-		d := time.Duration((floor + 1 - avail) / b.refill * float64(time.Second))
+		d := min(max(time.Duration((floor+1-avail)/b.refill*float64(time.Second)), 10*time.Millisecond), 30*time.Second)
+		b.slept += d
 		b.mu.Unlock()
-		if err := b.sleep(ctx, min(max(d, 10*time.Millisecond), 30*time.Second)); err != nil {
+		if err := b.sleep(ctx, d); err != nil {
 			return err
 		}
 	}
@@ -105,6 +107,13 @@ func (b *budget) snapshot() (remaining float64, limit int, known bool) {
 		return 0, 0, false
 	}
 	return b.available(b.now()), b.limit, true
+}
+
+// waited is how long requests have waited for the budget in all.
+func (b *budget) waited() time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.slept
 }
 
 // transport paces every request of an http.RoundTripper.

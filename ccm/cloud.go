@@ -2,13 +2,16 @@ package ccm
 
 import (
 	"context"
-
 	"fmt"
+	"net"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/metadata"
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
@@ -23,19 +26,26 @@ const ProviderName = "hcloud"
 // Cloud is the Hetzner Cloud provider: one API client, one server
 // inventory, shared by every controller.
 type Cloud struct {
-	cfg       Config
-	client    *hcloud.Client
-	budget    *budget
-	inv       *inventory
-	instances *instances
-	routes    *routes
+	cfg         Config
+	client      *hcloud.Client
+	budget      *budget
+	inv         *inventory
+	instances   *instances
+	routes      *routes
+	metricsAddr net.Addr
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
 
-// New builds the provider: it resolves HCLOUD_NETWORK and lists the
-// servers once, which proves the token and fills the inventory.
-func New(ctx context.Context, cfg Config) (*Cloud, error) {
+// New builds the provider: it serves metrics (HCLOUD_METRICS_ENABLED)
+// until ctx ends, resolves HCLOUD_NETWORK and checks that this server is
+// attached to it, and lists the servers once, which proves the token and
+// fills the inventory.
+func New(ctx context.Context, cfg Config) (*Cloud, error) { return build(ctx, cfg, time.Now) }
+
+// build is New with a clock for the inventory and routes, for tests that
+// simulate hours.
+func build(ctx context.Context, cfg Config, now func() time.Time) (*Cloud, error) {
 	opts := []hcloud.ClientOption{
 		hcloud.WithToken(cfg.Token),
 		hcloud.WithEndpoint(cfg.Endpoint),
@@ -51,8 +61,21 @@ func New(ctx context.Context, cfg Config) (*Cloud, error) {
 	// A request that hangs ends in an error after a minute; no controller
 	// treats an error as "gone".
 	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: time.Minute, Transport: pacer.transport(http.DefaultTransport)}))
+	var reg *prometheus.Registry
+	if cfg.MetricsEnabled {
+		reg = newRegistry()
+		opts = append(opts, hcloud.WithInstrumentation(reg))
+	}
 	client := hcloud.NewClient(opts...)
-	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: newInventory(client, nil)}
+	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: newInventory(client, now)}
+	if reg != nil {
+		reg.MustRegister(collector{inv: c.inv, budget: pacer})
+		addr, err := serveMetrics(ctx, cfg.MetricsAddress, reg)
+		if err != nil {
+			return nil, err
+		}
+		c.metricsAddr = addr
+	}
 	if cfg.Network != "" {
 		n, _, err := client.Network.Get(ctx, cfg.Network)
 		if err != nil {
@@ -62,16 +85,44 @@ func New(ctx context.Context, cfg Config) (*Cloud, error) {
 			return nil, fmt.Errorf("HCLOUD_NETWORK=%q: no such network in the project", cfg.Network)
 		}
 		c.cfg.NetworkID = n.ID
+		if !cfg.NetworkDisableAttachedCheck {
+			if err := attachedCheck(ctx, cfg, n.ID); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := c.inv.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("first server listing (checks the token and the endpoint): %w", err)
 	}
 	c.instances = &instances{inv: c.inv, cfg: c.cfg}
 	if c.cfg.RoutesEnabled {
-		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: time.Now}
+		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: now}
 	}
 	return c, nil
 }
+
+// attachedCheck asks the metadata service of the server the CCM runs on
+// whether it is in the network, as the official CCM does at start: a
+// control plane outside the network cannot reach the nodes' private IPs.
+func attachedCheck(ctx context.Context, cfg Config, networkID int64) error {
+	md := metadata.NewClient(metadata.WithEndpoint(cfg.MetadataEndpoint), metadata.WithTimeout(10*time.Second))
+	nets, err := md.PrivateNetworksWithContext(ctx)
+	if err != nil {
+		return fmt.Errorf("checking that this server is in HCLOUD_NETWORK=%q is not possible (metadata service %s: %v); "+
+			"outside a Hetzner Cloud server set HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK=true", cfg.Network, cfg.MetadataEndpoint, err)
+	}
+	want := fmt.Sprintf("network_id: %d", networkID)
+	for line := range strings.Lines(nets) {
+		if strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(line), "- ")) == want {
+			return nil
+		}
+	}
+	return fmt.Errorf("this server is not attached to HCLOUD_NETWORK=%q (ID %d); attach it, "+
+		"or set HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK=true if the CCM runs outside the network", cfg.Network, networkID)
+}
+
+// MetricsAddr is where metrics are served, or nil when they are off.
+func (c *Cloud) MetricsAddr() net.Addr { return c.metricsAddr }
 
 // Initialize gives the provider an event recorder once the controller
 // manager has a client.

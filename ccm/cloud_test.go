@@ -1,15 +1,19 @@
 package ccm
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
 func testConfig(c *cloudFixture) Config {
 	return Config{Token: fakecloud.DefaultToken, Endpoint: c.url + "/v1", AddressFamily: AddressFamilyIPv4,
+		MetadataEndpoint: c.url + "/metadata/node-0000/hetzner/v1/metadata",
 		InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute}
 }
 
@@ -56,5 +60,67 @@ func TestNewFailsClearly(t *testing.T) {
 	_, err := New(t.Context(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "unauthorized") || strings.Contains(err.Error(), cfg.Token) {
 		t.Errorf("bad token: %v", err)
+	}
+}
+
+func TestAttachedCheck(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	if _, _, err := c.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "outsider",
+		ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(c)
+	cfg.Network = "k8s"
+	if _, err := New(t.Context(), cfg); err != nil {
+		t.Fatalf("server in the network refused: %v", err)
+	}
+	cfg.MetadataEndpoint = c.url + "/metadata/outsider/hetzner/v1/metadata"
+	_, err := New(t.Context(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "not attached") || !strings.Contains(err.Error(), "HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK") {
+		t.Errorf("server outside the network: %v", err)
+	}
+	cfg.MetadataEndpoint = c.url + "/nowhere"
+	if _, err = New(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "not possible") {
+		t.Errorf("no metadata service: %v", err)
+	}
+	cfg.NetworkDisableAttachedCheck = true
+	if _, err = New(t.Context(), cfg); err != nil {
+		t.Errorf("check disabled: %v", err)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	c := newCloud(t, 3, fakecloud.Options{})
+	cfg := testConfig(c)
+	cfg.MetricsEnabled, cfg.MetricsAddress = true, "127.0.0.1:0"
+	cl, err := New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i, _ := cl.InstancesV2()
+	for _, name := range []string{"node-0001", "node-0002", "node-0404"} {
+		_, _ = i.InstanceMetadata(t.Context(), node(name, ""))
+	}
+	resp, err := http.Get("http://" + cl.MetricsAddr().String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, want := range []string{
+		`hcloud_api_requests_total{api_endpoint="/servers",code="200",method="get"} 2`,
+		`hcloud_ccm_inventory_lookups_total{result="hit"} 2`,
+		`hcloud_ccm_inventory_lookups_total{result="gone"} 1`,
+		`hcloud_ccm_inventory_listings_total 1`,
+		`go_goroutines`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	// The address is taken: a second CCM says so instead of running blind.
+	cfg.MetricsAddress = cl.MetricsAddr().String()
+	if _, err := New(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "HCLOUD_METRICS_ADDRESS") {
+		t.Errorf("busy metrics address: %v", err)
 	}
 }

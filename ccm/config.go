@@ -17,7 +17,10 @@ const (
 	AddressFamilyDualStack = "dualstack"
 )
 
-const defaultEndpoint = "https://api.hetzner.cloud/v1"
+const (
+	defaultEndpoint         = "https://api.hetzner.cloud/v1"
+	defaultMetadataEndpoint = "http://169.254.169.254/hetzner/v1/metadata"
+)
 
 // Config is the CCM's configuration, read once from the environment with
 // the official CCM's names and defaults. String never shows the token.
@@ -30,6 +33,10 @@ type Config struct {
 	NetworkID                   int64  // resolved at start from Network
 	RoutesEnabled               bool
 	NetworkDisableAttachedCheck bool
+	// MetadataEndpoint is where the server the CCM runs on reads its own
+	// metadata, for the attached check (HCLOUD_METADATA_ENDPOINT, this
+	// CCM's own; fakecloud serves one per server).
+	MetadataEndpoint string
 
 	AddressFamily    string
 	ZoneLabelEnabled bool
@@ -131,6 +138,12 @@ func (r *envReader) optionalInt(name string) *int {
 	return &n
 }
 
+func (r *envReader) url(name, v, example string) {
+	if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want an http or https URL such as %s", name, v, example))
+	}
+}
+
 func (r *envReader) oneOf(name, def string, allowed ...string) string {
 	v := r.str(name, def)
 	for _, a := range allowed {
@@ -155,6 +168,7 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		Network:                     r.str("HCLOUD_NETWORK", ""),
 		RoutesEnabled:               r.boolean("HCLOUD_NETWORK_ROUTES_ENABLED", true),
 		NetworkDisableAttachedCheck: r.boolean("HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK", false),
+		MetadataEndpoint:            r.str("HCLOUD_METADATA_ENDPOINT", defaultMetadataEndpoint),
 		AddressFamily:               r.oneOf("HCLOUD_INSTANCES_ADDRESS_FAMILY", AddressFamilyIPv4, AddressFamilyIPv4, AddressFamilyIPv6, AddressFamilyDualStack),
 		ZoneLabelEnabled:            r.boolean("HCLOUD_INSTANCES_ZONE_LABEL_ENABLED", true),
 		MetricsEnabled:              r.boolean("HCLOUD_METRICS_ENABLED", true),
@@ -165,9 +179,8 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 	}
 	c.LoadBalancers = loadBalancerDefaults(r)
 	c.Token, c.Warnings = r.token(readFile)
-	if u, err := url.Parse(c.Endpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		r.errs = append(r.errs, fmt.Errorf("HCLOUD_ENDPOINT=%q: want an http or https URL such as %s", c.Endpoint, defaultEndpoint))
-	}
+	r.url("HCLOUD_ENDPOINT", c.Endpoint, defaultEndpoint)
+	r.url("HCLOUD_METADATA_ENDPOINT", c.MetadataEndpoint, defaultMetadataEndpoint)
 	if c.Network == "" {
 		c.RoutesEnabled = false
 	}

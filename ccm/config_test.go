@@ -20,7 +20,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", AddressFamily: "ipv4", ZoneLabelEnabled: true,
+	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
 		LoadBalancers: LoadBalancerDefaults{Enabled: true, Type: "lb11"}}
 	if diff := cmp.Diff(want, c); diff != "" {
@@ -32,6 +32,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 	c, err := LoadConfig(env(map[string]string{
 		"HCLOUD_TOKEN": token64, "HCLOUD_ENDPOINT": "http://127.0.0.1:8080/v1", "HCLOUD_DEBUG": "true",
 		"HCLOUD_NETWORK": "k8s", "HCLOUD_NETWORK_ROUTES_ENABLED": "false", "HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK": "true",
+		"HCLOUD_METADATA_ENDPOINT":        "http://127.0.0.1:8080/metadata/cp-1/hetzner/v1/metadata",
 		"HCLOUD_INSTANCES_ADDRESS_FAMILY": "dualstack", "HCLOUD_INSTANCES_ZONE_LABEL_ENABLED": "false",
 		"HCLOUD_METRICS_ENABLED": "false", "HCLOUD_METRICS_ADDRESS": "127.0.0.1:9000",
 		"HCLOUD_INVENTORY_MAX_AGE": "10m", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE": "30s", "HCLOUD_BUDGET_RESERVE": "50",
@@ -48,7 +49,8 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 	}
 	yes, no, two := true, false, 2
 	want := Config{Token: token64, Endpoint: "http://127.0.0.1:8080/v1", Debug: true, Network: "k8s", NetworkDisableAttachedCheck: true,
-		AddressFamily: "dualstack", MetricsAddress: "127.0.0.1:9000", InventoryMaxAge: 10 * time.Minute, LifecycleMaxAge: 30 * time.Second, BudgetReserve: 50,
+		MetadataEndpoint: "http://127.0.0.1:8080/metadata/cp-1/hetzner/v1/metadata",
+		AddressFamily:    "dualstack", MetricsAddress: "127.0.0.1:9000", InventoryMaxAge: 10 * time.Minute, LifecycleMaxAge: 30 * time.Second, BudgetReserve: 50,
 		LoadBalancers: LoadBalancerDefaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
 			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two}}
@@ -95,7 +97,7 @@ func TestLoadConfigReportsEveryErrorWithoutTheToken(t *testing.T) {
 	secret := token64[:40] + "\x01secret-part-of-token!!"
 	_, err := LoadConfig(env(map[string]string{
 		"HCLOUD_TOKEN": secret, "HCLOUD_DEBUG": "yes please", "HCLOUD_INSTANCES_ADDRESS_FAMILY": "ipv5",
-		"HCLOUD_ENDPOINT": "ftp://x", "HCLOUD_INVENTORY_MAX_AGE": "-1s", "HCLOUD_BUDGET_RESERVE": "lots",
+		"HCLOUD_ENDPOINT": "ftp://x", "HCLOUD_METADATA_ENDPOINT": "169.254.169.254", "HCLOUD_INVENTORY_MAX_AGE": "-1s", "HCLOUD_BUDGET_RESERVE": "lots",
 		"HCLOUD_LOAD_BALANCERS_LOCATION": "fsn1", "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE": "eu-central",
 		"HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE": "random", "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE": "nope",
 		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "x",
@@ -103,7 +105,7 @@ func TestLoadConfigReportsEveryErrorWithoutTheToken(t *testing.T) {
 	if err == nil {
 		t.Fatal("bad configuration accepted")
 	}
-	for _, name := range []string{"HCLOUD_DEBUG", "HCLOUD_INSTANCES_ADDRESS_FAMILY", "HCLOUD_ENDPOINT", "HCLOUD_INVENTORY_MAX_AGE",
+	for _, name := range []string{"HCLOUD_DEBUG", "HCLOUD_INSTANCES_ADDRESS_FAMILY", "HCLOUD_ENDPOINT", "HCLOUD_METADATA_ENDPOINT", "HCLOUD_INVENTORY_MAX_AGE",
 		"HCLOUD_BUDGET_RESERVE", "HCLOUD_LOAD_BALANCERS_LOCATION", "HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE",
 		"HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", "HTTP header"} {
 		if !strings.Contains(err.Error(), name) {

@@ -48,6 +48,15 @@ func (s *inventoryStats) add(field *uint64) {
 	s.mu.Unlock()
 }
 
+// inventoryCounts is a copy of the stats.
+type inventoryCounts struct{ hits, targeted, listings, gone uint64 }
+
+func (s *inventoryStats) snapshot() inventoryCounts {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return inventoryCounts{s.hits, s.targeted, s.listings, s.gone}
+}
+
 func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
 	if now == nil {
 		now = time.Now

@@ -122,7 +122,8 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 
 // routes builds the handler: the API under /v1 and / (observed, rate
 // limited, authenticated, then subject to fault rules), the admin API
-// under /_fakecloud/ and Prometheus metrics on /metrics.
+// under /_fakecloud/, each server's metadata service under /metadata/ and
+// Prometheus metrics on /metrics.
 func (s *Server) routes() http.Handler {
 	api := chi.NewRouter()
 	api.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -149,6 +150,7 @@ func (s *Server) routes() http.Handler {
 	root := chi.NewRouter()
 	root.Handle("/metrics", s.metricsHandler())
 	root.Mount("/_fakecloud", s.adminRoutes())
+	root.Mount("/metadata", s.metadataRoutes())
 	root.Mount("/v1", h)
 	root.Mount("/", h)
 	return root
