@@ -41,11 +41,23 @@ var _ cloudprovider.Interface = (*Cloud)(nil)
 // until ctx ends, resolves HCLOUD_NETWORK and checks that this server is
 // attached to it, and lists the servers once, which proves the token and
 // fills the inventory.
-func New(ctx context.Context, cfg Config) (*Cloud, error) { return build(ctx, cfg, time.Now) }
+func New(ctx context.Context, cfg Config) (*Cloud, error) { return build(ctx, cfg, buildOptions{}) }
 
-// build is New with a clock for the inventory and routes, for tests that
-// simulate hours.
-func build(ctx context.Context, cfg Config, now func() time.Time) (*Cloud, error) {
+// buildOptions let tests simulate hours and outages quickly.
+type buildOptions struct {
+	now         func() time.Time  // the inventory's and routes' clock
+	httpTimeout time.Duration     // how long a request may hang; one minute
+	retry       *hcloud.RetryOpts // hcloud-go's retries of 429s, 502s, 504s and timeouts
+}
+
+func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
+	now := o.now
+	if now == nil {
+		now = time.Now
+	}
+	if o.httpTimeout == 0 {
+		o.httpTimeout = time.Minute
+	}
 	opts := []hcloud.ClientOption{
 		hcloud.WithToken(cfg.Token),
 		hcloud.WithEndpoint(cfg.Endpoint),
@@ -60,7 +72,10 @@ func build(ctx context.Context, cfg Config, now func() time.Time) (*Cloud, error
 	pacer := newBudget(cfg.BudgetReserve)
 	// A request that hangs ends in an error after a minute; no controller
 	// treats an error as "gone".
-	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: time.Minute, Transport: pacer.transport(http.DefaultTransport)}))
+	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.transport(http.DefaultTransport)}))
+	if o.retry != nil {
+		opts = append(opts, hcloud.WithRetryOpts(*o.retry))
+	}
 	var reg *prometheus.Registry
 	if cfg.MetricsEnabled {
 		reg = newRegistry()

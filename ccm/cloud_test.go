@@ -14,7 +14,7 @@ import (
 func testConfig(c *cloudFixture) Config {
 	return Config{Token: fakecloud.DefaultToken, Endpoint: c.url + "/v1", AddressFamily: AddressFamilyIPv4,
 		MetadataEndpoint: c.url + "/metadata/node-0000/hetzner/v1/metadata",
-		InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute}
+		InventoryMaxAge:  5 * time.Minute, LifecycleMaxAge: time.Minute}
 }
 
 func TestNewResolvesNetworkAndListsServers(t *testing.T) {

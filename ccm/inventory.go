@@ -26,6 +26,7 @@ type inventory struct {
 	byID     map[int64]*entry
 	byName   map[string]*entry
 	listedAt time.Time                              // when the last full listing finished
+	misses   map[string]time.Time                   // keys not answered from memory since then
 	asked    map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
 	flight   singleflight.Group
 }
@@ -62,29 +63,36 @@ func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
 		now = time.Now
 	}
 	return &inventory{client: client, now: now, stats: &inventoryStats{},
-		byID: map[int64]*entry{}, byName: map[string]*entry{}, asked: map[time.Duration]map[string]time.Time{}}
+		byID: map[int64]*entry{}, byName: map[string]*entry{}, misses: map[string]time.Time{}, asked: map[time.Duration]map[string]time.Time{}}
 }
 
 // byServerID returns the server with the ID as seen within maxAge, or nil
 // when the API confirmed it does not exist. Any failure is an error.
 func (inv *inventory) byServerID(ctx context.Context, id int64, maxAge time.Duration) (*hcloud.Server, error) {
 	key := "id:" + strconv.FormatInt(id, 10)
+	// IDs are never reused, so a server the API says is gone stays gone:
+	// the absence is remembered like a server, until the next listing.
 	return inv.lookup(ctx, key, maxAge, func() *entry { return inv.byID[id] }, func(ctx context.Context) (*hcloud.Server, error) {
 		s, _, err := inv.client.Server.GetByID(ctx, id)
 		return s, err
-	})
+	}, func(now time.Time) { inv.byID[id] = &entry{seen: now} })
 }
 
 // byServerName is byServerID for a server name.
 func (inv *inventory) byServerName(ctx context.Context, name string, maxAge time.Duration) (*hcloud.Server, error) {
+	// A name may be taken by a new server any moment, so its absence is
+	// not remembered.
 	return inv.lookup(ctx, "name:"+name, maxAge, func() *entry { return inv.byName[name] }, func(ctx context.Context) (*hcloud.Server, error) {
 		s, _, err := inv.client.Server.GetByName(ctx, name)
 		return s, err
-	})
+	}, nil)
 }
 
+// lookup answers from cached() while fresh, else fetches (listing first
+// when that is cheaper). gone, when set, records a confirmed absence; the
+// caller holds mu when it runs.
 func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Duration, cached func() *entry,
-	fetch func(context.Context) (*hcloud.Server, error)) (*hcloud.Server, error) {
+	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time)) (*hcloud.Server, error) {
 	now := inv.now()
 	inv.mu.Lock()
 	asked := inv.asked[maxAge]
@@ -98,6 +106,7 @@ func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Durati
 		inv.stats.add(&inv.stats.hits)
 		return e.server, nil
 	}
+	inv.misses[key] = now
 	listFirst := inv.shouldList(asked, now, maxAge)
 	inv.mu.Unlock()
 
@@ -124,6 +133,9 @@ func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Durati
 		defer inv.mu.Unlock()
 		if s == nil {
 			inv.stats.add(&inv.stats.gone)
+			if gone != nil {
+				gone(inv.now())
+			}
 			return (*hcloud.Server)(nil), nil
 		}
 		inv.put(s, inv.now())
@@ -135,20 +147,23 @@ func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Durati
 	return v.(*hcloud.Server), nil
 }
 
-// shouldList reports whether callers at this freshness asked for more
-// servers within the last two periods than a full listing has pages, and
-// the last listing is too old for them; the caller holds mu.
+// shouldList reports whether one paged listing is cheaper than targeted
+// requests: when more lookups missed since the last listing than it has
+// pages (a burst of new servers; a key missed again and again counts once),
+// or when callers at this freshness asked
+// for more servers within the last two periods than it has pages and the
+// last listing is too old for them (many NotReady nodes). The caller holds
+// mu.
 func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration) bool {
-	if now.Sub(inv.listedAt) <= maxAge {
-		return false
-	}
-	for k, at := range asked {
-		if now.Sub(at) > 2*maxAge {
-			delete(asked, k)
+	for _, m := range []map[string]time.Time{asked, inv.misses} {
+		for k, at := range m {
+			if now.Sub(at) > 2*maxAge {
+				delete(m, k)
+			}
 		}
 	}
 	pages := max(1, (len(inv.byID)+49)/50)
-	return len(asked) > pages
+	return len(inv.misses) > pages || (len(asked) > pages && now.Sub(inv.listedAt) > maxAge)
 }
 
 // refresh lists every server (coalesced with concurrent refreshes) and
@@ -167,7 +182,7 @@ func (inv *inventory) refresh(ctx context.Context) error {
 		for _, s := range servers {
 			inv.put(s, now)
 		}
-		inv.listedAt = now
+		inv.listedAt, inv.misses = now, map[string]time.Time{}
 		return nil, nil
 	})
 	return err
