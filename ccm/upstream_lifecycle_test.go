@@ -1,0 +1,149 @@
+package ccm
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cloudproviderapi "k8s.io/cloud-provider/api"
+)
+
+// joinAll registers a Node for each server, initialised (provider ID set,
+// no taint) and Ready, and returns the server IDs by node name.
+func joinAll(t *testing.T, c *cluster) map[string]int64 {
+	t.Helper()
+	servers, err := c.client.Server.All(c.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string]int64{}
+	for _, s := range servers {
+		c.register(t, s.Name, "")
+		n := c.node(t, s.Name)
+		n.Spec.Taints, n.Spec.ProviderID = nil, "hcloud://"+strconv.FormatInt(s.ID, 10)
+		if _, err := c.kube.CoreV1().Nodes().Update(c.ctx, n, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ids[s.Name] = s.ID
+	}
+	c.fc.ResetCounters()
+	return ids
+}
+
+// stays asserts that cond holds for a while as the lifecycle controller
+// runs (every 10 ms): 30 ticks.
+func stays(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for range 30 {
+		if !cond() {
+			t.Fatalf("%s no longer holds", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestLifecycleDeletesTheNodeOfADeletedServer(t *testing.T) {
+	c := newCluster(t, 3, fakecloud.Options{})
+	c.runLifecycle(t, 10*time.Millisecond)
+	c.start(t)
+	ids := joinAll(t, c)
+	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: ids["node-0001"]}); err != nil {
+		t.Fatal(err)
+	}
+	c.setReady(t, "node-0001", false)
+	// Within the lifecycle freshness (1 minute) the inventory answers: no request.
+	stays(t, "node-0001 kept while its server was seen a moment ago", func() bool { return c.nodeExists("node-0001") })
+	if got := c.requests(); got != 0 {
+		t.Errorf("%d requests within the freshness bound", got)
+	}
+	c.clock.advance(61 * time.Second)
+	eventually(t, "node-0001 deleted", func() bool { return !c.nodeExists("node-0001") })
+	if !c.nodeExists("node-0000") || !c.nodeExists("node-0002") {
+		t.Error("a Ready node was deleted")
+	}
+	// One targeted GET /servers/{id} answered 404; the absence is remembered.
+	if got, gone := c.requests(), c.fc.Requests("GET", "/servers/{id}"); got != 1 || gone != 1 {
+		t.Errorf("deleting the node cost %d requests (%d GET /servers/{id}), want 1", got, gone)
+	}
+	found := false
+	for _, e := range c.events(t) {
+		found = found || (e.Reason == "DeletingNode" && e.InvolvedObject.Name == "node-0001")
+	}
+	if !found {
+		t.Error("no DeletingNode event")
+	}
+}
+
+// TestLifecycleKeepsNodesThroughAnOutage: for an hour of 500s, 429s or
+// dropped connections (a quarter of an hour of hanging requests), no Node is deleted, not even one whose
+// server is really gone; once the API answers again, only that one goes.
+func TestLifecycleKeepsNodesThroughAnOutage(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		rule    fakecloud.Rule
+		minutes int
+	}{
+		{"500", fakecloud.Rule{Path: "/**", Status: 500}, 60},
+		{"503 plain text", fakecloud.Rule{Path: "/**", Status: 503, PlainBody: true}, 60},
+		{"429", fakecloud.Rule{Path: "/**", Status: 429}, 60},
+		{"hang", fakecloud.Rule{Path: "/**", Hang: true}, 15}, // each attempt waits out the 300 ms timeout, thrice
+		{"drop", fakecloud.Rule{Path: "/**", Drop: true}, 60},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newCluster(t, 3, fakecloud.Options{})
+			c.runLifecycle(t, 10*time.Millisecond)
+			c.start(t)
+			ids := joinAll(t, c)
+			if _, err := c.fc.AddFault(tc.rule); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: ids["node-0002"]}); err != nil {
+				t.Fatal(err)
+			}
+			c.setReady(t, "node-0001", false)
+			c.setReady(t, "node-0002", false)
+			// An hour (a quarter for hangs) passes; the controller keeps asking and failing.
+			for range tc.minutes {
+				c.clock.advance(61 * time.Second)
+				before := c.requests()
+				eventually(t, "the controller asking again", func() bool { return c.requests() > before })
+				if !c.nodeExists("node-0001") || !c.nodeExists("node-0002") {
+					t.Fatalf("a Node was deleted during the outage (%d requests)", c.requests())
+				}
+			}
+			c.fc.ClearFaults()
+			c.clock.advance(time.Minute)
+			eventually(t, "node-0002 deleted once the API answers", func() bool { return !c.nodeExists("node-0002") })
+			stays(t, "node-0001 kept", func() bool { return c.nodeExists("node-0001") })
+		})
+	}
+}
+
+func TestLifecycleShutdownTaint(t *testing.T) {
+	c := newCluster(t, 2, fakecloud.Options{})
+	c.runLifecycle(t, 10*time.Millisecond)
+	c.start(t)
+	ids := joinAll(t, c)
+	if err := c.fc.Apply(fakecloud.Event{Type: "power_off_server", Server: ids["node-0001"]}); err != nil {
+		t.Fatal(err)
+	}
+	c.setReady(t, "node-0001", false)
+	c.clock.advance(61 * time.Second)
+	eventually(t, "shutdown taint", func() bool { return hasTaint(c.node(t, "node-0001"), cloudproviderapi.TaintNodeShutdown) })
+	// Exists and shutdown share one targeted request.
+	if got := c.requests(); got != 1 {
+		t.Errorf("the shutdown check cost %d requests, want 1", got)
+	}
+	stays(t, "node kept while off", func() bool { return c.nodeExists("node-0001") })
+
+	if err := c.fc.Apply(fakecloud.Event{Type: "power_on_server", Server: ids["node-0001"]}); err != nil {
+		t.Fatal(err)
+	}
+	c.setReady(t, "node-0001", true)
+	eventually(t, "shutdown taint removed", func() bool { return !hasTaint(c.node(t, "node-0001"), cloudproviderapi.TaintNodeShutdown) })
+	if hasTaint(c.node(t, "node-0000"), cloudproviderapi.TaintNodeShutdown) {
+		t.Error("the running node got the shutdown taint")
+	}
+}
