@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -34,6 +35,9 @@ type routes struct {
 	recorder  record.EventRecorder
 	now       func() time.Time
 
+	// change serialises route changes: the API locks the network for each
+	// one, so concurrent changes would only fail and retry.
+	change  sync.Mutex
 	mu      sync.Mutex
 	network *hcloud.Network
 	fetched time.Time
@@ -117,6 +121,8 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 		return fmt.Errorf("create route for node %s: server %d is not attached to network %d", node, s.ID, r.networkID)
 	}
 	gw := s.PrivateNet[i].IP
+	r.change.Lock()
+	defer r.change.Unlock()
 	n, err := r.current(ctx)
 	if err != nil {
 		return err
@@ -148,13 +154,21 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 	return nil
 }
 
-// DeleteRoute removes a route; one already gone is not an error.
+// DeleteRoute removes a route as ListRoutes named it (gateway-destination);
+// one already gone is not an error.
 func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
+	r.change.Lock()
+	defer r.change.Unlock()
 	n, err := r.current(ctx)
 	if err != nil {
 		return err
 	}
-	i := slices.IndexFunc(n.Routes, func(rt hcloud.NetworkRoute) bool { return rt.Destination.String() == route.DestinationCIDR })
+	// Only the route the controller saw: the same destination may already
+	// lead through a new gateway, set by a concurrent CreateRoute.
+	gw, _, _ := strings.Cut(route.Name, "-")
+	i := slices.IndexFunc(n.Routes, func(rt hcloud.NetworkRoute) bool {
+		return rt.Destination.String() == route.DestinationCIDR && (gw == "" || rt.Gateway.String() == gw)
+	})
 	if i < 0 {
 		return nil
 	}
@@ -165,7 +179,9 @@ func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider
 		return err
 	}
 	r.edit(func(rs []hcloud.NetworkRoute) []hcloud.NetworkRoute {
-		return slices.DeleteFunc(rs, func(x hcloud.NetworkRoute) bool { return x.Destination.String() == route.DestinationCIDR })
+		return slices.DeleteFunc(rs, func(x hcloud.NetworkRoute) bool {
+			return x.Destination.String() == rt.Destination.String() && x.Gateway.Equal(rt.Gateway)
+		})
 	})
 	return nil
 }
