@@ -22,8 +22,8 @@ import (
 	cloudnode "k8s.io/cloud-provider/controllers/node"
 	"k8s.io/cloud-provider/controllers/nodelifecycle"
 	"k8s.io/cloud-provider/controllers/route"
-	_ "k8s.io/controller-manager/pkg/features/register" // the gates the route controller reads, as cmd/ccm gets them through options
 	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
+	_ "k8s.io/controller-manager/pkg/features/register" // the gates the route controller reads, as cmd/ccm gets them through options
 )
 
 // cluster is the provider on fakecloud with the upstream controllers of
