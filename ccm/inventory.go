@@ -25,6 +25,7 @@ type inventory struct {
 	mu       sync.Mutex
 	byID     map[int64]*entry
 	byName   map[string]*entry
+	byIP     map[string]*entry // "network/ip" -> the server holding it, or a gone one that held it
 	listedAt time.Time                              // when the last full listing finished
 	misses   map[string]time.Time                   // keys not answered from memory since then
 	asked    map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
@@ -63,7 +64,7 @@ func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
 		now = time.Now
 	}
 	return &inventory{client: client, now: now, stats: &inventoryStats{},
-		byID: map[int64]*entry{}, byName: map[string]*entry{}, misses: map[string]time.Time{}, asked: map[time.Duration]map[string]time.Time{}}
+		byID: map[int64]*entry{}, byName: map[string]*entry{}, byIP: map[string]*entry{}, misses: map[string]time.Time{}, asked: map[time.Duration]map[string]time.Time{}}
 }
 
 // byServerID returns the server with the ID as seen within maxAge, or nil
@@ -75,7 +76,7 @@ func (inv *inventory) byServerID(ctx context.Context, id int64, maxAge time.Dura
 	return inv.lookup(ctx, key, maxAge, func() *entry { return inv.byID[id] }, func(ctx context.Context) (*hcloud.Server, error) {
 		s, _, err := inv.client.Server.GetByID(ctx, id)
 		return s, err
-	}, func(now time.Time) { inv.byID[id] = &entry{seen: now} })
+	}, func(now time.Time) { inv.markGone(id, now) })
 }
 
 // byServerName is byServerID for a server name.
@@ -178,7 +179,7 @@ func (inv *inventory) refresh(ctx context.Context) error {
 		now := inv.now()
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
-		inv.byID, inv.byName = map[int64]*entry{}, map[string]*entry{}
+		inv.byID, inv.byName, inv.byIP = map[int64]*entry{}, map[string]*entry{}, map[string]*entry{}
 		for _, s := range servers {
 			inv.put(s, now)
 		}
@@ -190,54 +191,76 @@ func (inv *inventory) refresh(ctx context.Context) error {
 
 // put records a server as seen now; the caller holds mu.
 func (inv *inventory) put(s *hcloud.Server, now time.Time) {
-	if old := inv.byID[s.ID]; old != nil && old.server != nil && old.server.Name != s.Name {
-		delete(inv.byName, old.server.Name)
+	if old := inv.byID[s.ID]; old != nil && old.server != nil {
+		inv.unindex(old.server)
 	}
 	e := &entry{server: s, seen: now}
 	inv.byID[s.ID] = e
 	inv.byName[s.Name] = e
-}
-
-// forget drops a server, e.g. after the API said it is gone.
-func (inv *inventory) forget(id int64) {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	if e := inv.byID[id]; e != nil && e.server != nil {
-		delete(inv.byName, e.server.Name)
+	for _, pn := range s.PrivateNet {
+		if pn.Network != nil && pn.IP != nil {
+			inv.byIP[ipKey(pn.Network.ID, pn.IP.String())] = e
+		}
 	}
-	delete(inv.byID, id)
 }
 
-// byPrivateIP finds the server holding an IP in a network. A server not in
-// the inventory is only declared absent (nil) after a full listing no older
-// than maxAge, so a route is never taken for a blackhole on stale data.
-func (inv *inventory) byPrivateIP(ctx context.Context, networkID int64, ip string, maxAge time.Duration) (*hcloud.Server, error) {
-	find := func() *hcloud.Server {
-		inv.mu.Lock()
-		defer inv.mu.Unlock()
-		for _, e := range inv.byID {
-			if e.server == nil {
-				continue
-			}
-			for _, pn := range e.server.PrivateNet {
-				if pn.Network != nil && pn.Network.ID == networkID && pn.IP != nil && pn.IP.String() == ip {
-					return e.server
-				}
+// unindex drops a server's name and IPs where they still point to it; the
+// caller holds mu.
+func (inv *inventory) unindex(s *hcloud.Server) {
+	if e := inv.byName[s.Name]; e != nil && e.server != nil && e.server.ID == s.ID {
+		delete(inv.byName, s.Name)
+	}
+	for _, pn := range s.PrivateNet {
+		if pn.Network == nil || pn.IP == nil {
+			continue
+		}
+		if e := inv.byIP[ipKey(pn.Network.ID, pn.IP.String())]; e != nil && e.server != nil && e.server.ID == s.ID {
+			delete(inv.byIP, ipKey(pn.Network.ID, pn.IP.String()))
+		}
+	}
+}
+
+// markGone records that the API confirmed the server is gone: its ID stays
+// gone (IDs are never reused) and the private IPs it held lead nowhere
+// until a listing says otherwise. The caller holds mu.
+func (inv *inventory) markGone(id int64, now time.Time) {
+	gone := &entry{seen: now}
+	if old := inv.byID[id]; old != nil && old.server != nil {
+		inv.unindex(old.server)
+		for _, pn := range old.server.PrivateNet {
+			if pn.Network != nil && pn.IP != nil {
+				inv.byIP[ipKey(pn.Network.ID, pn.IP.String())] = gone
 			}
 		}
-		return nil
 	}
-	if s := find(); s != nil {
-		return s, nil
-	}
+	inv.byID[id] = gone
+}
+
+func ipKey(networkID int64, ip string) string { return strconv.FormatInt(networkID, 10) + "/" + ip }
+
+// byPrivateIP finds the server holding an IP in a network. A server that
+// is not known to hold it is declared absent (nil) only when the IP was
+// released by a server the API confirmed gone, or after a full listing no
+// older than maxAge, so a route is never taken for a blackhole on stale data.
+func (inv *inventory) byPrivateIP(ctx context.Context, networkID int64, ip string, maxAge time.Duration) (*hcloud.Server, error) {
+	key := ipKey(networkID, ip)
 	inv.mu.Lock()
+	e, known := inv.byIP[key]
 	fresh := inv.now().Sub(inv.listedAt) <= maxAge
 	inv.mu.Unlock()
-	if fresh {
-		return nil, nil
+	if known || fresh {
+		if e == nil {
+			return nil, nil
+		}
+		return e.server, nil
 	}
 	if err := inv.refresh(ctx); err != nil {
 		return nil, err
 	}
-	return find(), nil
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if e := inv.byIP[key]; e != nil {
+		return e.server, nil
+	}
+	return nil, nil
 }

@@ -1,6 +1,7 @@
 package ccm
 
 import (
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -85,9 +86,12 @@ func TestRoutesCreateReplaceDelete(t *testing.T) {
 	}
 }
 
-func TestRoutesBlackholeOnlyAfterAFreshListing(t *testing.T) {
+// TestRoutesBlackholeOnlyWhenConfirmed: a gateway is a blackhole when the
+// server that held it is confirmed gone, or after a fresh listing finds no
+// server holding it; never during an outage.
+func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 	c := newCloud(t, 2, fakecloud.Options{})
-	r, _, _ := newRoutes(t, c)
+	r, nw, _ := newRoutes(t, c)
 	if err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0001", DestinationCIDR: "10.244.1.0/24"}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,17 +103,39 @@ func TestRoutesBlackholeOnlyAfterAFreshListing(t *testing.T) {
 	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.1.0/24 node-0001"}) {
 		t.Fatalf("routes %v", got)
 	}
-	r.inv.forget(s.ID)
+	// The lifecycle check confirms it gone (one 404): its IP leads nowhere, known without a listing.
+	if got, err := r.inv.byServerID(t.Context(), s.ID, 0); got != nil || err != nil {
+		t.Fatal(got, err)
+	}
+	c.fc.ResetCounters()
 	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.1.0/24 blackhole"}) {
 		t.Errorf("routes after the server is gone: %v", got)
 	}
-	// During an outage nothing is declared a blackhole.
+	if c.requests() != 0 {
+		t.Errorf("%d requests to call a confirmed gone server's route a blackhole", c.requests())
+	}
+	// A gateway no known server holds: a listing decides, and during an outage nothing is a blackhole.
+	a, _, err := c.client.Network.AddRoute(t.Context(), nw, hcloud.NetworkAddRouteOpts{Route: hcloud.NetworkRoute{
+		Destination: mustCIDR("10.244.7.0/24"), Gateway: net.ParseIP("10.0.7.7")}})
+	if err == nil {
+		err = c.client.Action.WaitFor(t.Context(), a)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	r.network = nil
+	r.mu.Unlock()
 	r.inv.listedAt = time.Time{}
 	if _, err := c.fc.AddFault(fakecloud.Rule{Path: "/servers", Status: 500}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.ListRoutes(t.Context(), ""); err == nil {
 		t.Error("routes listed as blackholes while the server listing failed")
+	}
+	c.fc.ClearFaults()
+	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.1.0/24 blackhole", "10.244.7.0/24 blackhole"}) {
+		t.Errorf("routes after a listing: %v", got)
 	}
 }
 
