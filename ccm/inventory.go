@@ -25,7 +25,7 @@ type inventory struct {
 	mu       sync.Mutex
 	byID     map[int64]*entry
 	byName   map[string]*entry
-	byIP     map[string]*entry // "network/ip" -> the server holding it, or a gone one that held it
+	byIP     map[string]*entry                      // "network/ip" -> the server holding it, or a gone one that held it
 	listedAt time.Time                              // when the last full listing finished
 	misses   map[string]time.Time                   // keys not answered from memory since then
 	asked    map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
