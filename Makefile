@@ -15,9 +15,13 @@ build-fakecloud: ## build bin/fakecloud
 build-ccm: ## build bin/ccm, the cloud-controller-manager (about a minute the first time)
 	$(GO) build -o $(BIN)/ccm ./cmd/ccm
 
-test: ## vet and run every unit and contract test
+test: ## vet and run every unit and contract test (the API economy simulation without -race, which makes it 6x slower)
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+	$(GO) test -count=1 -run '^TestAPIEconomy$$' ./ccm/
+
+economy: ## print the table of API requests per hour, join and leave (BENCHMARKS.md)
+	$(GO) test -count=1 -run '^TestAPIEconomy$$' -v ./ccm/
 
 bench: ## run the benchmarks recorded in BENCHMARKS.md
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./fakecloud/
@@ -29,4 +33,4 @@ fuzz: ## fuzz the request decoders for 30 s each
 demo: build-fakecloud ## start fakecloud on a small seeded world and take a tour with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test bench fuzz demo
+.PHONY: help build build-fakecloud build-ccm test economy bench fuzz demo

@@ -102,13 +102,14 @@ func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Durati
 		inv.asked[maxAge] = asked
 	}
 	asked[key] = now
-	if e := cached(); e != nil && now.Sub(e.seen) <= maxAge {
+	e := cached()
+	if e != nil && now.Sub(e.seen) <= maxAge {
 		inv.mu.Unlock()
 		inv.stats.add(&inv.stats.hits)
 		return e.server, nil
 	}
 	inv.misses[key] = now
-	listFirst := inv.shouldList(asked, now, maxAge)
+	listFirst := inv.shouldList(asked, now, maxAge, e != nil)
 	inv.mu.Unlock()
 
 	if listFirst {
@@ -151,11 +152,12 @@ func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Durati
 // shouldList reports whether one paged listing is cheaper than targeted
 // requests: when more lookups missed since the last listing than it has
 // pages (a burst of new servers; a key missed again and again counts once),
-// or when callers at this freshness asked
-// for more servers within the last two periods than it has pages and the
-// last listing is too old for them (many NotReady nodes). The caller holds
-// mu.
-func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration) bool {
+// or, for an entry gone stale, when callers at this freshness asked for
+// more servers within the last two periods than it has pages and the last
+// listing is too old for them (the periodic status update, many NotReady
+// nodes). A server never seen before costs one targeted request. The
+// caller holds mu.
+func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration, stale bool) bool {
 	for _, m := range []map[string]time.Time{asked, inv.misses} {
 		for k, at := range m {
 			if now.Sub(at) > 2*maxAge {
@@ -164,7 +166,7 @@ func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxA
 		}
 	}
 	pages := max(1, (len(inv.byID)+49)/50)
-	return len(inv.misses) > pages || (len(asked) > pages && now.Sub(inv.listedAt) > maxAge)
+	return len(inv.misses) > pages || (stale && len(asked) > pages && now.Sub(inv.listedAt) > maxAge)
 }
 
 // refresh lists every server (coalesced with concurrent refreshes) and

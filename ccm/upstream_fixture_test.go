@@ -44,12 +44,15 @@ type cluster struct {
 // newCluster starts fakecloud with n servers (node-0000...) in network
 // "k8s" and builds the provider on it with routes on that network.
 // Requests fail fast: a hanging one after 300 ms, retried twice.
-func newCluster(t *testing.T, n int, opts fakecloud.Options) *cluster {
+func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*Config)) *cluster {
 	t.Helper()
 	fx := newCloud(t, n, opts)
 	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
 	cfg := testConfig(fx)
 	cfg.Network, cfg.RoutesEnabled, cfg.ZoneLabelEnabled = "k8s", true, true
+	for _, f := range configure {
+		f(&cfg)
+	}
 	cl, err := build(t.Context(), cfg, buildOptions{now: clk.now, httpTimeout: 300 * time.Millisecond,
 		retry: &hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}})
 	if err != nil {
