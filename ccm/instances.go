@@ -21,6 +21,9 @@ const (
 	// eventNodeIPMismatch is the reason of the event for a kubelet --node-ip
 	// that is not among the server's addresses.
 	eventNodeIPMismatch = "NodeIPNotOfServer"
+	// eventNotInNetwork is the reason of the event for a node whose server
+	// is not attached to HCLOUD_NETWORK.
+	eventNotInNetwork = "ServerNotInNetwork"
 )
 
 // errServerNotFound is returned for metadata of a node whose server the API
@@ -97,6 +100,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 		}
 	}
 	i.checkNodeIP(node, md.NodeAddresses)
+	i.checkNetwork(node, s)
 	return md, nil
 }
 
@@ -140,6 +144,20 @@ func (i *instances) checkNodeIP(node *corev1.Node, addrs []corev1.NodeAddress) {
 				ip, node.Name, addressList(addrs))
 		}
 	}
+}
+
+// checkNetwork warns when HCLOUD_NETWORK is set and the node's server is
+// not attached to it: the node gets no InternalIP and no route reaches it.
+func (i *instances) checkNetwork(node *corev1.Node, s *hcloud.Server) {
+	if i.cfg.NetworkID == 0 || i.recorder == nil {
+		return
+	}
+	if slices.ContainsFunc(s.PrivateNet, func(pn hcloud.ServerPrivateNet) bool { return pn.Network != nil && pn.Network.ID == i.cfg.NetworkID }) {
+		return
+	}
+	i.recorder.Eventf(node, corev1.EventTypeWarning, eventNotInNetwork,
+		"server %s (%d) is not attached to HCLOUD_NETWORK %s (ID %d): the node has no InternalIP and pod routes cannot reach it; attach the server or unset HCLOUD_NETWORK",
+		s.Name, s.ID, i.cfg.Network, i.cfg.NetworkID)
 }
 
 func addressList(addrs []corev1.NodeAddress) []string {
