@@ -12,8 +12,12 @@ build: build-fakecloud build-ccm ## build bin/fakecloud and bin/ccm
 build-fakecloud: ## build bin/fakecloud
 	$(GO) build -o $(BIN)/fakecloud ./cmd/fakecloud
 
+# The Kubernetes libraries' version, so the upstream code's version checks
+# and --version see v1.36.3 rather than v0.0.0-master.
+CCM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36
+
 build-ccm: ## build bin/ccm, the cloud-controller-manager (about a minute the first time)
-	$(GO) build -o $(BIN)/ccm ./cmd/ccm
+	$(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/ccm ./cmd/ccm
 
 test: ## vet and run every unit and contract test (the API economy simulation without -race, which makes it 6x slower)
 	$(GO) vet ./...

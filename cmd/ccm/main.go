@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -22,6 +23,12 @@ import (
 )
 
 func main() {
+	// The environment is checked before anything else, so a bad setting is
+	// reported first and with every other one; --help needs none of it.
+	var cfg ccm.Config
+	if !wantsHelp(os.Args[1:]) {
+		cfg = loadConfig()
+	}
 	opts, err := options.NewCloudControllerManagerOptions()
 	if err != nil {
 		klog.Fatalf("controller manager options: %v", err)
@@ -30,14 +37,22 @@ func main() {
 	// A burst of joining nodes is initialised in parallel; flags still win.
 	opts.NodeController.ConcurrentNodeSyncs = 20
 	opts.ServiceController.ConcurrentServiceSyncs = 10
+	newCloud := func(*config.CompletedConfig) cloudprovider.Interface {
+		cloud, err := ccm.New(context.Background(), cfg)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "hcloud-ccm: %v\n", err)
+			os.Exit(1)
+		}
+		return cloud
+	}
 	cmd := app.NewCloudControllerManagerCommand(opts, newCloud, app.DefaultInitFuncConstructors,
 		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
 	os.Exit(cli.Run(cmd))
 }
 
-// newCloud reads the environment and builds the provider; a bad
-// configuration stops the process with every problem listed.
-func newCloud(_ *config.CompletedConfig) cloudprovider.Interface {
+// loadConfig reads the environment; a bad configuration stops the process
+// with every problem listed.
+func loadConfig() ccm.Config {
 	cfg, err := ccm.LoadConfig(os.Getenv, nil)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "hcloud-ccm: invalid configuration:\n%v\n", err)
@@ -47,10 +62,14 @@ func newCloud(_ *config.CompletedConfig) cloudprovider.Interface {
 		klog.Warning(w)
 	}
 	klog.InfoS("Configuration", "config", cfg.String())
-	cloud, err := ccm.New(context.Background(), cfg)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "hcloud-ccm: %v\n", err)
-		os.Exit(1)
+	return cfg
+}
+
+func wantsHelp(args []string) bool {
+	for _, a := range args {
+		if a == "-h" || a == "--help" || a == "-help" || strings.HasPrefix(a, "--version") {
+			return true
+		}
 	}
-	return cloud
+	return false
 }
