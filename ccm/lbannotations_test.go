@@ -1,0 +1,154 @@
+package ccm
+
+import (
+	"errors"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+func service(annotations map[string]string) *corev1.Service {
+	m := map[string]string{}
+	for k, v := range annotations {
+		m[annotationPrefix+k] = v
+	}
+	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "1234-abcd", Annotations: m}}
+}
+
+var lbDefaults = LoadBalancerDefaults{Enabled: true, Type: "lb11"}
+
+func TestLBOptionsDefaults(t *testing.T) {
+	o, err := parseLBOptions(service(nil), lbDefaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := lbOptions{Type: "lb11", Protocol: "tcp", HTTP: lbHTTPOptions{CertificateType: "uploaded", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}
+	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	// The environment's defaults apply where no annotation is set.
+	yes, three := true, 3
+	o, err = parseLBOptions(service(nil), LoadBalancerDefaults{Type: "lb21", Location: "nbg1", AlgorithmType: "least_connections",
+		DisableIPv6: true, DisablePublicNetwork: &yes, UsesProxyProtocol: &yes, UsePrivateIP: true, DisablePrivateIngress: true,
+		PrivateSubnetIPRange: "10.0.1.0/24", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &three})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Type != "lb21" || !o.TypeExplicit || o.Location != "nbg1" || o.Algorithm != "least_connections" || !o.IPv6Disabled ||
+		!*o.DisablePublicNetwork || !o.ProxyProtocol || !o.UsePrivateIP || !o.DisablePrivateIngress ||
+		o.PrivateSubnetIPRange.String() != "10.0.1.0/24" || !o.HealthCheck.Configured || o.HealthCheck.Interval != 5*time.Second ||
+		o.HealthCheck.Timeout != 3*time.Second || o.HealthCheck.Retries != 3 {
+		t.Errorf("env defaults not applied: %+v", o)
+	}
+}
+
+// TestLBOptionsEveryAnnotation: each annotation of the official CCM, with
+// a valid value, lands where the reconciler reads it.
+func TestLBOptionsEveryAnnotation(t *testing.T) {
+	o, err := parseLBOptions(service(map[string]string{
+		"name": "web-lb", "type": "LB21", "location": "hel1", "network-zone": "eu-central", "algorithm-type": "Least_Connections",
+		"node-selector": "role=worker", "hostname": "lb.example.com", "ipv6-disabled": "true", "ipv4-rdns": "lb.example.com",
+		"ipv6-rdns": "", "disable-public-network": "false", "disable-private-ingress": "true", "use-private-ip": "true",
+		"private-ipv4": "10.0.0.100", "private-subnet-ip-range": "10.0.2.0/24", "protocol": "HTTPS", "uses-proxyprotocol": "true",
+		"http-cookie-name": "SESSION", "http-cookie-lifetime": "1h", "http-sticky-sessions": "true", "http-redirect-http": "true",
+		"http-timeout-idle": "120s", "certificate-type": "managed", "http-certificates": "a, b",
+		"http-managed-certificate-name": "web-cert", "http-managed-certificate-domains": "example.com,www.example.com",
+		"health-check-protocol": "https", "health-check-port": "8080", "health-check-interval": "15s", "health-check-timeout": "10s",
+		"health-check-retries": "5", "health-check-http-domain": "example.com", "health-check-http-path": "/healthz",
+		"health-check-http-validate-certificate": "true", "http-status-codes": "2??,301",
+	}), lbDefaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	no, yes, empty, rdns := false, true, "", "lb.example.com"
+	want := lbOptions{Name: "web-lb", Type: "LB21", TypeExplicit: true, Location: "hel1", Algorithm: "least_connections",
+		NodeSelector: labels.SelectorFromSet(labels.Set{"role": "worker"}), Hostname: "lb.example.com", IPv6Disabled: true,
+		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
+		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
+		Protocol: "https", ProxyProtocol: true,
+		HTTP: lbHTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: true, TimeoutIdle: 2 * time.Minute,
+			CertificateType: "managed", Certificates: []string{"a", "b"}, ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
+		HealthCheck: lbHealthCheckOptions{Configured: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
+			Retries: 5, HTTPDomain: "example.com", HTTPPath: "/healthz", ValidateCert: &yes, StatusCodes: []string{"2??", "301"}},
+	}
+	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmp.Comparer(func(a, b labels.Selector) bool {
+		return a.String() == b.String()
+	})); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestLBOptionsInvalid: each bad value is reported with its annotation and
+// what is accepted, all of them at once.
+func TestLBOptionsInvalid(t *testing.T) {
+	bad := map[string][2]string{ // annotation -> value, part of the accepted values
+		"type":                                   {" ", "lb11, lb21 or lb31"},
+		"algorithm-type":                         {"random", "round_robin, least_connections"},
+		"node-selector":                          {"role in (a", "label selector"},
+		"ipv6-disabled":                          {"yes", "true or false"},
+		"disable-public-network":                 {"maybe", "true or false"},
+		"disable-private-ingress":                {"1x", "true or false"},
+		"use-private-ip":                         {"on", "true or false"},
+		"private-ipv4":                           {"fd00::1", "IPv4 address"},
+		"private-subnet-ip-range":                {"10.0.1.0", "subnet"},
+		"protocol":                               {"udp", "tcp, http, https"},
+		"uses-proxyprotocol":                     {"si", "true or false"},
+		"http-cookie-name":                       {strings.Repeat("c", 101), "1 to 100 characters"},
+		"http-cookie-lifetime":                   {"10s", "from 30s to 24h0m0s"},
+		"http-sticky-sessions":                   {"ja", "true or false"},
+		"http-redirect-http":                     {"oui", "true or false"},
+		"http-timeout-idle":                      {"1.5s", "from 30s to 5m0s"},
+		"certificate-type":                       {"letsencrypt", "uploaded, managed"},
+		"health-check-protocol":                  {"grpc", "tcp, http, https"},
+		"health-check-port":                      {"70000", "from 1 to 65535"},
+		"health-check-interval":                  {"15", "from 3s to 1m0s"},
+		"health-check-timeout":                   {"2m", "from 1s to 1m0s"},
+		"health-check-retries":                   {"9", "from 1 to 5"},
+		"health-check-http-domain":               {"bad domain", "host name"},
+		"health-check-http-path":                 {"healthz", "starting with /"},
+		"health-check-http-validate-certificate": {"sure", "true or false"},
+		"http-status-codes":                      {"2??,abc", "2??,301"},
+	}
+	ann := map[string]string{}
+	for k, v := range bad {
+		ann[k] = v[0]
+	}
+	_, err := parseLBOptions(service(ann), lbDefaults)
+	if err == nil {
+		t.Fatal("bad annotations accepted")
+	}
+	for k, v := range bad {
+		found := false
+		for _, e := range unjoin(err) {
+			var ae *annotationError
+			if errors.As(e, &ae) && ae.Annotation == k {
+				found = true
+				if !strings.Contains(e.Error(), annotationPrefix+k) || !strings.Contains(ae.Accepted, v[1]) {
+					t.Errorf("%s: %v", k, e)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s=%q not reported", k, v[0])
+		}
+	}
+	// A managed certificate needs its domains.
+	_, err = parseLBOptions(service(map[string]string{"certificate-type": "managed"}), lbDefaults)
+	if err == nil || !strings.Contains(err.Error(), "http-managed-certificate-domains") {
+		t.Errorf("managed certificate without domains: %v", err)
+	}
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
