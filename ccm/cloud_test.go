@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
 func testConfig(c *cloudFixture) Config {
@@ -65,10 +64,7 @@ func TestNewFailsClearly(t *testing.T) {
 
 func TestAttachedCheck(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
-	if _, _, err := c.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "outsider",
-		ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}}); err != nil {
-		t.Fatal(err)
-	}
+	c.createServer(t, "outsider")
 	cfg := testConfig(c)
 	cfg.Network = "k8s"
 	if _, err := New(t.Context(), cfg); err != nil {

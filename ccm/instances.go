@@ -119,14 +119,21 @@ func nodeAddresses(s *hcloud.Server, cfg Config) []corev1.NodeAddress {
 		host[len(host)-1] |= 1
 		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: net.IP(host).String()})
 	}
-	if cfg.NetworkID != 0 {
-		for _, pn := range s.PrivateNet {
-			if pn.Network != nil && pn.Network.ID == cfg.NetworkID && pn.IP != nil {
-				addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: pn.IP.String()})
-			}
-		}
+	if ip := networkIP(s, cfg.NetworkID); ip != nil {
+		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip.String()})
 	}
 	return addrs
+}
+
+// networkIP is the server's IP in the network, or nil when it is not
+// attached (or networkID is 0, no network).
+func networkIP(s *hcloud.Server, networkID int64) net.IP {
+	for _, pn := range s.PrivateNet {
+		if networkID != 0 && pn.Network != nil && pn.Network.ID == networkID {
+			return pn.IP
+		}
+	}
+	return nil
 }
 
 // checkNodeIP warns when the kubelet's --node-ip (its annotation) is not
@@ -152,7 +159,7 @@ func (i *instances) checkNetwork(node *corev1.Node, s *hcloud.Server) {
 	if i.cfg.NetworkID == 0 || i.recorder == nil {
 		return
 	}
-	if slices.ContainsFunc(s.PrivateNet, func(pn hcloud.ServerPrivateNet) bool { return pn.Network != nil && pn.Network.ID == i.cfg.NetworkID }) {
+	if networkIP(s, i.cfg.NetworkID) != nil {
 		return
 	}
 	i.recorder.Eventf(node, corev1.EventTypeWarning, eventNotInNetwork,

@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
@@ -107,23 +106,13 @@ func TestNodeIPMismatchEvent(t *testing.T) {
 	if _, err := i.InstanceMetadata(t.Context(), n); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case e := <-rec.Events:
-		if !strings.Contains(e, eventNodeIPMismatch) || !strings.Contains(e, "192.0.2.99") {
-			t.Errorf("event %q", e)
-		}
-	default:
-		t.Error("no event for a --node-ip that is not the server's")
-	}
+	expectEvent(t, rec, eventNodeIPMismatch, "192.0.2.99")
 }
 
 func TestServerNotInNetworkEvent(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
 	i, rec := newInstances(t, c, AddressFamilyIPv4)
-	if _, _, err := c.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "outsider",
-		ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}}); err != nil {
-		t.Fatal(err)
-	}
+	c.createServer(t, "outsider")
 	if _, err := i.InstanceMetadata(t.Context(), node("node-0000", "")); err != nil {
 		t.Fatal(err)
 	}
@@ -137,12 +126,5 @@ func TestServerNotInNetworkEvent(t *testing.T) {
 	if len(md.NodeAddresses) != 2 {
 		t.Errorf("addresses %v, want hostname and public IPv4 only", md.NodeAddresses)
 	}
-	select {
-	case e := <-rec.Events:
-		if !strings.Contains(e, eventNotInNetwork) || !strings.Contains(e, "HCLOUD_NETWORK") {
-			t.Errorf("event %q", e)
-		}
-	default:
-		t.Error("no event for a server outside HCLOUD_NETWORK")
-	}
+	expectEvent(t, rec, eventNotInNetwork, "HCLOUD_NETWORK")
 }

@@ -199,10 +199,8 @@ func (inv *inventory) put(s *hcloud.Server, now time.Time) {
 	e := &entry{server: s, seen: now}
 	inv.byID[s.ID] = e
 	inv.byName[s.Name] = e
-	for _, pn := range s.PrivateNet {
-		if pn.Network != nil && pn.IP != nil {
-			inv.byIP[ipKey(pn.Network.ID, pn.IP.String())] = e
-		}
+	for _, k := range ipKeys(s) {
+		inv.byIP[k] = e
 	}
 }
 
@@ -212,12 +210,9 @@ func (inv *inventory) unindex(s *hcloud.Server) {
 	if e := inv.byName[s.Name]; e != nil && e.server != nil && e.server.ID == s.ID {
 		delete(inv.byName, s.Name)
 	}
-	for _, pn := range s.PrivateNet {
-		if pn.Network == nil || pn.IP == nil {
-			continue
-		}
-		if e := inv.byIP[ipKey(pn.Network.ID, pn.IP.String())]; e != nil && e.server != nil && e.server.ID == s.ID {
-			delete(inv.byIP, ipKey(pn.Network.ID, pn.IP.String()))
+	for _, k := range ipKeys(s) {
+		if e := inv.byIP[k]; e != nil && e.server != nil && e.server.ID == s.ID {
+			delete(inv.byIP, k)
 		}
 	}
 }
@@ -229,16 +224,25 @@ func (inv *inventory) markGone(id int64, now time.Time) {
 	gone := &entry{seen: now}
 	if old := inv.byID[id]; old != nil && old.server != nil {
 		inv.unindex(old.server)
-		for _, pn := range old.server.PrivateNet {
-			if pn.Network != nil && pn.IP != nil {
-				inv.byIP[ipKey(pn.Network.ID, pn.IP.String())] = gone
-			}
+		for _, k := range ipKeys(old.server) {
+			inv.byIP[k] = gone
 		}
 	}
 	inv.byID[id] = gone
 }
 
 func ipKey(networkID int64, ip string) string { return strconv.FormatInt(networkID, 10) + "/" + ip }
+
+// ipKeys are the byIP keys of every private IP a server holds.
+func ipKeys(s *hcloud.Server) []string {
+	var keys []string
+	for _, pn := range s.PrivateNet {
+		if pn.Network != nil && pn.IP != nil {
+			keys = append(keys, ipKey(pn.Network.ID, pn.IP.String()))
+		}
+	}
+	return keys
+}
 
 // byPrivateIP finds the server holding an IP in a network. A server that
 // is not known to hold it is declared absent (nil) only when the IP was

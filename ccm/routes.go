@@ -116,11 +116,10 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 	if s == nil {
 		return fmt.Errorf("create route for node %s: %w", node, errServerNotFound)
 	}
-	i := slices.IndexFunc(s.PrivateNet, func(pn hcloud.ServerPrivateNet) bool { return pn.Network != nil && pn.Network.ID == r.networkID })
-	if i < 0 {
+	gw := networkIP(s, r.networkID)
+	if gw == nil {
 		return fmt.Errorf("create route for node %s: server %d is not attached to network %d", node, s.ID, r.networkID)
 	}
-	gw := s.PrivateNet[i].IP
 	r.change.Lock()
 	defer r.change.Unlock()
 	n, err := r.current(ctx)

@@ -1,7 +1,6 @@
 package ccm
 
 import (
-	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -115,14 +114,7 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 		t.Errorf("%d requests to call a confirmed gone server's route a blackhole", c.requests())
 	}
 	// A gateway no known server holds: a listing decides, and during an outage nothing is a blackhole.
-	a, _, err := c.client.Network.AddRoute(t.Context(), nw, hcloud.NetworkAddRouteOpts{Route: hcloud.NetworkRoute{
-		Destination: mustCIDR("10.244.7.0/24"), Gateway: net.ParseIP("10.0.7.7")}})
-	if err == nil {
-		err = c.client.Action.WaitFor(t.Context(), a)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	c.addRoute(t, nw, "10.244.7.0/24", "10.0.7.7")
 	r.mu.Lock()
 	r.network = nil
 	r.mu.Unlock()
@@ -147,9 +139,7 @@ func TestRoutesRefuseIPv6AndReportConflicts(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "IPv6") {
 		t.Fatalf("IPv6 route: %v", err)
 	}
-	if e := <-rec.Events; !strings.Contains(e, eventRouteRefused) {
-		t.Errorf("event %q", e)
-	}
+	expectEvent(t, rec, eventRouteRefused)
 	if c.requests() != 0 {
 		t.Errorf("an IPv6 route cost %d requests", c.requests())
 	}

@@ -184,14 +184,20 @@ func hasTaint(n *corev1.Node, key string) bool {
 	return false
 }
 
-// events lists the reasons and messages of the cluster's events.
-func (c *cluster) events(t *testing.T) []corev1.Event {
+// hasEvent reports whether the cluster has an event of the type and
+// reason about the object.
+func (c *cluster) hasEvent(t *testing.T, eventType, reason, object string) bool {
 	t.Helper()
 	l, err := c.kube.CoreV1().Events("").List(c.ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return l.Items
+	for _, e := range l.Items {
+		if e.Type == eventType && e.Reason == reason && e.InvolvedObject.Name == object {
+			return true
+		}
+	}
+	return false
 }
 
 // eventually polls cond every 10 ms for at most 20 s.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 )
@@ -67,13 +68,7 @@ func TestLifecycleDeletesTheNodeOfADeletedServer(t *testing.T) {
 	if got, gone := c.requests(), c.fc.Requests("GET", "/servers/{id}"); got != 1 || gone != 1 {
 		t.Errorf("deleting the node cost %d requests (%d GET /servers/{id}), want 1", got, gone)
 	}
-	found := false
-	for _, e := range c.events(t) {
-		found = found || (e.Reason == "DeletingNode" && e.InvolvedObject.Name == "node-0001")
-	}
-	if !found {
-		t.Error("no DeletingNode event")
-	}
+	eventually(t, "DeletingNode event", func() bool { return c.hasEvent(t, corev1.EventTypeNormal, "DeletingNode", "node-0001") })
 }
 
 // TestLifecycleKeepsNodesThroughAnOutage: for an hour of 500s, 429s or

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -17,10 +16,7 @@ func createServers(t *testing.T, c *cluster, from, n int) {
 		t.Fatal(err)
 	}
 	for i := from; i < from+n; i++ {
-		if _, _, err := c.client.Server.Create(c.ctx, hcloud.ServerCreateOpts{Name: name(i), ServerType: &hcloud.ServerType{Name: "cx22"},
-			Image: &hcloud.Image{Name: "ubuntu-24.04"}, Location: &hcloud.Location{Name: "fsn1"}, Networks: nets}); err != nil {
-			t.Fatal(err)
-		}
+		c.createServer(t, name(i), nets...)
 	}
 	c.fc.ResetCounters()
 }

@@ -1,13 +1,11 @@
 package ccm
 
 import (
-	"net"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
@@ -59,18 +57,8 @@ func TestRouteController(t *testing.T) {
 	node3, _, _ := c.client.Server.GetByName(c.ctx, "node-0003")
 	// Before the CCM looks: 10.244.1.0/24 leads to node-0003 (stale), and
 	// 10.244.9.0/24 to an address no server holds (a blackhole).
-	for _, rt := range []hcloud.NetworkRoute{
-		{Destination: mustCIDR("10.244.1.0/24"), Gateway: node3.PrivateNet[0].IP},
-		{Destination: mustCIDR("10.244.9.0/24"), Gateway: net.ParseIP("10.0.9.9")},
-	} {
-		a, _, err := c.client.Network.AddRoute(c.ctx, nw, hcloud.NetworkAddRouteOpts{Route: rt})
-		if err == nil {
-			err = c.client.Action.WaitFor(c.ctx, a)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	c.addRoute(t, nw, "10.244.1.0/24", node3.PrivateNet[0].IP.String())
+	c.addRoute(t, nw, "10.244.9.0/24", "10.0.9.9")
 	joinAll(t, c)
 	c.setPodCIDRs(t, "node-0000", "10.244.0.0/24")
 	c.setPodCIDRs(t, "node-0001", "10.244.1.0/24")
@@ -94,15 +82,9 @@ func TestRouteController(t *testing.T) {
 	}
 	// node-0002's IPv6 pod CIDR has no route, so its network stays unavailable.
 	eventually(t, "node-0002 network unavailable", func() bool { return networkUnavailable("node-0002") == corev1.ConditionTrue })
-	refused := func() bool {
-		for _, e := range c.events(t) {
-			if e.Reason == eventRouteRefused && e.InvolvedObject.Name == "node-0002" && e.Type == corev1.EventTypeWarning {
-				return true
-			}
-		}
-		return false
-	}
-	eventually(t, "RouteRefused event for the IPv6 pod CIDR", refused)
+	eventually(t, "RouteRefused event for the IPv6 pod CIDR", func() bool {
+		return c.hasEvent(t, corev1.EventTypeWarning, eventRouteRefused, "node-0002")
+	})
 	// The network was read once; the controller's later reconciles used the copy.
 	if got := c.fc.Requests("GET", "/networks/{id}"); got != 1 {
 		t.Errorf("the network was read %d times, want once", got)
@@ -116,12 +98,4 @@ func TestRouteController(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "route of the deleted Node removed", func() bool { return slices.Equal(networkRoutes(t, c), want[1:]) })
-}
-
-func mustCIDR(s string) *net.IPNet {
-	_, n, err := net.ParseCIDR(s)
-	if err != nil {
-		panic(err)
-	}
-	return n
 }
