@@ -32,6 +32,7 @@ type Cloud struct {
 	inv         *inventory
 	instances   *instances
 	routes      *routes
+	lbs         *loadBalancers
 	metricsAddr net.Addr
 }
 
@@ -91,6 +92,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
 		}
 		c.metricsAddr = addr
 	}
+	networkZone := ""
 	if cfg.Network != "" {
 		n, _, err := client.Network.Get(ctx, cfg.Network)
 		if err != nil {
@@ -100,6 +102,9 @@ func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
 			return nil, fmt.Errorf("HCLOUD_NETWORK=%q: no such network in the project", cfg.Network)
 		}
 		c.cfg.NetworkID = n.ID
+		if len(n.Subnets) > 0 {
+			networkZone = string(n.Subnets[0].NetworkZone)
+		}
 		if !cfg.NetworkDisableAttachedCheck {
 			if err := attachedCheck(ctx, cfg, n.ID); err != nil {
 				return nil, err
@@ -112,6 +117,9 @@ func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
 	c.instances = &instances{inv: c.inv, cfg: c.cfg}
 	if c.cfg.RoutesEnabled {
 		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: now}
+	}
+	if c.cfg.LoadBalancers.Enabled {
+		c.lbs = newLoadBalancers(client, c.cfg, networkZone, now)
 	}
 	return c, nil
 }
@@ -154,14 +162,20 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	if c.routes != nil {
 		c.routes.recorder = recorder
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if c.lbs != nil {
+		c.lbs.recorder, c.lbs.ctx = recorder, ctx
+		go c.lbs.actions.run(ctx, 500*time.Millisecond)
+	}
 	go func() {
 		<-stop
+		cancel()
 		broadcaster.Shutdown()
 	}()
 }
 
-// LoadBalancer is not offered yet.
-func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return nil, false }
+// LoadBalancer is offered unless HCLOUD_LOAD_BALANCERS_ENABLED=false.
+func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return c.lbs, c.lbs != nil }
 
 // Instances is the legacy interface; InstancesV2 replaces it.
 func (c *Cloud) Instances() (cloudprovider.Instances, bool) { return nil, false }

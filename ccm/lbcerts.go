@@ -1,0 +1,117 @@
+package ccm
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// certs resolves the certificates of https services: uploaded ones by ID
+// or name, and the managed one the CCM creates for a Service. Answers are
+// kept for maxAge.
+type certs struct {
+	client *hcloud.Client
+	now    func() time.Time
+	maxAge time.Duration
+
+	mu    sync.Mutex
+	known map[string]certEntry // by name, or by "uid:<UID>" for managed ones
+}
+
+type certEntry struct {
+	id int64
+	at time.Time
+}
+
+func newCerts(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *certs {
+	return &certs{client: client, now: now, maxAge: maxAge, known: map[string]certEntry{}}
+}
+
+func (c *certs) cached(key string) (int64, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.known[key]
+	if !ok || c.now().Sub(e.at) >= c.maxAge {
+		return 0, false
+	}
+	return e.id, true
+}
+
+func (c *certs) remember(key string, id int64) {
+	c.mu.Lock()
+	c.known[key] = certEntry{id: id, at: c.now()}
+	c.mu.Unlock()
+}
+
+// resolve returns the certificate IDs svc's https services use.
+func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) ([]int64, error) {
+	if o.Protocol != "https" {
+		return nil, nil
+	}
+	if o.HTTP.CertificateType == "managed" {
+		id, err := c.managed(ctx, svc, o)
+		if err != nil {
+			return nil, err
+		}
+		return []int64{id}, nil
+	}
+	var ids []int64
+	for _, ref := range o.HTTP.Certificates {
+		if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
+			ids = append(ids, id)
+			continue
+		}
+		id, ok := c.cached(ref)
+		if !ok {
+			cert, _, err := c.client.Certificate.GetByName(ctx, ref)
+			if err != nil {
+				return nil, err
+			}
+			if cert == nil {
+				return nil, &annotationError{"http-certificates", ref, "the IDs or names of existing certificates"}
+			}
+			id = cert.ID
+			c.remember(ref, id)
+		}
+		ids = append(ids, id)
+	}
+	return ids, nil
+}
+
+// managed finds the Service's managed certificate by its label, or
+// creates it, as the official CCM does.
+func (c *certs) managed(ctx context.Context, svc *corev1.Service, o lbOptions) (int64, error) {
+	key := "uid:" + string(svc.UID)
+	if id, ok := c.cached(key); ok {
+		return id, nil
+	}
+	found, err := c.client.Certificate.AllWithOpts(ctx, hcloud.CertificateListOpts{
+		ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + string(svc.UID)}})
+	if err != nil {
+		return 0, err
+	}
+	if len(found) > 0 {
+		c.remember(key, found[0].ID)
+		return found[0].ID, nil
+	}
+	res, _, err := c.client.Certificate.CreateCertificate(ctx, hcloud.CertificateCreateOpts{
+		Name: o.HTTP.ManagedCertName, Type: hcloud.CertificateTypeManaged, DomainNames: o.HTTP.ManagedCertDomains,
+		Labels: map[string]string{uidLabel: string(svc.UID)}})
+	if err != nil {
+		return 0, fmt.Errorf("creating managed certificate %q: %w", o.HTTP.ManagedCertName, err)
+	}
+	c.remember(key, res.Certificate.ID)
+	return res.Certificate.ID, nil
+}
+
+// forget drops what is known of svc's managed certificate.
+func (c *certs) forget(uid string) {
+	c.mu.Lock()
+	delete(c.known, "uid:"+uid)
+	c.mu.Unlock()
+}

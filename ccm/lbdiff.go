@@ -1,0 +1,250 @@
+package ccm
+
+import (
+	"fmt"
+	"net"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+)
+
+// lbStep is one change to a load balancer; Kind names the API's action
+// ("update" is the PUT of name and labels).
+type lbStep struct {
+	Kind      string
+	Name      string
+	Labels    map[string]string
+	Type      string
+	Algorithm string
+	IP        string  // change_dns_ptr: the address; remove_ip_target: the target
+	DNSPtr    *string // nil: the API's default
+	NetworkID int64
+	PrivateIP net.IP     // attach_to_network
+	IPRange   *net.IPNet // attach_to_network
+	Service   hcloud.LoadBalancerAddServiceOpts // add_service and update_service
+	Port      int                               // delete_service
+	Target    lbTarget
+}
+
+func (s lbStep) String() string {
+	switch s.Kind {
+	case "update":
+		return fmt.Sprintf("update name=%s labels=%v", s.Name, s.Labels)
+	case "change_type":
+		return "change_type " + s.Type
+	case "change_algorithm":
+		return "change_algorithm " + s.Algorithm
+	case "change_dns_ptr":
+		if s.DNSPtr == nil {
+			return "change_dns_ptr " + s.IP + " default"
+		}
+		return "change_dns_ptr " + s.IP + " " + *s.DNSPtr
+	case "attach_to_network", "detach_from_network":
+		return fmt.Sprintf("%s %d", s.Kind, s.NetworkID)
+	case "add_service", "update_service":
+		return fmt.Sprintf("%s %d", s.Kind, *s.Service.ListenPort)
+	case "delete_service":
+		return fmt.Sprintf("delete_service %d", s.Port)
+	case "add_target", "remove_target":
+		return fmt.Sprintf("%s %d private=%v", s.Kind, s.Target.ServerID, s.Target.UsePrivateIP)
+	case "remove_ip_target":
+		return "remove_ip_target " + s.IP
+	}
+	return s.Kind
+}
+
+// lbPlan is the smallest list of changes from have to want, in an order
+// the API accepts, and what cannot be done.
+func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []lbNotice) {
+	var steps []lbStep
+	var notices []lbNotice
+	name := have.Name
+	if want.Rename {
+		name = want.Name
+	}
+	if name != have.Name || have.Labels[uidLabel] != want.UID {
+		l := maps.Clone(have.Labels)
+		if l == nil {
+			l = map[string]string{}
+		}
+		l[uidLabel] = want.UID
+		steps = append(steps, lbStep{Kind: "update", Name: name, Labels: l})
+	}
+	if want.ChangeType && have.LoadBalancerType != nil && want.Type != have.LoadBalancerType.Name {
+		if types.bigger(want.Type, have.LoadBalancerType.Name) {
+			steps = append(steps, lbStep{Kind: "change_type", Type: want.Type})
+		} else {
+			notices = append(notices, lbNotice{Reason: eventTypeDowngrade, Message: fmt.Sprintf(
+				"load balancer type %s is not changed to the smaller %s (annotation %stype): downgrade it in the Hetzner Console if you mean to",
+				have.LoadBalancerType.Name, want.Type, annotationPrefix)})
+		}
+	}
+	if want.Algorithm != "" && string(have.Algorithm.Type) != want.Algorithm {
+		steps = append(steps, lbStep{Kind: "change_algorithm", Algorithm: want.Algorithm})
+	}
+	steps = append(steps, rdnsSteps(want, have)...)
+	steps = append(steps, networkSteps(want, have)...)
+	if want.PublicInterface != nil && *want.PublicInterface != have.PublicNet.Enabled {
+		kind := "enable_public_interface"
+		if !*want.PublicInterface {
+			kind = "disable_public_interface"
+		}
+		steps = append(steps, lbStep{Kind: kind})
+	}
+	steps = append(steps, serviceSteps(want.Services, have.Services)...)
+	steps = append(steps, targetSteps(want.Targets, have.Targets)...)
+	return steps, notices
+}
+
+func rdnsSteps(want lbSpec, have *hcloud.LoadBalancer) []lbStep {
+	var steps []lbStep
+	check := func(ptr *string, ip, current string) {
+		if ptr == nil || ip == "" || ip == "<nil>" {
+			return
+		}
+		if *ptr == "" { // reset to the default name
+			if current != "" && !strings.HasPrefix(current, "static.") {
+				steps = append(steps, lbStep{Kind: "change_dns_ptr", IP: ip})
+			}
+			return
+		}
+		if *ptr != current {
+			steps = append(steps, lbStep{Kind: "change_dns_ptr", IP: ip, DNSPtr: ptr})
+		}
+	}
+	if have.PublicNet.Enabled {
+		check(want.IPv4RDNS, have.PublicNet.IPv4.IP.String(), have.PublicNet.IPv4.DNSPtr)
+		check(want.IPv6RDNS, have.PublicNet.IPv6.IP.String(), have.PublicNet.IPv6.DNSPtr)
+	}
+	return steps
+}
+
+// networkSteps attach to HCLOUD_NETWORK and detach from any other, as the
+// official CCM does; without HCLOUD_NETWORK networks are left alone.
+func networkSteps(want lbSpec, have *hcloud.LoadBalancer) []lbStep {
+	if want.NetworkID == 0 {
+		return nil
+	}
+	var steps []lbStep
+	attached := false
+	for _, pn := range have.PrivateNet {
+		if pn.Network == nil {
+			continue
+		}
+		if pn.Network.ID == want.NetworkID {
+			attached = true
+			continue
+		}
+		steps = append(steps, lbStep{Kind: "detach_from_network", NetworkID: pn.Network.ID})
+	}
+	if !attached {
+		steps = append(steps, lbStep{Kind: "attach_to_network", NetworkID: want.NetworkID, PrivateIP: want.PrivateIP, IPRange: want.IPRange})
+	}
+	return steps
+}
+
+// serviceSteps delete services first, to free their ports and slots.
+func serviceSteps(want []hcloud.LoadBalancerAddServiceOpts, have []hcloud.LoadBalancerService) []lbStep {
+	var steps []lbStep
+	wanted := map[int]hcloud.LoadBalancerAddServiceOpts{}
+	for _, s := range want {
+		wanted[*s.ListenPort] = s
+	}
+	existing := map[int]hcloud.LoadBalancerService{}
+	for _, s := range have {
+		existing[s.ListenPort] = s
+		if _, ok := wanted[s.ListenPort]; !ok {
+			steps = append(steps, lbStep{Kind: "delete_service", Port: s.ListenPort})
+		}
+	}
+	for _, s := range want {
+		got, ok := existing[*s.ListenPort]
+		switch {
+		case !ok:
+			steps = append(steps, lbStep{Kind: "add_service", Service: s})
+		case !serviceMatches(s, got):
+			steps = append(steps, lbStep{Kind: "update_service", Service: s})
+		}
+	}
+	return steps
+}
+
+// targetSteps remove before they add, so a full load balancer makes room.
+// IP targets are removed, as the official CCM does without Robot; label
+// selector targets are not the CCM's and stay.
+func targetSteps(want []lbTarget, have []hcloud.LoadBalancerTarget) []lbStep {
+	var steps []lbStep
+	existing := map[lbTarget]bool{}
+	wanted := map[lbTarget]bool{}
+	for _, t := range want {
+		wanted[t] = true
+	}
+	for _, t := range have {
+		switch {
+		case t.Type == hcloud.LoadBalancerTargetTypeServer && t.Server != nil && t.Server.Server != nil:
+			k := lbTarget{ServerID: t.Server.Server.ID, UsePrivateIP: t.UsePrivateIP}
+			existing[k] = true
+			if !wanted[k] {
+				steps = append(steps, lbStep{Kind: "remove_target", Target: k})
+			}
+		case t.Type == hcloud.LoadBalancerTargetTypeIP && t.IP != nil:
+			steps = append(steps, lbStep{Kind: "remove_ip_target", IP: t.IP.IP})
+		}
+	}
+	for _, t := range want {
+		if !existing[t] {
+			steps = append(steps, lbStep{Kind: "add_target", Target: t})
+		}
+	}
+	return steps
+}
+
+// serviceMatches reports whether have already is what want asks; unset
+// fields of want accept any value.
+func serviceMatches(want hcloud.LoadBalancerAddServiceOpts, have hcloud.LoadBalancerService) bool {
+	if want.Protocol != have.Protocol || !eq(want.DestinationPort, have.DestinationPort) || !eq(want.Proxyprotocol, have.Proxyprotocol) {
+		return false
+	}
+	if h := want.HTTP; h != nil {
+		g := have.HTTP
+		if !eq(h.CookieName, g.CookieName) || !eq(h.CookieLifetime, g.CookieLifetime) || !eq(h.RedirectHTTP, g.RedirectHTTP) ||
+			!eq(h.StickySessions, g.StickySessions) || !eq(h.TimeoutIdle, g.TimeoutIdle) {
+			return false
+		}
+		if want.Protocol == hcloud.LoadBalancerServiceProtocolHTTPS && !slices.Equal(certIDs(h.Certificates), certIDs(g.Certificates)) {
+			return false
+		}
+	}
+	hc := want.HealthCheck
+	if hc == nil {
+		return true
+	}
+	g := have.HealthCheck
+	if hc.Protocol != g.Protocol || !eq(hc.Port, g.Port) || !eq(hc.Interval, g.Interval) || !eq(hc.Timeout, g.Timeout) || !eq(hc.Retries, g.Retries) {
+		return false
+	}
+	if h := hc.HTTP; h != nil {
+		if g.HTTP == nil {
+			return false
+		}
+		if !eq(h.Domain, g.HTTP.Domain) || !eq(h.Path, g.HTTP.Path) || !eq(h.TLS, g.HTTP.TLS) ||
+			(h.StatusCodes != nil && !slices.Equal(h.StatusCodes, g.HTTP.StatusCodes)) {
+			return false
+		}
+	}
+	return true
+}
+
+// eq is true when want is unset or equal to have.
+func eq[T comparable](want *T, have T) bool { return want == nil || *want == have }
+
+func certIDs(certs []*hcloud.Certificate) []int64 {
+	ids := make([]int64, 0, len(certs))
+	for _, c := range certs {
+		ids = append(ids, c.ID)
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,253 @@
+package ccm
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
+)
+
+// uidLabel marks a load balancer as the one of a Service, as the official CCM does.
+const uidLabel = "hcloud-ccm/service-uid"
+
+// excludeLabel keeps a node out of every load balancer.
+const excludeLabel = "node.kubernetes.io/exclude-from-external-load-balancers"
+
+// lbSpec is the load balancer a Service and the nodes call for. Nil
+// pointers and empty strings mean "keep what is there".
+type lbSpec struct {
+	UID         string
+	Name        string
+	Rename      bool // the name annotation is set: an existing load balancer is renamed
+	Type        string
+	ChangeType  bool // the type is configured: an existing load balancer is upgraded
+	Location    string
+	NetworkZone string
+	Algorithm   string
+
+	PublicInterface *bool
+	NetworkID       int64 // 0: no network
+	PrivateIP       net.IP
+	IPRange         *net.IPNet
+	IPv4RDNS        *string
+	IPv6RDNS        *string
+
+	Services []hcloud.LoadBalancerAddServiceOpts // sorted by listen port
+	Targets  []lbTarget                          // sorted by server ID
+}
+
+// lbTarget is a server target.
+type lbTarget struct {
+	ServerID     int64
+	UsePrivateIP bool
+}
+
+// lbEnv is what the desired state depends on besides the Service and nodes.
+type lbEnv struct {
+	NetworkID   int64
+	NetworkZone string // of HCLOUD_NETWORK: where a load balancer goes without location or zone
+	MaxTargets  func(lbType string) int
+	CertIDs     []int64 // the https certificates, resolved
+}
+
+// lbNotice is something to tell the user in an event; it does not stop the sync.
+type lbNotice struct {
+	Node          *corev1.Node // nil: the event goes on the Service
+	Reason, Message string
+}
+
+// Event reasons for load balancers.
+const (
+	eventPortSkipped       = "PortNotSupported"
+	eventNodeSkipped       = "NodeNotTargeted"
+	eventMaxTargets        = "MaxTargetsReached"
+	eventBadAnnotation     = "InvalidAnnotation"
+	eventTypeDowngrade     = "TypeNotDowngraded"
+	eventTargetRejected    = "TargetRejected"
+	eventLBProtected       = "LoadBalancerProtected"
+	eventLBActionFailed    = "LoadBalancerActionFailed"
+	eventCertificateFailed = "CertificateNotReady"
+)
+
+// defaultLBName is the official CCM's name for a Service's load balancer.
+func defaultLBName(svc *corev1.Service) string {
+	name := "a" + strings.ReplaceAll(string(svc.UID), "-", "")
+	if len(name) > 32 {
+		name = name[:32]
+	}
+	return name
+}
+
+// desiredLB computes the load balancer for svc over nodes. It reads no
+// state and calls no API; errors are configuration errors to report.
+func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv) (lbSpec, []lbNotice, error) {
+	s := lbSpec{
+		UID: string(svc.UID), Name: o.Name, Rename: o.Name != "", Type: o.Type, ChangeType: o.TypeExplicit,
+		Location: o.Location, NetworkZone: o.NetworkZone, Algorithm: o.Algorithm,
+		NetworkID: env.NetworkID, IPv4RDNS: o.IPv4RDNS, IPv6RDNS: o.IPv6RDNS,
+	}
+	if s.Name == "" {
+		s.Name = defaultLBName(svc)
+	}
+	var errs []error
+	bad := func(annotation, value, accepted string) {
+		errs = append(errs, &annotationError{annotation, value, accepted})
+	}
+	if s.Location == "" && s.NetworkZone == "" {
+		if env.NetworkZone == "" {
+			bad("location", "", "a location such as fsn1 or nbg1 (or network-zone, or HCLOUD_LOAD_BALANCERS_LOCATION)")
+		}
+		s.NetworkZone = env.NetworkZone
+	}
+	if o.DisablePublicNetwork != nil {
+		s.PublicInterface = hcloud.Ptr(!*o.DisablePublicNetwork)
+		if *o.DisablePublicNetwork && env.NetworkID == 0 {
+			bad("disable-public-network", "true", "false unless HCLOUD_NETWORK is set: a load balancer without a public interface needs a network")
+		}
+	}
+	if o.UsePrivateIP && env.NetworkID == 0 {
+		bad("use-private-ip", "true", "false unless HCLOUD_NETWORK is set")
+	}
+	if env.NetworkID != 0 {
+		if o.PrivateIPv4.IsValid() {
+			s.PrivateIP = net.IP(o.PrivateIPv4.AsSlice())
+		}
+		if o.PrivateSubnetIPRange.IsValid() {
+			_, s.IPRange, _ = net.ParseCIDR(o.PrivateSubnetIPRange.String())
+		}
+	}
+	if o.Protocol == "https" && o.HTTP.CertificateType == "uploaded" && len(o.HTTP.Certificates) == 0 {
+		bad("http-certificates", "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert")
+	}
+	var notices []lbNotice
+	for _, p := range svc.Spec.Ports {
+		if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP {
+			notices = append(notices, lbNotice{Reason: eventPortSkipped,
+				Message: fmt.Sprintf("port %d/%s is left out: Hetzner load balancers forward TCP only", p.Port, p.Protocol)})
+			continue
+		}
+		s.Services = append(s.Services, desiredService(p, o, env.CertIDs))
+	}
+	slices.SortFunc(s.Services, func(a, b hcloud.LoadBalancerAddServiceOpts) int { return *a.ListenPort - *b.ListenPort })
+	var n []lbNotice
+	s.Targets, n = desiredTargets(svc, o, nodes, env.MaxTargets(s.Type))
+	notices = append(notices, n...)
+	return s, notices, errors.Join(errs...)
+}
+
+// desiredService is one load balancer service for a Service port.
+func desiredService(p corev1.ServicePort, o lbOptions, certs []int64) hcloud.LoadBalancerAddServiceOpts {
+	proto := hcloud.LoadBalancerServiceProtocol(o.Protocol)
+	svc := hcloud.LoadBalancerAddServiceOpts{
+		Protocol: proto, ListenPort: hcloud.Ptr(int(p.Port)), DestinationPort: hcloud.Ptr(int(p.NodePort)),
+		Proxyprotocol: hcloud.Ptr(o.ProxyProtocol),
+	}
+	if proto != hcloud.LoadBalancerServiceProtocolTCP {
+		h := &hcloud.LoadBalancerAddServiceOptsHTTP{StickySessions: o.HTTP.StickySessions, RedirectHTTP: hcloud.Ptr(o.HTTP.RedirectHTTP)}
+		if o.HTTP.CookieName != "" {
+			h.CookieName = hcloud.Ptr(o.HTTP.CookieName)
+		}
+		if o.HTTP.CookieLifetime != 0 {
+			h.CookieLifetime = hcloud.Ptr(o.HTTP.CookieLifetime)
+		}
+		if o.HTTP.TimeoutIdle != 0 {
+			h.TimeoutIdle = hcloud.Ptr(o.HTTP.TimeoutIdle)
+		}
+		if proto == hcloud.LoadBalancerServiceProtocolHTTPS {
+			for _, id := range certs {
+				h.Certificates = append(h.Certificates, &hcloud.Certificate{ID: id})
+			}
+		} else {
+			h.RedirectHTTP = nil // only https redirects
+		}
+		svc.HTTP = h
+	}
+	svc.HealthCheck = desiredHealthCheck(p, o)
+	return svc
+}
+
+// desiredHealthCheck is TCP on the nodePort unless configured otherwise.
+func desiredHealthCheck(p corev1.ServicePort, o lbOptions) *hcloud.LoadBalancerAddServiceOptsHealthCheck {
+	hc := &hcloud.LoadBalancerAddServiceOptsHealthCheck{Protocol: hcloud.LoadBalancerServiceProtocolTCP, Port: hcloud.Ptr(int(p.NodePort))}
+	c := o.HealthCheck
+	if !c.Configured {
+		return hc
+	}
+	hc.Protocol = hcloud.LoadBalancerServiceProtocol(o.Protocol)
+	if c.Protocol != "" {
+		hc.Protocol = hcloud.LoadBalancerServiceProtocol(c.Protocol)
+	}
+	if c.Port != 0 {
+		hc.Port = hcloud.Ptr(c.Port)
+	}
+	if c.Interval != 0 {
+		hc.Interval = hcloud.Ptr(c.Interval)
+	}
+	if c.Timeout != 0 {
+		hc.Timeout = hcloud.Ptr(c.Timeout)
+	}
+	if c.Retries != 0 {
+		hc.Retries = hcloud.Ptr(c.Retries)
+	}
+	if hc.Protocol != hcloud.LoadBalancerServiceProtocolTCP {
+		h := &hcloud.LoadBalancerAddServiceOptsHealthCheckHTTP{StatusCodes: c.StatusCodes, TLS: c.ValidateCert}
+		if c.HTTPDomain != "" {
+			h.Domain = hcloud.Ptr(c.HTTPDomain)
+		}
+		if c.HTTPPath != "" {
+			h.Path = hcloud.Ptr(c.HTTPPath)
+		}
+		hc.HTTP = h
+	}
+	return hc
+}
+
+// desiredTargets are the servers of the eligible nodes, oldest nodes
+// first, at most max of them.
+func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, max int) ([]lbTarget, []lbNotice) {
+	nodes = slices.Clone(nodes)
+	slices.SortFunc(nodes, func(a, b *corev1.Node) int {
+		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+	var notices []lbNotice
+	var targets []lbTarget
+	seen := map[int64]bool{}
+	for _, node := range nodes {
+		if _, excluded := node.Labels[excludeLabel]; excluded {
+			continue
+		}
+		if o.NodeSelector != nil && !o.NodeSelector.Matches(labels.Set(node.Labels)) {
+			continue
+		}
+		if node.Spec.ProviderID == "" {
+			continue // not initialised yet: the provider ID's arrival triggers a sync
+		}
+		id, err := serverIDFromProviderID(node.Spec.ProviderID)
+		if err != nil {
+			notices = append(notices, lbNotice{Node: node, Reason: eventNodeSkipped,
+				Message: fmt.Sprintf("not a target of the load balancer of Service %s/%s: %v", svc.Namespace, svc.Name, err)})
+			continue
+		}
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		if max > 0 && len(targets) == max {
+			notices = append(notices, lbNotice{Node: node, Reason: eventMaxTargets,
+				Message: fmt.Sprintf("Node could not be added to Load Balancer for service %s/%s because the max number of targets (%d) has been reached", svc.Namespace, svc.Name, max)})
+			continue
+		}
+		targets = append(targets, lbTarget{ServerID: id, UsePrivateIP: o.UsePrivateIP})
+	}
+	slices.SortFunc(targets, func(a, b lbTarget) int { return cmp.Compare(a.ServerID, b.ServerID) })
+	return targets, notices
+}

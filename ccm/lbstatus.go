@@ -1,0 +1,40 @@
+package ccm
+
+import (
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// lbStatus is the Service's status.loadBalancer, as the official CCM
+// reports it: only the hostname annotation when it is set; else the public
+// IPv4 and IPv6 (unless disabled), then the private IPs (unless private
+// ingress is disabled). With proxy protocol, ipMode is Proxy, so kube-proxy
+// sends in-cluster traffic through the load balancer too.
+func lbStatus(lb *hcloud.LoadBalancer, o lbOptions) *corev1.LoadBalancerStatus {
+	if o.Hostname != "" {
+		return &corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: o.Hostname}}}
+	}
+	var mode *corev1.LoadBalancerIPMode
+	if o.ProxyProtocol {
+		m := corev1.LoadBalancerIPModeProxy
+		mode = &m
+	}
+	st := &corev1.LoadBalancerStatus{}
+	add := func(ip string) {
+		if ip != "" && ip != "<nil>" {
+			st.Ingress = append(st.Ingress, corev1.LoadBalancerIngress{IP: ip, IPMode: mode})
+		}
+	}
+	if lb.PublicNet.Enabled {
+		add(lb.PublicNet.IPv4.IP.String())
+		if !o.IPv6Disabled {
+			add(lb.PublicNet.IPv6.IP.String())
+		}
+	}
+	if !o.DisablePrivateIngress {
+		for _, pn := range lb.PrivateNet {
+			add(pn.IP.String())
+		}
+	}
+	return st
+}

@@ -1,0 +1,180 @@
+package ccm
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+)
+
+// lbStore holds the load balancers labelled with a Service UID, read in
+// one listing per maxAge and kept current by the CCM's own changes, so a
+// sync that changes nothing sends nothing. An entry the API contradicted
+// is re-read before it is used again.
+type lbStore struct {
+	client *hcloud.Client
+	now    func() time.Time
+	maxAge time.Duration
+
+	mu       sync.Mutex
+	byUID    map[string]*hcloud.LoadBalancer
+	stale    map[string]bool   // re-read by ID before use
+	putSeq   map[string]uint64 // when each entry was last put, in puts
+	seq      uint64
+	listedAt time.Time
+	locks    map[string]*sync.Mutex
+	types    lbTypes
+
+	listMu sync.Mutex // one listing at a time
+}
+
+func newLBStore(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *lbStore {
+	return &lbStore{client: client, now: now, maxAge: maxAge,
+		byUID: map[string]*hcloud.LoadBalancer{}, stale: map[string]bool{}, putSeq: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
+}
+
+// lock serialises the work on one Service's load balancer, as the API
+// locks it during each action.
+func (s *lbStore) lock(uid string) func() {
+	s.mu.Lock()
+	l, ok := s.locks[uid]
+	if !ok {
+		l = &sync.Mutex{}
+		s.locks[uid] = l
+	}
+	s.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+// get returns the load balancer labelled uid, or nil; the caller holds lock(uid).
+func (s *lbStore) get(ctx context.Context, uid string) (*hcloud.LoadBalancer, error) {
+	if err := s.ensureListed(ctx); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	lb, stale := s.byUID[uid], s.stale[uid]
+	s.mu.Unlock()
+	if lb == nil || !stale {
+		return lb, nil
+	}
+	fresh, _, err := s.client.LoadBalancer.GetByID(ctx, lb.ID)
+	if err != nil {
+		return nil, err
+	}
+	if fresh != nil && fresh.Labels[uidLabel] != uid {
+		fresh = nil // relabelled behind the CCM's back: no longer this Service's
+	}
+	s.put(uid, fresh)
+	return fresh, nil
+}
+
+// ensureListed lists the labelled load balancers when the last listing is
+// older than maxAge.
+func (s *lbStore) ensureListed(ctx context.Context) error {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	s.mu.Lock()
+	fresh := !s.listedAt.IsZero() && s.now().Sub(s.listedAt) < s.maxAge
+	s.mu.Unlock()
+	if fresh {
+		return nil
+	}
+	s.mu.Lock()
+	started, since := s.now(), s.seq
+	s.mu.Unlock()
+	all, err := s.client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel}})
+	if err != nil {
+		return err
+	}
+	m := make(map[string]*hcloud.LoadBalancer, len(all))
+	for _, lb := range all {
+		m[lb.Labels[uidLabel]] = lb
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// What the CCM changed while the listing was on its way is newer.
+	for uid, seq := range s.putSeq {
+		if seq > since {
+			if lb := s.byUID[uid]; lb != nil {
+				m[uid] = lb
+			} else {
+				delete(m, uid)
+			}
+		}
+	}
+	s.byUID, s.stale, s.putSeq, s.listedAt = m, map[string]bool{}, map[string]uint64{}, started
+	return nil
+}
+
+// put records lb (nil: none) as uid's load balancer.
+func (s *lbStore) put(uid string, lb *hcloud.LoadBalancer) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.seq++
+	s.putSeq[uid] = s.seq
+	delete(s.stale, uid)
+	if lb == nil {
+		delete(s.byUID, uid)
+		return
+	}
+	s.byUID[uid] = lb
+}
+
+// invalidate makes the next get re-read uid's load balancer; with no
+// entry (a create whose answer was lost), the next get lists again.
+func (s *lbStore) invalidate(uid string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.byUID[uid]; ok {
+		s.stale[uid] = true
+		return
+	}
+	s.listedAt = time.Time{}
+}
+
+// lbTypes are the load balancer types by name.
+type lbTypes map[string]*hcloud.LoadBalancerType
+
+// loadTypes lists the types once; they are part of the catalog and do not change.
+func (s *lbStore) loadTypes(ctx context.Context) (lbTypes, error) {
+	s.mu.Lock()
+	t := s.types
+	s.mu.Unlock()
+	if t != nil {
+		return t, nil
+	}
+	all, err := s.client.LoadBalancerType.All(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t = lbTypes{}
+	for _, lt := range all {
+		t[lt.Name] = lt
+	}
+	s.mu.Lock()
+	s.types = t
+	s.mu.Unlock()
+	return t, nil
+}
+
+// bigger reports whether type want is larger than have.
+func (t lbTypes) bigger(want, have string) bool {
+	w, h := t[want], t[have]
+	if w == nil || h == nil {
+		return false
+	}
+	if w.MaxConnections != h.MaxConnections {
+		return w.MaxConnections > h.MaxConnections
+	}
+	return w.MaxTargets > h.MaxTargets
+}
+
+// maxTargets is the type's target limit; 0 when the type is unknown.
+func (t lbTypes) maxTargets(name string) int {
+	if lt := t[name]; lt != nil {
+		return lt.MaxTargets
+	}
+	return 0
+}
