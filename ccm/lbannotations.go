@@ -183,7 +183,7 @@ func parseLBOptions(svc *corev1.Service, d LoadBalancerDefaults) (lbOptions, err
 	a := &annotations{m: svc.Annotations}
 	o := lbOptions{
 		Name:                  a.str("name", ""),
-		Type:                  a.str("type", d.Type),
+		Type:                  strings.ToLower(strings.TrimSpace(a.str("type", d.Type))),
 		Location:              a.str("location", d.Location),
 		NetworkZone:           a.str("network-zone", d.NetworkZone),
 		Algorithm:             a.oneOf("algorithm-type", d.AlgorithmType, "round_robin", "least_connections"),

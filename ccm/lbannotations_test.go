@@ -68,7 +68,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	no, yes, empty, rdns := false, true, "", "lb.example.com"
-	want := lbOptions{Name: "web-lb", Type: "LB21", TypeExplicit: true, Location: "hel1", Algorithm: "least_connections",
+	want := lbOptions{Name: "web-lb", Type: "lb21", TypeExplicit: true, Location: "hel1", Algorithm: "least_connections",
 		NodeSelector: labels.SelectorFromSet(labels.Set{"role": "worker"}), Hostname: "lb.example.com", IPv6Disabled: true,
 		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),

@@ -1,0 +1,147 @@
+package ccm
+
+import (
+	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// createBehindTheBack makes a load balancer as an operator would.
+func (c *lbCluster) createBehindTheBack(t *testing.T, name string, labels map[string]string) *hcloud.LoadBalancer {
+	t.Helper()
+	res, _, err := c.client.LoadBalancer.Create(t.Context(), hcloud.LoadBalancerCreateOpts{Name: name, Labels: labels,
+		LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"},
+		Services: []hcloud.LoadBalancerCreateOptsService{{Protocol: "tcp", ListenPort: hcloud.Ptr(9999), DestinationPort: hcloud.Ptr(9999)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.LoadBalancer
+}
+
+func TestLBAdoptedByNameThenLabelled(t *testing.T) {
+	c := newLBCluster(t, 3, fakecloud.Options{})
+	existing := c.createBehindTheBack(t, "shop", map[string]string{"team": "shop"})
+	svc := lbService("shop", []int32{80}, "name", "shop")
+	c.ensure(t, svc, c.nodes)
+	all := c.allLBs(t)
+	if len(all) != 1 {
+		t.Fatalf("%d load balancers, want the adopted one only", len(all))
+	}
+	lb := all[0]
+	if lb.ID != existing.ID || lb.Labels[uidLabel] != string(svc.UID) || lb.Labels["team"] != "shop" {
+		t.Errorf("adopted load balancer %d labels %v, want %d with the Service UID added and team kept", lb.ID, lb.Labels, existing.ID)
+	}
+	if len(lb.Services) != 1 || lb.Services[0].ListenPort != 80 || len(lb.Targets) != 3 {
+		t.Errorf("adopted load balancer not reconciled: %d services, %d targets", len(lb.Services), len(lb.Targets))
+	}
+	eventually(t, "AdoptedLoadBalancer event", func() bool { return c.hasEvent(t, corev1.EventTypeNormal, "AdoptedLoadBalancer", "shop") })
+}
+
+func TestLBNameOfAnotherServiceIsNotTaken(t *testing.T) {
+	c := newLBCluster(t, 1, fakecloud.Options{})
+	c.createBehindTheBack(t, "shop", map[string]string{uidLabel: "someone-else"})
+	svc := lbService("shop", []int32{80}, "name", "shop")
+	if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", svc, c.nodes); err == nil {
+		t.Fatal("EnsureLoadBalancer took another Service's load balancer")
+	}
+	if lb := c.allLBs(t)[0]; lb.Labels[uidLabel] != "someone-else" || len(lb.Services) != 1 || lb.Services[0].ListenPort != 9999 {
+		t.Errorf("the other Service's load balancer was changed: %v", lb.Labels)
+	}
+	eventually(t, "LoadBalancerNameTaken event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, "LoadBalancerNameTaken", "shop") })
+}
+
+func TestLBDeletedOnlyByLabel(t *testing.T) {
+	c := newLBCluster(t, 2, fakecloud.Options{})
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes)
+	// A load balancer with the Service's name but not its label is not its own.
+	other := lbService("other", []int32{80}, "name", "not-mine")
+	c.createBehindTheBack(t, "not-mine", nil)
+
+	before := c.requests()
+	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", other); err != nil {
+		t.Fatal(err)
+	}
+	// Per Service: one listing by label, one DELETE where there is one.
+	if n := c.requests() - before; n != 3 {
+		t.Errorf("deleting sent %d requests, want 3", n)
+	}
+	all := c.allLBs(t)
+	if len(all) != 1 || all[0].Name != "not-mine" {
+		t.Errorf("load balancers left: %v, want only not-mine", names(all))
+	}
+	if _, exists, err := c.lbs.GetLoadBalancer(t.Context(), "", svc); err != nil || exists {
+		t.Errorf("GetLoadBalancer after delete: exists=%v err=%v", exists, err)
+	}
+}
+
+func TestLBDeleteProtectedIsKept(t *testing.T) {
+	c := newLBCluster(t, 2, fakecloud.Options{})
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes)
+	lb := c.cloudLB(t, svc)
+	if _, _, err := c.client.LoadBalancer.ChangeProtection(t.Context(), lb, hcloud.LoadBalancerChangeProtectionOpts{Delete: hcloud.Ptr(true)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {
+		t.Fatalf("a protected load balancer must not block the Service's deletion: %v", err)
+	}
+	if c.fc.Requests("DELETE", "/load_balancers/{id}") != 0 {
+		t.Error("a DELETE was sent for a protected load balancer")
+	}
+	c.cloudLB(t, svc) // still there
+	eventually(t, "LoadBalancerProtected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBProtected, "web") })
+}
+
+func TestLBCreateAnsweredWithAnErrorAfterCommitMakesNoDuplicate(t *testing.T) {
+	c := newLBCluster(t, 3, fakecloud.Options{})
+	if _, err := c.fc.AddFault(fakecloud.Rule{Method: "POST", Path: "/load_balancers", Status: 503, AfterCommit: true, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	svc := lbService("web", []int32{80})
+	if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", svc, c.nodes); err == nil {
+		t.Fatal("the lost answer was not reported")
+	}
+	st, _ := c.ensure(t, svc, c.nodes)
+	if all := c.allLBs(t); len(all) != 1 {
+		t.Fatalf("%d load balancers after a retried create, want 1", len(all))
+	}
+	if len(st.Ingress) == 0 {
+		t.Error("no status after the retry")
+	}
+	if n := c.fc.Requests("POST", "/load_balancers"); n != 1 {
+		t.Errorf("%d POSTs, want 1: the retry finds the load balancer by its label", n)
+	}
+}
+
+func TestLBRejectedTargetDoesNotBlockTheRest(t *testing.T) {
+	c := newLBCluster(t, 4, fakecloud.Options{})
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes[:2])
+	// node-0002's server is deleted before the CCM hears of it.
+	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", ServerName: "node-0002"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.update(t, svc, c.nodes); n != 2 {
+		t.Errorf("update sent %d requests, want 2 (one rejected target, one added)", n)
+	}
+	got := sorted(targetIDs(c.cloudLB(t, svc)))
+	want := sorted(append(serverIDs(c.nodes[:2]), serverIDs(c.nodes[3:])...))
+	if len(got) != 3 || got[2] != want[2] {
+		t.Errorf("targets %v, want %v", got, want)
+	}
+	eventually(t, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })
+}
+
+func names(lbs []*hcloud.LoadBalancer) []string {
+	var n []string
+	for _, lb := range lbs {
+		n = append(n, lb.Name)
+	}
+	return n
+}
