@@ -2,8 +2,8 @@ package ccm
 
 import (
 	"fmt"
-	"net"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 
@@ -21,8 +21,8 @@ type lbStep struct {
 	IP        string  // change_dns_ptr: the address; remove_ip_target: the target
 	DNSPtr    *string // nil: the API's default
 	NetworkID int64
-	PrivateIP net.IP     // attach_to_network
-	IPRange   *net.IPNet // attach_to_network
+	PrivateIP net.IP                            // attach_to_network
+	IPRange   *net.IPNet                        // attach_to_network
 	Service   hcloud.LoadBalancerAddServiceOpts // add_service and update_service
 	Port      int                               // delete_service
 	Target    lbTarget

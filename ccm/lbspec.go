@@ -58,7 +58,7 @@ type lbEnv struct {
 
 // lbNotice is something to tell the user in an event; it does not stop the sync.
 type lbNotice struct {
-	Node          *corev1.Node // nil: the event goes on the Service
+	Node            *corev1.Node // nil: the event goes on the Service
 	Reason, Message string
 }
 

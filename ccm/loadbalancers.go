@@ -207,6 +207,10 @@ func (l *loadBalancers) apply(ctx context.Context, svc *corev1.Service, lb *hclo
 			l.store.invalidate(uid)
 			return fmt.Errorf("%s on load balancer %s: %w", st, lb.Name, err)
 		}
+		if a != nil && a.Status == hcloud.ActionStatusError {
+			l.store.invalidate(uid) // the API undid it
+			return fmt.Errorf("%s on load balancer %s: %w", st, lb.Name, actionError(a))
+		}
 		klog.V(2).InfoS("Changed load balancer", "service", klog.KObj(svc), "loadBalancer", lb.Name, "change", st.String())
 		l.actions.started(uid, lb.ID, a)
 		if updated != nil {

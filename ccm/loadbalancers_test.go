@@ -74,7 +74,9 @@ func TestLBUpdatesSendOnlyTheDifference(t *testing.T) {
 			return lb.Services[0].DestinationPort == 31111 && lb.Services[0].HealthCheck.Port == 31111
 		}},
 		{"the algorithm annotation changes", withNodePort(lbService("web", []int32{8080}, "algorithm-type", "least_connections"), 31111), c.nodes[1:16], 1,
-			func(lb *hcloud.LoadBalancer) bool { return lb.Algorithm.Type == hcloud.LoadBalancerAlgorithmTypeLeastConnections }},
+			func(lb *hcloud.LoadBalancer) bool {
+				return lb.Algorithm.Type == hcloud.LoadBalancerAlgorithmTypeLeastConnections
+			}},
 	}
 	for _, s := range steps {
 		var n uint64

@@ -13,6 +13,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
 	"k8s.io/client-go/informers"
 	clientset "k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/kubernetes/fake"
@@ -22,6 +23,7 @@ import (
 	cloudnode "k8s.io/cloud-provider/controllers/node"
 	"k8s.io/cloud-provider/controllers/nodelifecycle"
 	"k8s.io/cloud-provider/controllers/route"
+	servicecontroller "k8s.io/cloud-provider/controllers/service"
 	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
 	_ "k8s.io/controller-manager/pkg/features/register" // the gates the route controller reads, as cmd/ccm gets them through options
 )
@@ -223,3 +225,14 @@ func (b clientBuilder) Client(string) (clientset.Interface, error) {
 func (b clientBuilder) ClientOrDie(string) clientset.Interface { return b.kube }
 
 func name(i int) string { return fmt.Sprintf("node-%04d", i) }
+
+// runServices runs the upstream service controller with workers, as
+// cmd/ccm does with --concurrent-service-syncs.
+func (c *cluster) runServices(t *testing.T, workers int) {
+	t.Helper()
+	sc, err := servicecontroller.New(c.cloud, c.kube, c.factory.Core().V1().Services(), c.factory.Core().V1().Nodes(), "test", utilfeature.DefaultFeatureGate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go sc.Run(c.ctx, workers, ccmMetrics)
+}

@@ -1,0 +1,67 @@
+package ccm
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cloud-provider/api"
+)
+
+// TestLBLongActionsAreRetryErrors: a sync waits at most actionWait for the
+// load balancer's earlier action; longer is an api.RetryError, and later
+// syncs finish the job.
+func TestLBLongActionsAreRetryErrors(t *testing.T) {
+	c := newLBCluster(t, 6, fakecloud.Options{ActionDuration: 400 * time.Millisecond})
+	c.lbs.actionWait = 50 * time.Millisecond
+	svc := lbService("web", []int32{80})
+	start := time.Now()
+	st, n := c.ensure(t, svc, c.nodes[:2])
+	if n != 3 || len(st.Ingress) == 0 {
+		t.Errorf("create: %d requests, status %v; want 3 and the addresses at once", n, st.Ingress)
+	}
+	if took := time.Since(start); took > 300*time.Millisecond {
+		t.Errorf("create waited %s for its action", took)
+	}
+	err := c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes)
+	var re *api.RetryError
+	if !errors.As(err, &re) {
+		t.Fatalf("update during the create action: %v, want an api.RetryError", err)
+	}
+	for i := 0; ; i++ {
+		err = c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes)
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &re) || i == 100 {
+			t.Fatalf("sync %d: %v", i, err)
+		}
+		time.Sleep(re.RetryAfter() / 10)
+	}
+	if got := len(c.cloudLB(t, svc).Targets); got != 6 {
+		t.Errorf("%d targets, want 6", got)
+	}
+}
+
+// TestLBFailedActionIsApplied again: an action that fails after the sync
+// returned is undone by the API; the CCM notices and re-applies.
+func TestLBFailedActionIsAppliedAgain(t *testing.T) {
+	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: 100 * time.Millisecond})
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes[:2])
+	eventually(t, "create action done", func() bool { return c.lbs.actions.pending(c.cloudLB(t, svc).ID) == nil })
+	if _, err := c.fc.AddActionFault(fakecloud.ActionFault{Command: "add_target", Count: 1, ErrorCode: "server_error", ErrorMessage: "simulated"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "LoadBalancerActionFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBActionFailed, "web") })
+	eventually(t, "the target added again", func() bool { return c.fc.Requests("POST", "/load_balancers/{id}/actions/add_target") == 2 })
+	eventually(t, "the second add_target done", func() bool { return c.lbs.actions.pending(c.cloudLB(t, svc).ID) == nil })
+	if n := len(c.cloudLB(t, svc).Targets); n != 3 {
+		t.Errorf("%d targets, want 3", n)
+	}
+}
