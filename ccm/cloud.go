@@ -165,7 +165,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	ctx, cancel := context.WithCancel(context.Background())
 	if c.lbs != nil {
 		c.lbs.recorder, c.lbs.ctx = recorder, ctx
-		go c.lbs.actions.run(ctx, 500*time.Millisecond)
+		go c.lbs.actions.run(ctx, time.Second)
 	}
 	go func() {
 		<-stop

@@ -22,17 +22,20 @@ type actionTracker struct {
 	onFail func(uid string, a *hcloud.Action) // a failed action: its change was undone
 
 	mu      sync.Mutex
-	running map[int64]trackedAction // by load balancer ID
+	running map[int64]trackedAction  // by load balancer ID
+	failed  map[int64]*hcloud.Action // the last failed action, for the settle waiting on it
 	pollMu  sync.Mutex
+	polled  time.Time // when the last poll started
 }
 
 type trackedAction struct {
 	uid    string
 	action *hcloud.Action
+	since  time.Time // when the CCM started it
 }
 
 func newActionTracker(client *hcloud.Client) *actionTracker {
-	return &actionTracker{client: client, running: map[int64]trackedAction{}}
+	return &actionTracker{client: client, running: map[int64]trackedAction{}, failed: map[int64]*hcloud.Action{}}
 }
 
 // started records a's load balancer as busy until a finishes.
@@ -41,7 +44,8 @@ func (t *actionTracker) started(uid string, lbID int64, a *hcloud.Action) {
 		return
 	}
 	t.mu.Lock()
-	t.running[lbID] = trackedAction{uid: uid, action: a}
+	t.running[lbID] = trackedAction{uid: uid, action: a, since: time.Now()}
+	delete(t.failed, lbID)
 	t.mu.Unlock()
 }
 
@@ -53,20 +57,17 @@ func (t *actionTracker) pending(lbID int64) *hcloud.Action {
 
 // settle waits up to wait for the action running on lbID. An action that
 // takes longer is an api.RetryError, so no worker is parked on it; one
-// that failed is an error.
+// that failed is an error. Polls are shared: syncs waiting at once cost
+// one request, not one each.
 func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
 	delay := 50 * time.Millisecond
-	for {
-		a := t.pending(lbID)
-		if a == nil {
-			return nil
-		}
-		failed, err := t.poll(ctx)
-		if err != nil {
+	a := t.pending(lbID)
+	for a != nil {
+		if err := t.pollSince(ctx, time.Now(), 0); err != nil {
 			return err
 		}
-		if f, ok := failed[lbID]; ok {
+		if f := t.failedAction(lbID); f != nil && f.ID == a.ID {
 			return actionError(f)
 		}
 		if t.pending(lbID) == nil {
@@ -82,28 +83,50 @@ func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Durati
 		}
 		delay = min(2*delay, time.Second)
 	}
+	return nil
 }
 
-// poll reads every running action in one request (a page per 50) and
-// forgets the finished ones; it returns the failed ones by load balancer.
-func (t *actionTracker) poll(ctx context.Context) (map[int64]*hcloud.Action, error) {
+// failedAction is the last action on lbID that failed, if any.
+func (t *actionTracker) failedAction(lbID int64) *hcloud.Action {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed[lbID]
+}
+
+// pollSince reads every running action at least minAge old, in one
+// request per 50, unless a poll started at or after since has already
+// done so. Finished actions
+// are forgotten; failed ones are kept for settle and told to onFail.
+func (t *actionTracker) pollSince(ctx context.Context, since time.Time, minAge time.Duration) error {
 	t.pollMu.Lock()
 	defer t.pollMu.Unlock()
+	if !t.polled.Before(since) {
+		return nil
+	}
+	started := time.Now()
 	t.mu.Lock()
 	byAction := map[int64]int64{}
 	for lbID, ta := range t.running {
-		byAction[ta.action.ID] = lbID
+		if started.Sub(ta.since) >= minAge {
+			byAction[ta.action.ID] = lbID
+		}
 	}
 	t.mu.Unlock()
+	covered := minAge == 0 // a poll that skipped young actions does not stand in for one
 	if len(byAction) == 0 {
-		return nil, nil
+		if covered {
+			t.polled = started
+		}
+		return nil
 	}
 	ids := slices.Sorted(maps.Keys(byAction))
 	actions, err := t.client.Action.AllWithOpts(ctx, hcloud.ActionListOpts{ID: ids})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	failed := map[int64]*hcloud.Action{}
+	if covered {
+		t.polled = started
+	}
 	t.mu.Lock()
 	var report []trackedAction
 	for _, a := range actions {
@@ -114,7 +137,7 @@ func (t *actionTracker) poll(ctx context.Context) (map[int64]*hcloud.Action, err
 		}
 		delete(t.running, lbID)
 		if a.Status == hcloud.ActionStatusError {
-			failed[lbID] = a
+			t.failed[lbID] = a
 			report = append(report, trackedAction{uid: ta.uid, action: a})
 		}
 	}
@@ -124,10 +147,11 @@ func (t *actionTracker) poll(ctx context.Context) (map[int64]*hcloud.Action, err
 			t.onFail(r.uid, r.action)
 		}
 	}
-	return failed, nil
+	return nil
 }
 
-// run polls every interval while actions are running, until ctx ends.
+// run polls every interval, for the actions at least that old, until ctx
+// ends: few actions finish sooner, so younger ones are not asked about.
 func (t *actionTracker) run(ctx context.Context, interval time.Duration) {
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -136,7 +160,7 @@ func (t *actionTracker) run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			_, _ = t.poll(ctx) // errors: the next tick or settle tries again
+			_ = t.pollSince(ctx, time.Now(), interval) // errors: the next tick or settle tries again
 		}
 	}
 }

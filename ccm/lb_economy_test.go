@@ -1,0 +1,132 @@
+//go:build !race
+
+// The load balancer figures in BENCHMARKS.md, measured with the upstream
+// service controller (which races with itself, see upstream_service_test.go).
+// make economy prints them.
+
+package ccm
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// actionTime is how long each fakecloud action runs in these figures.
+const actionTime = time.Second
+
+func TestLBEconomyCreate(t *testing.T) {
+	c := newLBCluster(t, 10, fakecloud.Options{ActionDuration: actionTime})
+	start := time.Now()
+	st, n := c.ensure(t, lbService("web", []int32{80, 443}), c.nodes)
+	took := time.Since(start)
+	lb := c.cloudLB(t, lbService("web", []int32{80, 443}))
+	if len(st.Ingress) != 3 || len(lb.Targets) != 10 || len(lb.Services) != 2 || len(lb.PrivateNet) != 1 {
+		t.Fatalf("incomplete load balancer: status %v, %d targets, %d services, %d networks", st.Ingress, len(lb.Targets), len(lb.Services), len(lb.PrivateNet))
+	}
+	// The first create also lists the labelled load balancers and the types.
+	if n > 3 {
+		t.Errorf("create: %d requests, aim ≤ 3", n)
+	}
+	_, second := c.ensure(t, lbService("api", []int32{80, 443}), c.nodes)
+	if second != 1 {
+		t.Errorf("a later create: %d requests, want 1", second)
+	}
+	t.Logf("create (2 ports, 10 targets, network; action time %s): %d requests (first of the process), %d after; status after %s",
+		actionTime, n, second, took.Round(time.Millisecond))
+}
+
+// TestLBEconomyNodeJoinAt100 runs 100 LoadBalancer Services through the
+// upstream service controller (10 workers, as cmd/ccm), then a node joins
+// and leaves.
+func TestLBEconomyNodeJoinAt100(t *testing.T) {
+	const services = 100
+	c := newLBCluster(t, 11, fakecloud.Options{ActionDuration: actionTime})
+	for _, n := range c.nodes[:10] {
+		if _, err := c.kube.CoreV1().Nodes().Create(c.ctx, n, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.runServices(t, 10)
+	c.start(t)
+	for i := range services {
+		if _, err := c.kube.CoreV1().Services("default").Create(c.ctx, lbService(fmt.Sprintf("svc-%03d", i), []int32{80, 443}), metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, "100 load balancers with 10 targets", func() bool { return c.targetsEverywhere(t, services, 10) })
+	eventually(t, "every create action done", func() bool { return c.noActionRunning() })
+
+	c.fc.ResetCounters()
+	start := time.Now()
+	if _, err := c.kube.CoreV1().Nodes().Create(c.ctx, c.nodes[10], metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the new node on all 100", func() bool { return c.targetsEverywhere(t, services, 11) })
+	reached := time.Since(start)
+	eventually(t, "every add_target done", func() bool { return c.noActionRunning() })
+	done := time.Since(start)
+	join := c.requests()
+	if posts := c.fc.Requests("POST", "/load_balancers/{id}/actions/add_target"); posts != services {
+		t.Errorf("%d add_target requests, want %d", posts, services)
+	}
+
+	c.fc.ResetCounters()
+	if err := c.kube.CoreV1().Nodes().Delete(c.ctx, c.nodes[10].Name, metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the node off all 100", func() bool { return c.targetsEverywhere(t, services, 10) })
+	eventually(t, "every remove_target done", func() bool { return c.noActionRunning() })
+	leave := c.requests()
+
+	c.fc.ResetCounters()
+	nodes := c.nodes[:10]
+	for i := range services {
+		if err := c.lbs.UpdateLoadBalancer(t.Context(), "", lbService(fmt.Sprintf("svc-%03d", i), []int32{80, 443}), nodes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	noop := c.requests()
+	if noop != 0 {
+		t.Errorf("100 no-op syncs sent %d requests, want 0", noop)
+	}
+	t.Logf("at %d load balancers (action time %s): join %d requests, on all after %s, actions done after %s; leave %d requests; 100 no-op syncs %d requests",
+		services, actionTime, join, reached.Round(time.Millisecond), done.Round(time.Millisecond), leave, noop)
+}
+
+// targetsEverywhere reads fakecloud's state (no API request) and reports
+// whether n load balancers exist, each with want targets.
+func (c *lbCluster) targetsEverywhere(t *testing.T, n, want int) bool {
+	t.Helper()
+	raw, err := c.fc.Export()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st struct {
+		LoadBalancers []struct {
+			Targets []json.RawMessage `json:"targets"`
+		} `json:"load_balancers"`
+	}
+	if err := json.Unmarshal(raw, &st); err != nil {
+		t.Fatal(err)
+	}
+	if len(st.LoadBalancers) != n {
+		return false
+	}
+	for _, lb := range st.LoadBalancers {
+		if len(lb.Targets) != want {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *lbCluster) noActionRunning() bool {
+	c.lbs.actions.mu.Lock()
+	defer c.lbs.actions.mu.Unlock()
+	return len(c.lbs.actions.running) == 0
+}
