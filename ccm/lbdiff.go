@@ -81,6 +81,10 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 				have.LoadBalancerType.Name, want.Type, annotationPrefix)})
 		}
 	}
+	if want.Location != "" && have.Location != nil && have.Location.Name != want.Location {
+		notices = append(notices, lbNotice{Reason: eventLocationKept, Message: fmt.Sprintf(
+			"load balancer %s stays in %s: a load balancer cannot move to %s; recreate the Service to move it", have.Name, have.Location.Name, want.Location)})
+	}
 	if want.Algorithm != "" && string(have.Algorithm.Type) != want.Algorithm {
 		steps = append(steps, lbStep{Kind: "change_algorithm", Algorithm: want.Algorithm})
 	}

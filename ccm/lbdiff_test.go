@@ -60,6 +60,9 @@ func TestLBPlan(t *testing.T) {
 		{"type down is not done", with(func(s *lbSpec) { s.ChangeType = true }), existing(func(lb *hcloud.LoadBalancer) {
 			lb.LoadBalancerType = testTypes["lb21"]
 		}), nil},
+		{"a load balancer does not move", with(func(s *lbSpec) { s.Location = "nbg1" }), existing(func(lb *hcloud.LoadBalancer) {
+			lb.Location = &hcloud.Location{Name: "fsn1"}
+		}), nil},
 		{"rDNS reset only when not the default", with(func(s *lbSpec) { s.IPv4RDNS = hcloud.Ptr("") }), existing(nil), nil},
 		{"other network detached, ours attached", want, existing(func(lb *hcloud.LoadBalancer) {
 			lb.PrivateNet[0].Network.ID = 8
@@ -79,9 +82,13 @@ func TestLBPlan(t *testing.T) {
 			"add_target 1 private=true", "add_target 3 private=false"}},
 		{"public interface turned off", with(func(s *lbSpec) { s.PublicInterface = hcloud.Ptr(false) }), existing(nil), []string{"disable_public_interface"}},
 	}
+	wantNotice := map[string]string{"type down is not done": eventTypeDowngrade, "a load balancer does not move": eventLocationKept}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			steps, _ := lbPlan(tt.want, tt.have, testTypes)
+			steps, notices := lbPlan(tt.want, tt.have, testTypes)
+			if want := wantNotice[tt.name]; want != "" && (len(notices) != 1 || notices[0].Reason != want) {
+				t.Errorf("notices %v, want one %s", notices, want)
+			}
 			var got []string
 			for _, s := range steps {
 				got = append(got, s.String())

@@ -69,6 +69,7 @@ const (
 	eventMaxTargets        = "MaxTargetsReached"
 	eventBadAnnotation     = "InvalidAnnotation"
 	eventTypeDowngrade     = "TypeNotDowngraded"
+	eventLocationKept      = "LocationNotChanged"
 	eventTargetRejected    = "TargetRejected"
 	eventLBProtected       = "LoadBalancerProtected"
 	eventLBActionFailed    = "LoadBalancerActionFailed"
