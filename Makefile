@@ -24,8 +24,8 @@ test: ## vet and run every unit and contract test (without -race: the API econom
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/
 
-economy: ## print the table of API requests per hour, join and leave (BENCHMARKS.md)
-	$(GO) test -count=1 -run '^TestAPIEconomy$$' -v ./ccm/
+economy: ## print the API requests per hour, join and leave, and the load balancer figures (BENCHMARKS.md)
+	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/
 
 bench: ## run the benchmarks recorded in BENCHMARKS.md
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./fakecloud/
