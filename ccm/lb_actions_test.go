@@ -65,3 +65,38 @@ func TestLBFailedActionIsAppliedAgain(t *testing.T) {
 		t.Errorf("%d targets, want 3", n)
 	}
 }
+
+// TestLBOutageDeletesNothingAndConverges: through 500s and hanging
+// requests the syncs fail, nothing is deleted or duplicated, and the first
+// sync after the outage converges.
+func TestLBOutageDeletesNothingAndConverges(t *testing.T) {
+	c := newLBCluster(t, 5, fakecloud.Options{})
+	web := lbService("web", []int32{80})
+	c.ensure(t, web, c.nodes[:3])
+	c.clock.advance(10 * time.Minute) // the store's listing is stale: the next sync lists
+	for _, r := range []fakecloud.Rule{{Path: "/load_balancers/**", Status: 500}, {Path: "/load_balancers", Hang: true}} {
+		if _, err := c.fc.AddFault(r); err != nil {
+			t.Fatal(err)
+		}
+		for _, svc := range []*corev1.Service{web, lbService("api", []int32{80})} {
+			if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", svc, c.nodes); err == nil {
+				t.Errorf("fault %+v: EnsureLoadBalancer(%s) succeeded", r, svc.Name)
+			}
+		}
+		if err := c.lbs.UpdateLoadBalancer(t.Context(), "", web, c.nodes); err == nil {
+			t.Errorf("fault %+v: UpdateLoadBalancer succeeded", r)
+		}
+		c.fc.ClearFaults()
+	}
+	if n := c.fc.Requests("DELETE", "/load_balancers/{id}"); n != 0 {
+		t.Errorf("%d DELETEs during the outage", n)
+	}
+	c.ensure(t, web, c.nodes)
+	c.ensure(t, lbService("api", []int32{80}), c.nodes)
+	if all := c.allLBs(t); len(all) != 2 {
+		t.Fatalf("%d load balancers, want 2", len(all))
+	}
+	if got := len(c.cloudLB(t, web).Targets); got != 5 {
+		t.Errorf("%d targets after the outage, want 5", got)
+	}
+}

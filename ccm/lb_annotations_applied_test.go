@@ -9,6 +9,7 @@ import (
 	"encoding/pem"
 	"math/big"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -247,4 +248,33 @@ func selfSigned(t *testing.T, host string) (string, string) {
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
 		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
+}
+
+func TestLBPlacementAndHTTPSHealthCheckAnnotations(t *testing.T) {
+	c := newLBCluster(t, 2, fakecloud.Options{})
+	certPEM, keyPEM := selfSigned(t, "api.example.com")
+	cert, _, err := c.client.Certificate.Create(t.Context(), hcloud.CertificateCreateOpts{Name: "api-tls", Certificate: certPEM, PrivateKey: keyPEM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An empty location annotation clears the environment's, so the zone applies.
+	svc := lbService("api", []int32{443}, "location", "", "network-zone", "eu-central", "protocol", "https",
+		"http-certificates", "4711", "ipv6-rdns", "v6.example.com", "private-subnet-ip-range", "10.0.0.0/16",
+		"health-check-protocol", "https", "health-check-http-validate-certificate", "true", "health-check-http-path", "/ready")
+	svc.Annotations[annotationPrefix+"http-certificates"] = strconv.FormatInt(cert.ID, 10)
+	c.ensure(t, svc, c.nodes)
+	lb := c.cloudLB(t, svc)
+	if lb.Location.NetworkZone != "eu-central" || lb.PublicNet.IPv6.DNSPtr != "v6.example.com" {
+		t.Errorf("zone %s, IPv6 rDNS %s", lb.Location.NetworkZone, lb.PublicNet.IPv6.DNSPtr)
+	}
+	if len(lb.PrivateNet) != 1 || !mustCIDR("10.0.0.0/16").Contains(lb.PrivateNet[0].IP) {
+		t.Errorf("private networks %+v, want an address in 10.0.0.0/16", lb.PrivateNet)
+	}
+	hc := lb.Services[0].HealthCheck
+	if hc.Protocol != "https" || hc.HTTP == nil || !hc.HTTP.TLS || hc.HTTP.Path != "/ready" || lb.Services[0].HTTP.Certificates[0].ID != cert.ID {
+		t.Errorf("health check %+v %+v", hc, hc.HTTP)
+	}
+	if _, n := c.ensure(t, svc, c.nodes); n != 0 {
+		t.Errorf("resync sent %d requests, want 0", n)
+	}
 }
