@@ -11,27 +11,31 @@ import (
 // lbStore holds the load balancers labelled with a Service UID, read in
 // one listing per maxAge and kept current by the CCM's own changes, so a
 // sync that changes nothing sends nothing. An entry the API contradicted
-// is re-read before it is used again.
+// is re-read before it is used again. Every put and invalidate takes a
+// sequence number, so an answer that left before an invalidation never
+// clears it.
 type lbStore struct {
 	client *hcloud.Client
 	now    func() time.Time
 	maxAge time.Duration
 
-	mu       sync.Mutex
-	byUID    map[string]*hcloud.LoadBalancer
-	stale    map[string]bool   // re-read by ID before use
-	putSeq   map[string]uint64 // when each entry was last put, in puts
-	seq      uint64
-	listedAt time.Time
-	locks    map[string]*sync.Mutex
-	types    lbTypes
+	mu        sync.Mutex
+	byUID     map[string]*hcloud.LoadBalancer
+	staleSeq  map[string]uint64 // invalidated at: re-read by ID before use
+	putSeq    map[string]uint64 // last put at
+	seq       uint64
+	relistSeq uint64 // an invalidation with no entry asks for a listing after it
+	listedSeq uint64 // the last listing reflects everything up to here
+	listedAt  time.Time
+	locks     map[string]*sync.Mutex
+	types     lbTypes
 
 	listMu sync.Mutex // one listing at a time
 }
 
 func newLBStore(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *lbStore {
-	return &lbStore{client: client, now: now, maxAge: maxAge,
-		byUID: map[string]*hcloud.LoadBalancer{}, stale: map[string]bool{}, putSeq: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
+	return &lbStore{client: client, now: now, maxAge: maxAge, byUID: map[string]*hcloud.LoadBalancer{},
+		staleSeq: map[string]uint64{}, putSeq: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
 }
 
 // lock serialises the work on one Service's load balancer, as the API
@@ -54,7 +58,7 @@ func (s *lbStore) get(ctx context.Context, uid string) (*hcloud.LoadBalancer, er
 		return nil, err
 	}
 	s.mu.Lock()
-	lb, stale := s.byUID[uid], s.stale[uid]
+	lb, stale, since := s.byUID[uid], s.staleSeq[uid] != 0, s.seq
 	s.mu.Unlock()
 	if lb == nil || !stale {
 		return lb, nil
@@ -66,24 +70,27 @@ func (s *lbStore) get(ctx context.Context, uid string) (*hcloud.LoadBalancer, er
 	if fresh != nil && fresh.Labels[uidLabel] != uid {
 		fresh = nil // relabelled behind the CCM's back: no longer this Service's
 	}
-	s.put(uid, fresh)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.record(uid, fresh)
+	if s.staleSeq[uid] <= since {
+		delete(s.staleSeq, uid)
+	}
 	return fresh, nil
 }
 
 // ensureListed lists the labelled load balancers when the last listing is
-// older than maxAge.
+// older than maxAge or an invalidation asked for one.
 func (s *lbStore) ensureListed(ctx context.Context) error {
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
 	s.mu.Lock()
-	fresh := !s.listedAt.IsZero() && s.now().Sub(s.listedAt) < s.maxAge
+	fresh := !s.listedAt.IsZero() && s.now().Sub(s.listedAt) < s.maxAge && s.relistSeq <= s.listedSeq
+	started, since := s.now(), s.seq
 	s.mu.Unlock()
 	if fresh {
 		return nil
 	}
-	s.mu.Lock()
-	started, since := s.now(), s.seq
-	s.mu.Unlock()
 	all, err := s.client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel}})
 	if err != nil {
 		return err
@@ -94,7 +101,7 @@ func (s *lbStore) ensureListed(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	// What the CCM changed while the listing was on its way is newer.
+	// What the CCM changed or distrusted while the listing was on its way is newer.
 	for uid, seq := range s.putSeq {
 		if seq > since {
 			if lb := s.byUID[uid]; lb != nil {
@@ -102,21 +109,33 @@ func (s *lbStore) ensureListed(ctx context.Context) error {
 			} else {
 				delete(m, uid)
 			}
+		} else {
+			delete(s.putSeq, uid)
 		}
 	}
-	s.byUID, s.stale, s.putSeq, s.listedAt = m, map[string]bool{}, map[string]uint64{}, started
+	for uid, seq := range s.staleSeq {
+		if seq <= since {
+			delete(s.staleSeq, uid)
+		}
+	}
+	s.byUID, s.listedAt, s.listedSeq = m, started, since
 	return nil
 }
 
-// put records lb (nil: none) as uid's load balancer.
+// put records lb (nil: none) as uid's load balancer after a change the
+// CCM made; an invalidation stands.
 func (s *lbStore) put(uid string, lb *hcloud.LoadBalancer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.record(uid, lb)
+}
+
+func (s *lbStore) record(uid string, lb *hcloud.LoadBalancer) {
 	s.seq++
 	s.putSeq[uid] = s.seq
-	delete(s.stale, uid)
 	if lb == nil {
 		delete(s.byUID, uid)
+		delete(s.staleSeq, uid)
 		return
 	}
 	s.byUID[uid] = lb
@@ -127,11 +146,12 @@ func (s *lbStore) put(uid string, lb *hcloud.LoadBalancer) {
 func (s *lbStore) invalidate(uid string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.seq++
 	if _, ok := s.byUID[uid]; ok {
-		s.stale[uid] = true
+		s.staleSeq[uid] = s.seq
 		return
 	}
-	s.listedAt = time.Time{}
+	s.relistSeq = s.seq
 }
 
 // lbTypes are the load balancer types by name.
