@@ -111,7 +111,7 @@ func TestLBHTTPSWithUploadedAndManagedCertificates(t *testing.T) {
 
 func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
-	private := lbService("internal", []int32{80}, "disable-public-network", "true")
+	private := lbService("internal", []int32{80}, "disable-public-network", "true", "use-private-ip", "true")
 	st, _ := c.ensure(t, private, c.nodes)
 	lb := c.cloudLB(t, private)
 	if lb.PublicNet.Enabled {
@@ -129,6 +129,17 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 	private.Annotations[annotationPrefix+"disable-public-network"] = "false"
 	if _, n := c.ensure(t, private, c.nodes); n != 1 || !c.cloudLB(t, private).PublicNet.Enabled {
 		t.Errorf("enabling the public interface: %d requests, enabled=%v", n, c.cloudLB(t, private).PublicNet.Enabled)
+	}
+	// Turning it off on a load balancer whose targets use public IPs moves
+	// the targets to private IPs first; the API refuses it the other way round.
+	public := lbService("public", []int32{80})
+	c.ensure(t, public, c.nodes)
+	public.Annotations[annotationPrefix+"disable-public-network"] = "true"
+	public.Annotations[annotationPrefix+"use-private-ip"] = "true"
+	c.ensure(t, public, c.nodes)
+	lb = c.cloudLB(t, public)
+	if lb.PublicNet.Enabled || len(lb.Targets) != 2 || !lb.Targets[0].UsePrivateIP || !lb.Targets[1].UsePrivateIP {
+		t.Errorf("public interface %v, targets %+v; want off, with 2 private targets", lb.PublicNet.Enabled, lb.Targets)
 	}
 }
 

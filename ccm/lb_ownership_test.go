@@ -135,6 +135,9 @@ func TestLBRejectedTargetDoesNotBlockTheRest(t *testing.T) {
 	if len(got) != 3 || got[2] != want[2] {
 		t.Errorf("targets %v, want %v", got, want)
 	}
+	if n := c.fc.Requests("POST", "/load_balancers"); n != 2 {
+		t.Errorf("%d creates, want 2: with inline targets, refused, then without", n)
+	}
 	eventually(t, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })
 }
 
@@ -144,4 +147,56 @@ func names(lbs []*hcloud.LoadBalancer) []string {
 		n = append(n, lb.Name)
 	}
 	return n
+}
+
+// TestLBTargetLimitIsTheLoadBalancersOwn: the limit is that of the type
+// the load balancer has, and reaching it never removes a target.
+func TestLBTargetLimitIsTheLoadBalancersOwn(t *testing.T) {
+	c := newLBCluster(t, 30, fakecloud.Options{})
+	svc := lbService("web", []int32{80}, "type", "lb21")
+	c.ensure(t, svc, c.nodes[:28])
+	// The annotation goes: lb11 (25 targets) is only the default now, not a downgrade.
+	delete(svc.Annotations, annotationPrefix+"type")
+	if _, n := c.ensure(t, svc, c.nodes); n != 2 {
+		t.Errorf("%d requests, want 2: the two new nodes fit lb21", n)
+	}
+	if got := len(c.cloudLB(t, svc).Targets); got != 30 {
+		t.Errorf("%d targets, want 30", got)
+	}
+	// On a full lb11, leaving nodes make room for joining ones.
+	small := lbService("small", []int32{80})
+	c.ensure(t, small, c.nodes[:25])
+	before := targetIDs(c.cloudLB(t, small))
+	if _, n := c.ensure(t, small, c.nodes[5:]); n != 10 {
+		t.Errorf("%d requests, want 10: 5 leave, 5 of the 5 new nodes join", n)
+	}
+	after := targetIDs(c.cloudLB(t, small))
+	if len(after) != 25 || len(before) != 25 {
+		t.Errorf("targets %d then %d, want 25", len(before), len(after))
+	}
+}
+
+// TestLBServerOutsideTheNetwork: a node whose server the API will not take
+// as a private target does not hold back the create or the other nodes.
+func TestLBServerOutsideTheNetwork(t *testing.T) {
+	c := newLBCluster(t, 3, fakecloud.Options{})
+	c.createServer(t, "outsider") // not in the network
+	servers, _ := c.client.Server.All(t.Context())
+	nodes := append([]*corev1.Node{}, c.nodes...)
+	for _, s := range servers {
+		if s.Name == "outsider" {
+			n := c.nodes[0].DeepCopy()
+			n.Name, n.Spec.ProviderID = "outsider", providerID(s.ID)
+			nodes = append([]*corev1.Node{n}, nodes...)
+		}
+	}
+	svc := lbService("web", []int32{80}, "use-private-ip", "true")
+	c.ensure(t, svc, nodes)
+	if got := sorted(targetIDs(c.cloudLB(t, svc))); len(got) != 3 {
+		t.Errorf("targets %v, want the 3 servers in the network", got)
+	}
+	if n := c.fc.Requests("POST", "/load_balancers"); n != 2 {
+		t.Errorf("%d creates, want 2: with inline targets, refused, then without", n)
+	}
+	eventually(t, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })
 }

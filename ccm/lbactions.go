@@ -86,6 +86,14 @@ func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Durati
 	return nil
 }
 
+// forget drops what is known of a deleted load balancer's actions.
+func (t *actionTracker) forget(lbID int64) {
+	t.mu.Lock()
+	delete(t.running, lbID)
+	delete(t.failed, lbID)
+	t.mu.Unlock()
+}
+
 // failedAction is the last action on lbID that failed, if any.
 func (t *actionTracker) failedAction(lbID int64) *hcloud.Action {
 	t.mu.Lock()

@@ -47,7 +47,7 @@ type lbHTTPOptions struct {
 	CookieName         string
 	CookieLifetime     time.Duration
 	StickySessions     *bool
-	RedirectHTTP       bool
+	RedirectHTTP       *bool
 	TimeoutIdle        time.Duration
 	CertificateType    string // uploaded or managed
 	Certificates       []string
@@ -182,7 +182,7 @@ var statusCodePattern = regexp.MustCompile(`^[1-5][0-9?*]{0,2}$|^\*$`)
 func parseLBOptions(svc *corev1.Service, d LoadBalancerDefaults) (lbOptions, error) {
 	a := &annotations{m: svc.Annotations}
 	o := lbOptions{
-		Name:                  a.str("name", ""),
+		Name:                  strings.TrimSpace(a.str("name", "")),
 		Type:                  strings.ToLower(strings.TrimSpace(a.str("type", d.Type))),
 		Location:              a.str("location", d.Location),
 		NetworkZone:           a.str("network-zone", d.NetworkZone),
@@ -244,7 +244,7 @@ func parseHTTPOptions(a *annotations, svc *corev1.Service) lbHTTPOptions {
 		CookieName:      a.str("http-cookie-name", ""),
 		CookieLifetime:  a.seconds("http-cookie-lifetime", 0, 30*time.Second, 86400*time.Second),
 		StickySessions:  a.optBool("http-sticky-sessions"),
-		RedirectHTTP:    a.boolean("http-redirect-http", false),
+		RedirectHTTP:    a.optBool("http-redirect-http"),
 		TimeoutIdle:     a.seconds("http-timeout-idle", 0, 30*time.Second, 300*time.Second),
 		CertificateType: a.oneOf("certificate-type", "uploaded", "uploaded", "managed"),
 		Certificates:    a.list("http-certificates"),

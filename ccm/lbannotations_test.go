@@ -73,7 +73,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
 		Protocol: "https", ProxyProtocol: true,
-		HTTP: lbHTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: true, TimeoutIdle: 2 * time.Minute,
+		HTTP: lbHTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
 			CertificateType: "managed", Certificates: []string{"a", "b"}, ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
 		HealthCheck: lbHealthCheckOptions{Configured: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
 			Retries: 5, HTTPDomain: "example.com", HTTPPath: "/healthz", ValidateCert: &yes, StatusCodes: []string{"2??", "301"}},

@@ -72,6 +72,11 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 		l[uidLabel] = want.UID
 		steps = append(steps, lbStep{Kind: "update", Name: name, Labels: l})
 	}
+	enable := want.PublicInterface != nil && *want.PublicInterface && !have.PublicNet.Enabled
+	disable := want.PublicInterface != nil && !*want.PublicInterface && have.PublicNet.Enabled
+	if enable {
+		steps = append(steps, lbStep{Kind: "enable_public_interface"})
+	}
 	if want.ChangeType && have.LoadBalancerType != nil && want.Type != have.LoadBalancerType.Name {
 		if types.bigger(want.Type, have.LoadBalancerType.Name) {
 			steps = append(steps, lbStep{Kind: "change_type", Type: want.Type})
@@ -88,17 +93,21 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 	if want.Algorithm != "" && string(have.Algorithm.Type) != want.Algorithm {
 		steps = append(steps, lbStep{Kind: "change_algorithm", Algorithm: want.Algorithm})
 	}
-	steps = append(steps, rdnsSteps(want, have)...)
-	steps = append(steps, networkSteps(want, have)...)
-	if want.PublicInterface != nil && *want.PublicInterface != have.PublicNet.Enabled {
-		kind := "enable_public_interface"
-		if !*want.PublicInterface {
-			kind = "disable_public_interface"
-		}
-		steps = append(steps, lbStep{Kind: kind})
+	if (have.PublicNet.Enabled || enable) && !disable {
+		steps = append(steps, rdnsSteps(want, have)...)
 	}
+	attach, detach, n := networkSteps(want, have)
+	notices = append(notices, n...)
+	// Attach, services and targets before the public interface goes and
+	// other networks are left: the API refuses either while a target still
+	// needs them.
+	steps = append(steps, attach...)
 	steps = append(steps, serviceSteps(want.Services, have.Services)...)
 	steps = append(steps, targetSteps(want.Targets, have.Targets)...)
+	if disable {
+		steps = append(steps, lbStep{Kind: "disable_public_interface"})
+	}
+	steps = append(steps, detach...)
 	return steps, notices
 }
 
@@ -118,35 +127,37 @@ func rdnsSteps(want lbSpec, have *hcloud.LoadBalancer) []lbStep {
 			steps = append(steps, lbStep{Kind: "change_dns_ptr", IP: ip, DNSPtr: ptr})
 		}
 	}
-	if have.PublicNet.Enabled {
-		check(want.IPv4RDNS, have.PublicNet.IPv4.IP.String(), have.PublicNet.IPv4.DNSPtr)
-		check(want.IPv6RDNS, have.PublicNet.IPv6.IP.String(), have.PublicNet.IPv6.DNSPtr)
-	}
+	check(want.IPv4RDNS, have.PublicNet.IPv4.IP.String(), have.PublicNet.IPv4.DNSPtr)
+	check(want.IPv6RDNS, have.PublicNet.IPv6.IP.String(), have.PublicNet.IPv6.DNSPtr)
 	return steps
 }
 
 // networkSteps attach to HCLOUD_NETWORK and detach from any other, as the
-// official CCM does; without HCLOUD_NETWORK networks are left alone.
-func networkSteps(want lbSpec, have *hcloud.LoadBalancer) []lbStep {
+// official CCM does; without HCLOUD_NETWORK networks are left alone. An
+// address in the network is chosen when attaching only.
+func networkSteps(want lbSpec, have *hcloud.LoadBalancer) (attach, detach []lbStep, notices []lbNotice) {
 	if want.NetworkID == 0 {
-		return nil
+		return nil, nil, nil
 	}
-	var steps []lbStep
 	attached := false
 	for _, pn := range have.PrivateNet {
 		if pn.Network == nil {
 			continue
 		}
-		if pn.Network.ID == want.NetworkID {
-			attached = true
+		if pn.Network.ID != want.NetworkID {
+			detach = append(detach, lbStep{Kind: "detach_from_network", NetworkID: pn.Network.ID})
 			continue
 		}
-		steps = append(steps, lbStep{Kind: "detach_from_network", NetworkID: pn.Network.ID})
+		attached = true
+		if want.PrivateIP != nil && !want.PrivateIP.Equal(pn.IP) {
+			notices = append(notices, lbNotice{Reason: eventPrivateIPKept, Message: fmt.Sprintf(
+				"load balancer %s keeps %s in the network: %sprivate-ipv4=%s applies when it is attached", have.Name, pn.IP, annotationPrefix, want.PrivateIP)})
+		}
 	}
 	if !attached {
-		steps = append(steps, lbStep{Kind: "attach_to_network", NetworkID: want.NetworkID, PrivateIP: want.PrivateIP, IPRange: want.IPRange})
+		attach = append(attach, lbStep{Kind: "attach_to_network", NetworkID: want.NetworkID, PrivateIP: want.PrivateIP, IPRange: want.IPRange})
 	}
-	return steps
+	return attach, detach, notices
 }
 
 // serviceSteps delete services first, to free their ports and slots.

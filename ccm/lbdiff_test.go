@@ -66,7 +66,13 @@ func TestLBPlan(t *testing.T) {
 		{"rDNS reset only when not the default", with(func(s *lbSpec) { s.IPv4RDNS = hcloud.Ptr("") }), existing(nil), nil},
 		{"other network detached, ours attached", want, existing(func(lb *hcloud.LoadBalancer) {
 			lb.PrivateNet[0].Network.ID = 8
-		}), []string{"detach_from_network 8", "attach_to_network 7"}},
+		}), []string{"attach_to_network 7", "detach_from_network 8"}},
+		{"public interface off after the targets move to private IPs", with(func(s *lbSpec) {
+			s.PublicInterface, s.Targets = hcloud.Ptr(false), []lbTarget{{ServerID: 1, UsePrivateIP: true}}
+		}), existing(nil), []string{"remove_target 1 private=false", "add_target 1 private=true", "disable_public_interface"}},
+		{"public interface on first", with(func(s *lbSpec) {
+			s.PublicInterface, s.IPv4RDNS = hcloud.Ptr(true), hcloud.Ptr("lb.example.com")
+		}), existing(func(lb *hcloud.LoadBalancer) { lb.PublicNet.Enabled = false }), []string{"enable_public_interface", "change_dns_ptr 203.0.113.1 lb.example.com"}},
 		{"port moved: delete first, then add", with(func(s *lbSpec) {
 			s.Services = []hcloud.LoadBalancerAddServiceOpts{tcpService(8080, 30080)}
 		}), existing(nil), []string{"delete_service 80", "add_service 8080"}},

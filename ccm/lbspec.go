@@ -38,8 +38,9 @@ type lbSpec struct {
 	IPv4RDNS        *string
 	IPv6RDNS        *string
 
-	Services []hcloud.LoadBalancerAddServiceOpts // sorted by listen port
-	Targets  []lbTarget                          // sorted by server ID
+	Services    []hcloud.LoadBalancerAddServiceOpts // sorted by listen port
+	Targets     []lbTarget                          // oldest node first
+	TargetNodes map[int64]*corev1.Node              // by server ID, for events
 }
 
 // lbTarget is a server target.
@@ -51,8 +52,7 @@ type lbTarget struct {
 // lbEnv is what the desired state depends on besides the Service and nodes.
 type lbEnv struct {
 	NetworkID   int64
-	NetworkZone string // of HCLOUD_NETWORK: where a load balancer goes without location or zone
-	MaxTargets  func(lbType string) int
+	NetworkZone string  // of HCLOUD_NETWORK: where a load balancer goes without location or zone
 	CertIDs     []int64 // the https certificates, resolved
 }
 
@@ -70,6 +70,7 @@ const (
 	eventBadAnnotation     = "InvalidAnnotation"
 	eventTypeDowngrade     = "TypeNotDowngraded"
 	eventLocationKept      = "LocationNotChanged"
+	eventPrivateIPKept     = "PrivateIPNotChanged"
 	eventTargetRejected    = "TargetRejected"
 	eventLBProtected       = "LoadBalancerProtected"
 	eventLBActionFailed    = "LoadBalancerActionFailed"
@@ -101,15 +102,13 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 		errs = append(errs, &annotationError{annotation, value, accepted})
 	}
 	if s.Location == "" && s.NetworkZone == "" {
-		if env.NetworkZone == "" {
-			bad("location", "", "a location such as fsn1 or nbg1 (or network-zone, or HCLOUD_LOAD_BALANCERS_LOCATION)")
-		}
-		s.NetworkZone = env.NetworkZone
+		s.NetworkZone = env.NetworkZone // still empty: an error only when one is created
 	}
 	if o.DisablePublicNetwork != nil {
 		s.PublicInterface = hcloud.Ptr(!*o.DisablePublicNetwork)
-		if *o.DisablePublicNetwork && env.NetworkID == 0 {
-			bad("disable-public-network", "true", "false unless HCLOUD_NETWORK is set: a load balancer without a public interface needs a network")
+		if *o.DisablePublicNetwork && (env.NetworkID == 0 || !o.UsePrivateIP) {
+			bad("disable-public-network", "true", "false unless HCLOUD_NETWORK is set and use-private-ip is true: "+
+				"without a public interface the load balancer reaches its targets only on the network")
 		}
 	}
 	if o.UsePrivateIP && env.NetworkID == 0 {
@@ -137,7 +136,7 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 	}
 	slices.SortFunc(s.Services, func(a, b hcloud.LoadBalancerAddServiceOpts) int { return *a.ListenPort - *b.ListenPort })
 	var n []lbNotice
-	s.Targets, n = desiredTargets(svc, o, nodes, env.MaxTargets(s.Type))
+	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes)
 	notices = append(notices, n...)
 	return s, notices, errors.Join(errs...)
 }
@@ -150,7 +149,7 @@ func desiredService(p corev1.ServicePort, o lbOptions, certs []int64) hcloud.Loa
 		Proxyprotocol: hcloud.Ptr(o.ProxyProtocol),
 	}
 	if proto != hcloud.LoadBalancerServiceProtocolTCP {
-		h := &hcloud.LoadBalancerAddServiceOptsHTTP{StickySessions: o.HTTP.StickySessions, RedirectHTTP: hcloud.Ptr(o.HTTP.RedirectHTTP)}
+		h := &hcloud.LoadBalancerAddServiceOptsHTTP{StickySessions: o.HTTP.StickySessions, RedirectHTTP: o.HTTP.RedirectHTTP}
 		if o.HTTP.CookieName != "" {
 			h.CookieName = hcloud.Ptr(o.HTTP.CookieName)
 		}
@@ -209,9 +208,8 @@ func desiredHealthCheck(p corev1.ServicePort, o lbOptions) *hcloud.LoadBalancerA
 	return hc
 }
 
-// desiredTargets are the servers of the eligible nodes, oldest nodes
-// first, at most max of them.
-func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, max int) ([]lbTarget, []lbNotice) {
+// desiredTargets are the servers of the eligible nodes, oldest nodes first.
+func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node) ([]lbTarget, map[int64]*corev1.Node, []lbNotice) {
 	nodes = slices.Clone(nodes)
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int {
 		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
@@ -221,7 +219,7 @@ func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, max 
 	})
 	var notices []lbNotice
 	var targets []lbTarget
-	seen := map[int64]bool{}
+	byServer := map[int64]*corev1.Node{}
 	for _, node := range nodes {
 		if _, excluded := node.Labels[excludeLabel]; excluded {
 			continue
@@ -238,17 +236,44 @@ func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, max 
 				Message: fmt.Sprintf("not a target of the load balancer of Service %s/%s: %v", svc.Namespace, svc.Name, err)})
 			continue
 		}
-		if seen[id] {
+		if byServer[id] != nil {
 			continue
 		}
-		seen[id] = true
-		if max > 0 && len(targets) == max {
-			notices = append(notices, lbNotice{Node: node, Reason: eventMaxTargets,
-				Message: fmt.Sprintf("Node could not be added to Load Balancer for service %s/%s because the max number of targets (%d) has been reached", svc.Namespace, svc.Name, max)})
-			continue
-		}
+		byServer[id] = node
 		targets = append(targets, lbTarget{ServerID: id, UsePrivateIP: o.UsePrivateIP})
 	}
-	slices.SortFunc(targets, func(a, b lbTarget) int { return cmp.Compare(a.ServerID, b.ServerID) })
-	return targets, notices
+	return targets, byServer, notices
+}
+
+// limitTargets keeps the targets within max: those the load balancer has
+// stay, new ones are added oldest node first while there is room. The
+// rest are reported on their nodes.
+func limitTargets(svc *corev1.Service, want *lbSpec, have []hcloud.LoadBalancerTarget, max int) []lbNotice {
+	if max <= 0 || len(want.Targets) <= max {
+		return nil
+	}
+	present := map[int64]bool{}
+	for _, t := range have {
+		if t.Server != nil && t.Server.Server != nil {
+			present[t.Server.Server.ID] = true
+		}
+	}
+	kept := slices.Clone(want.Targets)
+	slices.SortStableFunc(kept, func(a, b lbTarget) int {
+		return cmp.Compare(boolInt(!present[a.ServerID]), boolInt(!present[b.ServerID]))
+	})
+	var notices []lbNotice
+	for _, t := range kept[max:] {
+		notices = append(notices, lbNotice{Node: want.TargetNodes[t.ServerID], Reason: eventMaxTargets,
+			Message: fmt.Sprintf("Node could not be added to Load Balancer for service %s/%s because the max number of targets (%d) has been reached", svc.Namespace, svc.Name, max)})
+	}
+	want.Targets = kept[:max]
+	return notices
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

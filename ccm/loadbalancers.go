@@ -35,9 +35,10 @@ type loadBalancers struct {
 	// same load balancer before it returns an api.RetryError.
 	actionWait time.Duration
 
-	mu   sync.Mutex
-	last map[string]lastSync // by Service UID: what to re-apply when an action fails
-	ctx  context.Context     // the provider's lifetime, for re-applying
+	mu        sync.Mutex
+	last      map[string]lastSync  // by Service UID: what to re-apply when an action fails
+	reapplied map[string]time.Time // when it last was
+	ctx       context.Context      // the provider's lifetime, for re-applying
 }
 
 type lastSync struct {
@@ -51,7 +52,7 @@ func newLoadBalancers(client *hcloud.Client, cfg Config, networkZone string, now
 	l := &loadBalancers{client: client, defaults: cfg.LoadBalancers, networkID: cfg.NetworkID, networkZone: networkZone,
 		store: newLBStore(client, now, cfg.InventoryMaxAge), actions: newActionTracker(client),
 		certs: newCerts(client, now, cfg.InventoryMaxAge), actionWait: 5 * time.Second,
-		last: map[string]lastSync{}, ctx: context.Background()}
+		last: map[string]lastSync{}, reapplied: map[string]time.Time{}, ctx: context.Background()}
 	l.actions.onFail = l.actionFailed
 	return l
 }
@@ -112,10 +113,16 @@ func (l *loadBalancers) sync(ctx context.Context, svc *corev1.Service, nodes []*
 	l.mu.Lock()
 	l.last[uid] = lastSync{svc: svc, nodes: nodes}
 	l.mu.Unlock()
+	return l.syncLocked(ctx, svc, nodes, create)
+}
+
+// syncLocked is a sync under the Service's lock.
+func (l *loadBalancers) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*corev1.Node, create bool) (*corev1.LoadBalancerStatus, error) {
 	o, err := parseLBOptions(svc, l.defaults)
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
+	l.unsupported(svc)
 	types, err := l.store.loadTypes(ctx)
 	if err != nil {
 		return nil, err
@@ -127,22 +134,28 @@ func (l *loadBalancers) sync(ctx context.Context, svc *corev1.Service, nodes []*
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
-	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, MaxTargets: types.maxTargets, CertIDs: certIDs})
+	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, CertIDs: certIDs})
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
-	l.notify(svc, notices)
-	lb, err := l.store.get(ctx, uid)
+	lb, err := l.store.get(ctx, string(svc.UID))
 	if err != nil {
 		return nil, err
 	}
 	if lb == nil {
 		if !create {
+			l.notify(svc, notices)
 			return nil, nil
 		}
+		if want.Location == "" && want.NetworkZone == "" {
+			return nil, l.badConfig(svc, &annotationError{"location", "", "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})
+		}
+		l.notify(svc, append(notices, limitTargets(svc, &want, nil, types.maxTargets(want.Type))...))
 		if lb, err = l.create(ctx, svc, want); err != nil {
 			return nil, err
 		}
+	} else {
+		l.notify(svc, append(notices, limitTargets(svc, &want, lb.Targets, types.maxTargets(typeAfter(want, lb, types)))...))
 	}
 	steps, notices := lbPlan(want, lb, types)
 	l.notify(svc, notices)
@@ -152,11 +165,36 @@ func (l *loadBalancers) sync(ctx context.Context, svc *corev1.Service, nodes []*
 	return lbStatus(lb, o), nil
 }
 
+// typeAfter is the type lb will have once want is applied: types only grow.
+func typeAfter(want lbSpec, lb *hcloud.LoadBalancer, types lbTypes) string {
+	if lb.LoadBalancerType == nil || (want.ChangeType && types.bigger(want.Type, lb.LoadBalancerType.Name)) {
+		return want.Type
+	}
+	return lb.LoadBalancerType.Name
+}
+
+// unsupported reports annotations of the official CCM this one does not act on.
+func (l *loadBalancers) unsupported(svc *corev1.Service) {
+	for _, name := range []string{"public-net-ipv4", "public-net-ipv6"} {
+		if v, ok := svc.Annotations[annotationPrefix+name]; ok {
+			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, fmt.Sprintf(
+				"annotation %s%s=%q is not supported by this CCM and is ignored: the load balancer gets its own addresses", annotationPrefix, name, v))
+		}
+	}
+}
+
 // create sends one POST with everything inline. A name that is taken is
 // the load balancer to adopt; an answer that never came is looked for by
 // label before the next attempt, so no duplicate is made.
 func (l *loadBalancers) create(ctx context.Context, svc *corev1.Service, want lbSpec) (*hcloud.LoadBalancer, error) {
-	res, _, err := l.client.LoadBalancer.Create(ctx, createOpts(want))
+	opts := createOpts(want)
+	res, _, err := l.client.LoadBalancer.Create(ctx, opts)
+	if err != nil && len(opts.Targets) > 0 && targetError(err) {
+		// A node the API will not take: create without targets, then add
+		// them one by one, so the others are not held back.
+		opts.Targets = nil
+		res, _, err = l.client.LoadBalancer.Create(ctx, opts)
+	}
 	if err == nil {
 		l.store.put(want.UID, res.LoadBalancer)
 		l.actions.started(want.UID, res.LoadBalancer.ID, res.Action)
@@ -195,11 +233,13 @@ func (l *loadBalancers) apply(ctx context.Context, svc *corev1.Service, lb *hclo
 		a, updated, err := send(ctx, l.client, lb, st)
 		switch {
 		case err == nil:
-		case tolerated(st, err):
-			commit(lb, st)
-			continue
-		case rejected(st, err):
-			l.rejectedTarget(svc, st, err)
+		case tolerated(st, err), rejected(st, err):
+			// The load balancer is not as the CCM thought, or the node's
+			// server is not fit: the next sync reads it again.
+			l.store.invalidate(uid)
+			if rejected(st, err) {
+				l.rejectedTarget(svc, st, err)
+			}
 			continue
 		case hcloud.IsError(err, hcloud.ErrorCodeLocked, hcloud.ErrorCodeConflict):
 			return api.NewRetryError(fmt.Sprintf("load balancer %s is busy (%v)", lb.Name, err), time.Second)
@@ -252,10 +292,31 @@ func tolerated(st lbStep, err error) bool {
 	return false
 }
 
-// rejected is a target the API will not take, such as a deleted server.
+// rejected is a target the API will not take, such as a deleted server
+// or one outside the network.
 func rejected(st lbStep, err error) bool {
-	return st.Kind == "add_target" && hcloud.IsError(err, hcloud.ErrorCodeNotFound, hcloud.ErrorCodeInvalidInput,
-		hcloud.ErrorCodeServerNotAttachedToNetwork, hcloud.ErrorCodeResourceLimitExceeded, hcloud.ErrorCodeCloudResourceIPNotAllowed)
+	return st.Kind == "add_target" && (targetError(err) || hcloud.IsError(err, hcloud.ErrorCodeNotFound,
+		hcloud.ErrorCodeResourceLimitExceeded, hcloud.ErrorCodeCloudResourceIPNotAllowed, "load_balancer_public_interface_disabled"))
+}
+
+// targetError is the API refusing a target: one it cannot resolve, or a
+// field of the targets (a server that does not exist).
+func targetError(err error) bool {
+	if hcloud.IsError(err, "resolve_cloud_private_targets_error", "resolve_cloud_public_targets_error") {
+		return true
+	}
+	var herr hcloud.Error
+	if !errors.As(err, &herr) || herr.Code != hcloud.ErrorCodeInvalidInput {
+		return false
+	}
+	if d, ok := herr.Details.(hcloud.ErrorDetailsInvalidInput); ok {
+		for _, f := range d.Fields {
+			if strings.HasPrefix(f.Name, "targets") || strings.HasPrefix(f.Name, "server") {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (l *loadBalancers) rejectedTarget(svc *corev1.Service, st lbStep, err error) {
@@ -280,20 +341,25 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string,
 	if err != nil {
 		return err
 	}
-	if lb != nil {
-		if lb.Protection.Delete {
-			l.event(svc, corev1.EventTypeWarning, eventLBProtected, fmt.Sprintf(
-				"Load balancer %s (ID %d) has delete protection and is kept; delete it yourself once you no longer need it", lb.Name, lb.ID))
-		} else if err := l.delete(ctx, uid, lb); err != nil {
+	kept := lb != nil && lb.Protection.Delete
+	if kept {
+		l.event(svc, corev1.EventTypeWarning, eventLBProtected, fmt.Sprintf(
+			"Load balancer %s (ID %d) has delete protection and is kept; delete it yourself once you no longer need it", lb.Name, lb.ID))
+	} else if lb != nil {
+		if err := l.delete(ctx, uid, lb); err != nil {
 			return err
 		}
+		l.actions.forget(lb.ID)
 	}
 	l.store.put(uid, nil)
 	l.mu.Lock()
 	delete(l.last, uid)
 	l.mu.Unlock()
-	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.HTTP.CertificateType == "managed" {
-		return l.deleteManagedCert(ctx, svc)
+	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.HTTP.CertificateType == "managed" && !kept {
+		if err := l.deleteManagedCert(ctx, svc); err != nil {
+			// The certificate is left; it must not keep the Service from going.
+			l.event(svc, corev1.EventTypeWarning, eventCertificateFailed, err.Error()+"; delete it in the Hetzner Console")
+		}
 	}
 	return nil
 }
@@ -335,19 +401,39 @@ func (l *loadBalancers) deleteManagedCert(ctx context.Context, svc *corev1.Servi
 }
 
 // actionFailed is told of an action that failed after its sync returned:
-// the API undid the change, so the Service's last sync is applied again.
+// the API undid the change, so the Service's latest sync is applied again,
+// at most once a minute per Service; beyond that the controller's next
+// sync repairs it.
 func (l *loadBalancers) actionFailed(uid string, a *hcloud.Action) {
 	l.store.invalidate(uid)
 	l.mu.Lock()
 	last, ok := l.last[uid]
 	ctx := l.ctx
+	again := ok && time.Since(l.reapplied[uid]) >= time.Minute
+	if again {
+		l.reapplied[uid] = time.Now()
+	}
 	l.mu.Unlock()
 	if !ok {
 		return
 	}
-	l.event(last.svc, corev1.EventTypeWarning, eventLBActionFailed, actionError(a).Error()+"; applying the Service again")
+	msg := actionError(a).Error()
+	if again {
+		msg += "; applying the Service again"
+	}
+	l.event(last.svc, corev1.EventTypeWarning, eventLBActionFailed, msg)
+	if !again {
+		return
+	}
 	go func() {
-		if _, err := l.sync(ctx, last.svc, last.nodes, false); err != nil {
+		defer l.store.lock(uid)()
+		l.mu.Lock()
+		last, ok := l.last[uid] // the newest, read under the lock
+		l.mu.Unlock()
+		if !ok {
+			return // deleted meanwhile
+		}
+		if _, err := l.syncLocked(ctx, last.svc, last.nodes, false); err != nil {
 			klog.ErrorS(err, "Re-applying a Service after a failed action", "service", klog.KObj(last.svc))
 		}
 	}()

@@ -241,9 +241,17 @@ func lbSetPublicInterface(enabled bool) apiHandler {
 			if !enabled && len(lb.PrivateNet) == 0 {
 				return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
 			}
+			if !enabled && publicTargets(lb) {
+				return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
+			}
 			return func() { lb.PublicNet.Enabled = enabled }, nil
 		})
 	}
+}
+
+// publicTargets reports whether a target of lb is reached on its public IP.
+func publicTargets(lb *loadBalancer) bool {
+	return slices.ContainsFunc(lb.Targets, func(t lbTarget) bool { return t.Type != "ip" && !t.private() })
 }
 
 func lbChangeDNSPtr(c *call) (int, any, *apiError) {

@@ -223,6 +223,9 @@ func createLoadBalancer(c *call) (int, any, *apiError) {
 	if err := f.err(); err != nil {
 		return 0, nil, err
 	}
+	if !lb.PublicNet.Enabled && publicTargets(lb) {
+		return 0, nil, errorf("targets_without_use_private_ip", "a load balancer without public interface needs targets that use the private IP")
+	}
 	if err := w.checkLBLimits(lb, lt); err != nil {
 		return 0, nil, err
 	}
