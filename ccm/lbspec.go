@@ -74,7 +74,7 @@ const (
 	eventTargetRejected    = "TargetRejected"
 	eventLBProtected       = "LoadBalancerProtected"
 	eventLBActionFailed    = "LoadBalancerActionFailed"
-	eventCertificateFailed = "CertificateNotReady"
+	eventCertificateFailed = "CertificateNotDeleted"
 )
 
 // defaultLBName is the official CCM's name for a Service's load balancer.
