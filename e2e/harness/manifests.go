@@ -1,0 +1,120 @@
+package harness
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	authv1 "k8s.io/api/authentication/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/tools/clientcmd"
+	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+)
+
+// manifests are the objects of deploy/ccm.yaml.
+type manifests struct {
+	objects []runtime.Object
+}
+
+func readManifests(path string) (*manifests, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := &manifests{}
+	r := utilyaml.NewYAMLReader(bufioReader(raw))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return m, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(doc)) == 0 {
+			continue
+		}
+		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		m.objects = append(m.objects, obj)
+	}
+}
+
+// serviceAccount is the ServiceAccount the Deployment runs as.
+func (m *manifests) serviceAccount() (*corev1.ServiceAccount, error) {
+	for _, o := range m.objects {
+		if sa, ok := o.(*corev1.ServiceAccount); ok {
+			return sa, nil
+		}
+	}
+	return nil, errors.New("deploy/ccm.yaml has no ServiceAccount")
+}
+
+// applyRBAC creates the ServiceAccount, roles and bindings, and the Secret
+// with token and network replaced; the Deployment is the harness's to play.
+func (m *manifests) applyRBAC(ctx context.Context, kube kubernetes.Interface, token, network string) error {
+	for _, o := range m.objects {
+		var err error
+		switch o := o.(type) {
+		case *corev1.Secret:
+			o = o.DeepCopy()
+			o.StringData = map[string]string{"token": token, "network": network}
+			_, err = kube.CoreV1().Secrets(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.ServiceAccount:
+			_, err = kube.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRole:
+			_, err = kube.RbacV1().ClusterRoles().Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.ClusterRoleBinding:
+			_, err = kube.RbacV1().ClusterRoleBindings().Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.Role:
+			_, err = kube.RbacV1().Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *rbacv1.RoleBinding:
+			_, err = kube.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		}
+		if err != nil && !apierrors.IsAlreadyExists(err) {
+			return fmt.Errorf("applying deploy/ccm.yaml: %w", err)
+		}
+	}
+	return nil
+}
+
+// serviceAccountKubeconfig writes a kubeconfig with a token of sa: the
+// identity the CCM has in a cluster, and no more.
+func serviceAccountKubeconfig(ctx context.Context, kube kubernetes.Interface, sa *corev1.ServiceAccount, server, caFile, path string) error {
+	tr, err := kube.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
+		&authv1.TokenRequest{Spec: authv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(24 * 3600))}}, metav1.CreateOptions{})
+	if err != nil {
+		return fmt.Errorf("token for %s/%s: %w", sa.Namespace, sa.Name, err)
+	}
+	return writeKubeconfig(path, server, caFile, &clientcmdapi.AuthInfo{Token: tr.Status.Token})
+}
+
+func writeKubeconfig(path, server, caFile string, auth *clientcmdapi.AuthInfo) error {
+	cfg := clientcmdapi.NewConfig()
+	cfg.Clusters["e2e"] = &clientcmdapi.Cluster{Server: server, CertificateAuthority: caFile}
+	cfg.AuthInfos["user"] = auth
+	cfg.Contexts["e2e"] = &clientcmdapi.Context{Cluster: "e2e", AuthInfo: "user"}
+	cfg.CurrentContext = "e2e"
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return clientcmd.WriteToFile(*cfg, path)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
