@@ -24,6 +24,10 @@ test: ## vet and run every unit and contract test (without -race: the API econom
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/
 
+e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and etcd built from source (4 min the first time, then cached)
+	@CONTROL_BIN=$$(scripts/build-control-plane.sh) && \
+	E2E_CONTROL_BIN=$$CONTROL_BIN $(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/
+
 economy: ## print the API requests per hour, join and leave, and the load balancer figures (BENCHMARKS.md)
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/
 
@@ -37,4 +41,4 @@ fuzz: ## fuzz the request decoders for 30 s each
 demo: build-fakecloud ## start fakecloud on a small seeded world and take a tour with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test economy bench fuzz demo
+.PHONY: help build build-fakecloud build-ccm test e2e economy bench fuzz demo

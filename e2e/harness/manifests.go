@@ -118,3 +118,7 @@ func writeKubeconfig(path, server, caFile string, auth *clientcmdapi.AuthInfo) e
 func ptr[T any](v T) *T { return &v }
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
+
+func adminAuth(p *pki) *clientcmdapi.AuthInfo {
+	return &clientcmdapi.AuthInfo{ClientCertificate: p.adminCert, ClientKey: p.adminKey}
+}

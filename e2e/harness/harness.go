@@ -1,0 +1,211 @@
+// Package harness runs the whole system on loopback for end-to-end tests
+// and the demo: etcd and kube-apiserver built from source, fakecloud
+// seeded with a world, and the ccm binary with the identity and the
+// arguments of the project's deployment manifests. It plays the kubelets.
+// Everything it starts it stops, and a failed run keeps every log.
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/rest"
+)
+
+// Options say where the binaries and manifests are and how to run the CCM.
+type Options struct {
+	Dir        string // working directory for certificates, data and logs
+	ControlBin string // directory with etcd and kube-apiserver (scripts/build-control-plane.sh)
+	CCM        string // the ccm binary
+	FakeCloud  string // the fakecloud binary
+	Manifests  string // deploy/ccm.yaml
+	World      string // fakecloud seed world
+	Network    string // HCLOUD_NETWORK, the Secret's "network"
+	Metadata   string // the server whose metadata service the CCM asks (the attached check)
+
+	FakeCloudArgs []string // extra fakecloud flags, e.g. --action-duration=1s
+	CCMArgs       []string // extra ccm flags, after the Deployment's
+	CCMEnv        []string // extra environment, e.g. HCLOUD_LOAD_BALANCERS_LOCATION=fsn1
+	ClusterCIDR   string   // pod CIDRs come from here; 10.244.0.0/16
+}
+
+// Env is a running system.
+type Env struct {
+	opts      Options
+	Kube      kubernetes.Interface // cluster-admin, for the test's own reads and writes
+	Admin     *rest.Config
+	CloudURL  string // fakecloud, e.g. http://127.0.0.1:41234 (API at /v1, admin at /_fakecloud)
+	CCMConfig string // the CCM's kubeconfig (its ServiceAccount's token)
+	AdminConf string // a cluster-admin kubeconfig, for kubectl
+
+	cp       *controlPlane
+	cloud    *process
+	kubelets *kubelets
+
+	mu   sync.Mutex
+	ccms []*process
+}
+
+// Start brings everything up; on error what was started is stopped.
+func Start(ctx context.Context, o Options) (_ *Env, err error) {
+	if o.ClusterCIDR == "" {
+		o.ClusterCIDR = "10.244.0.0/16"
+	}
+	e := &Env{opts: o}
+	defer func() {
+		if err != nil {
+			e.Stop()
+		}
+	}()
+	if e.cp, err = startControlPlane(ctx, o.Dir, o.ControlBin); err != nil {
+		return nil, err
+	}
+	e.Admin = e.cp.admin
+	if e.Kube, err = kubernetes.NewForConfig(e.Admin); err != nil {
+		return nil, err
+	}
+	e.AdminConf = filepath.Join(o.Dir, "admin.kubeconfig")
+	if err := writeKubeconfig(e.AdminConf, e.cp.url, e.cp.pki.caCert, adminAuth(e.cp.pki)); err != nil {
+		return nil, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	e.CloudURL = fmt.Sprintf("http://127.0.0.1:%d", port)
+	args := append([]string{"--listen=" + strings.TrimPrefix(e.CloudURL, "http://"), "--seed=" + o.World, "--rate-limit=0"}, o.FakeCloudArgs...)
+	if e.cloud, err = start(o.Dir, "fakecloud", o.FakeCloud, args, nil); err != nil {
+		return nil, err
+	}
+	if err := waitFor(ctx, e.cloud, 30*time.Second, func() error { return httpOK(http.DefaultClient, e.CloudURL+"/_fakecloud/counters") }); err != nil {
+		return nil, err
+	}
+	m, err := readManifests(o.Manifests)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.applyRBAC(ctx, e.Kube, FakeCloudToken, o.Network); err != nil {
+		return nil, err
+	}
+	sa, err := m.serviceAccount()
+	if err != nil {
+		return nil, err
+	}
+	e.CCMConfig = filepath.Join(o.Dir, "ccm.kubeconfig")
+	if err := serviceAccountKubeconfig(ctx, e.Kube, sa, e.cp.url, e.cp.pki.caCert, e.CCMConfig); err != nil {
+		return nil, err
+	}
+	e.kubelets = newKubelets(e.Kube, 5*time.Second)
+	return e, nil
+}
+
+// FakeCloudToken is fakecloud's default token, the Secret's "token".
+const FakeCloudToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefakefakefake"
+
+// StartCCM starts one more CCM replica and returns its index. Its
+// arguments are the Deployment's, then Options.CCMArgs, then extra.
+func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
+	m, err := readManifests(e.opts.Manifests)
+	if err != nil {
+		return 0, err
+	}
+	var base []string
+	for _, o := range m.objects {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			base = slices.Clone(d.Spec.Template.Spec.Containers[0].Args)
+		}
+	}
+	if base == nil {
+		return 0, errors.New("deploy/ccm.yaml has no Deployment")
+	}
+	metrics, err := freePort()
+	if err != nil {
+		return 0, err
+	}
+	args := append(base, "--kubeconfig="+e.CCMConfig, "--allocate-node-cidrs=true", "--cluster-cidr="+e.opts.ClusterCIDR)
+	args = append(append(args, e.opts.CCMArgs...), extra...)
+	env := append([]string{
+		"HCLOUD_TOKEN=" + FakeCloudToken, "HCLOUD_NETWORK=" + e.opts.Network,
+		"HCLOUD_ENDPOINT=" + e.CloudURL + "/v1",
+		"HCLOUD_METADATA_ENDPOINT=" + e.CloudURL + "/metadata/" + e.opts.Metadata + "/hetzner/v1/metadata",
+		fmt.Sprintf("HCLOUD_METRICS_ADDRESS=127.0.0.1:%d", metrics),
+	}, e.opts.CCMEnv...)
+	e.mu.Lock()
+	i := len(e.ccms)
+	e.mu.Unlock()
+	p, err := start(e.opts.Dir, fmt.Sprintf("ccm-%d", i), e.opts.CCM, args, env)
+	if err != nil {
+		return 0, err
+	}
+	e.mu.Lock()
+	e.ccms = append(e.ccms, p)
+	e.mu.Unlock()
+	return i, waitFor(ctx, p, 30*time.Second, func() error { return httpOK(http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)) })
+}
+
+// KillCCM kills replica i at once, as a crash or a lost node would.
+func (e *Env) KillCCM(i int) {
+	e.mu.Lock()
+	p := e.ccms[i]
+	e.mu.Unlock()
+	p.kill()
+}
+
+// CCMLog is replica i's log file.
+func (e *Env) CCMLog(i int) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ccms[i].log
+}
+
+// RegisterNode creates a Node as its kubelet would, with the pod CIDR
+// node IPAM would assign.
+func (e *Env) RegisterNode(ctx context.Context, name, podCIDR string) error {
+	return e.kubelets.register(ctx, name, podCIDR)
+}
+
+// SetReady makes a node's kubelet report Ready or NotReady.
+func (e *Env) SetReady(ctx context.Context, name string, ready bool) error {
+	return e.kubelets.setReady(ctx, name, ready)
+}
+
+// ForgetNode stops a node's kubelet, once its Node is gone.
+func (e *Env) ForgetNode(name string) { e.kubelets.forget(name) }
+
+// Stop stops everything Start and StartCCM started, CCMs first.
+func (e *Env) Stop() {
+	if e.kubelets != nil {
+		e.kubelets.stopAll()
+	}
+	e.mu.Lock()
+	ccms := e.ccms
+	e.mu.Unlock()
+	for _, p := range ccms {
+		p.stop(10 * time.Second)
+	}
+	if e.cloud != nil {
+		e.cloud.stop(10 * time.Second)
+	}
+	if e.cp != nil {
+		e.cp.stop()
+	}
+}
+
+// Logs lists the log files of every process, for a failed run.
+func (e *Env) Logs() []string {
+	logs, _ := filepath.Glob(filepath.Join(e.opts.Dir, "*.log"))
+	return logs
+}
+
+// RemoveDir deletes the working directory; call it only when the run passed.
+func (e *Env) RemoveDir() error { return os.RemoveAll(e.opts.Dir) }

@@ -1,0 +1,76 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// eventually polls cond every 100 ms for at most limit.
+func eventually(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %s waiting for %s", limit, what)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestNodesInitialised: scenario 1, three nodes initialised.
+func TestNodesInitialised(t *testing.T) {
+	env := setup(t)
+	ctx := context.Background()
+	if _, err := env.StartCCM(ctx); err != nil {
+		t.Fatal(err)
+	}
+	nodes := []string{"control-plane-1", "worker-1", "worker-2"}
+	done := timed(t, "three nodes initialised")
+	for i, n := range nodes {
+		if err := env.RegisterNode(ctx, n, cidr(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range nodes {
+		eventually(t, time.Minute, n+" initialised", func() bool {
+			node, err := env.Kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
+			return err == nil && node.Spec.ProviderID != "" && !slices.ContainsFunc(node.Spec.Taints, func(tt corev1.Taint) bool {
+				return tt.Key == "node.cloudprovider.kubernetes.io/uninitialized"
+			})
+		})
+	}
+	done()
+	node, err := env.Kube.CoreV1().Nodes().Get(ctx, "worker-2", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"node.kubernetes.io/instance-type": "cx32", "topology.kubernetes.io/region": "nbg1",
+		"instance.hetzner.cloud/provided-by": "cloud"}
+	for k, v := range want {
+		if node.Labels[k] != v {
+			t.Errorf("label %s=%q, want %q", k, node.Labels[k], v)
+		}
+	}
+	if node.Labels["topology.kubernetes.io/zone"] == "" {
+		t.Error("no zone label")
+	}
+	var internal string
+	for _, a := range node.Status.Addresses {
+		if a.Type == corev1.NodeInternalIP {
+			internal = a.Address
+		}
+	}
+	if internal != "10.0.0.4" {
+		t.Errorf("InternalIP %q, want 10.0.0.4; addresses %v", internal, node.Status.Addresses)
+	}
+}
+
+func cidr(i int) string { return "10.244." + strconv.Itoa(i) + ".0/24" }
