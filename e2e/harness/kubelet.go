@@ -32,34 +32,27 @@ func newKubelets(kube kubernetes.Interface, heartbeat time.Duration) *kubelets {
 
 // register creates the Node and starts its heartbeat.
 func (k *kubelets) register(ctx context.Context, name, podCIDR string) error {
-	now := metav1.Now()
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
 		Spec: corev1.NodeSpec{
 			Taints: []corev1.Taint{{Key: uninitializedTaint, Value: "true", Effect: corev1.TaintEffectNoSchedule}},
 		},
-		Status: corev1.NodeStatus{
-			Addresses:  []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: name}},
-			Conditions: []corev1.NodeCondition{readyCondition(true, now)},
-		},
 	}
 	if podCIDR != "" {
 		node.Spec.PodCIDR, node.Spec.PodCIDRs = podCIDR, []string{podCIDR}
 	}
-	created, err := k.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{})
-	if err != nil {
-		return err
-	}
-	// Status is a subresource: the kubelet writes it separately.
-	created.Status.Conditions = node.Status.Conditions
-	created.Status.Addresses = node.Status.Addresses
-	if _, err := k.kube.CoreV1().Nodes().UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	if _, err := k.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return err
 	}
 	hbCtx, cancel := context.WithCancel(context.Background())
 	k.mu.Lock()
 	k.ready[name], k.stop[name] = true, cancel
 	k.mu.Unlock()
+	// Status is a subresource: the kubelet writes it separately, and the
+	// CCM may already be initialising the Node.
+	if err := k.report(ctx, name); err != nil {
+		return err
+	}
 	go k.beat(hbCtx, name)
 	return nil
 }
@@ -108,6 +101,9 @@ func (k *kubelets) report(ctx context.Context, name string) error {
 		}
 		if !replaced {
 			n.Status.Conditions = append(n.Status.Conditions, cond)
+		}
+		if len(n.Status.Addresses) == 0 {
+			n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: name}}
 		}
 		_, err = k.kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
 		return err
