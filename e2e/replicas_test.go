@@ -1,0 +1,91 @@
+//go:build e2e
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestLeaderFailover: scenario 7. Two replicas elect a leader; when it is
+// killed the other takes over within the lease time and carries on,
+// making no duplicate load balancer.
+func TestLeaderFailover(t *testing.T) {
+	env := setup(t)
+	ctx := context.Background()
+	const lease = 6 * time.Second
+	args := []string{"--leader-elect=true", "--leader-elect-lease-duration=" + lease.String(),
+		"--leader-elect-renew-deadline=4s", "--leader-elect-retry-period=1s"}
+	for range 2 {
+		if _, err := env.StartCCM(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, n := range []string{"control-plane-1", "worker-1"} {
+		if err := env.RegisterNode(ctx, n, cidr(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	eventually(t, time.Minute, "nodes initialised by the leader", func() bool {
+		return node(t, env, "control-plane-1").Spec.ProviderID != "" && node(t, env, "worker-1").Spec.ProviderID != ""
+	})
+	leader := -1
+	eventually(t, time.Minute, "a leader", func() bool {
+		for i := range 2 {
+			if logHas(t, env.CCMLog(i), "Successfully acquired lease") {
+				leader = i
+			}
+		}
+		return leader >= 0
+	})
+	holder := leaseHolder(t, env)
+	killed := time.Now()
+	env.KillCCM(leader)
+	done := timed(t, "the other replica leads")
+	eventually(t, 3*lease, "a new lease holder", func() bool { h := leaseHolder(t, env); return h != "" && h != holder })
+	done()
+	if took := time.Since(killed); took > 2*lease {
+		t.Errorf("takeover after %s, want within twice the lease (%s): the old lease must expire first", took, lease)
+	}
+	// The new leader works: a Service gets exactly one load balancer.
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer,
+		Ports: []corev1.ServicePort{{Port: 80}}}}
+	if _, err := env.Kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "status from the new leader", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
+	onlyLB(t, env)
+}
+
+// leaseHolder is the holder of the CCM's leader election lease.
+func leaseHolder(t *testing.T, env *harness.Env) string {
+	t.Helper()
+	l, err := env.Kube.CoordinationV1().Leases("kube-system").Get(context.Background(), "cloud-controller-manager", metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		return ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
+
+func logHas(t *testing.T, path, s string) bool {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(b), s)
+}
