@@ -38,7 +38,11 @@ fuzz: ## fuzz the request decoders for 30 s each
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRequests -fuzztime 30s ./fakecloud/
 	$(GO) test -run '^$$' -fuzz FuzzLabelSelector -fuzztime 30s ./fakecloud/
 
-demo: build-fakecloud ## start fakecloud on a small seeded world and take a tour with curl
+demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver built from source the first time) and narrate it; Ctrl-C stops it
+	@CONTROL_BIN=$$(COMPONENTS="kube-apiserver kubectl" scripts/build-control-plane.sh) && \
+	$(GO) run ./cmd/demo -control-bin "$$CONTROL_BIN" $(DEMO_FLAGS)
+
+fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test e2e economy bench fuzz demo
+.PHONY: help build build-fakecloud build-ccm test e2e economy bench fuzz demo fakecloud-tour

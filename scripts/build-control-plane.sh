@@ -48,7 +48,7 @@ build_kubernetes() {
 	sed -n 's#^[[:space:]]*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "$mod" | while read -r m; do
 		printf 'replace %s => %s %s\n' "$m" "$m" "$staging_version"
 	done >>"$dir/go.mod"
-	log "$component $K8S_VERSION: building (about 4 minutes on 2 cores the first time)"
+	log "$component $K8S_VERSION: building (about 4 minutes on 2 cores for the first component, less for the next)"
 	local ldflags="-s -w"
 	for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
 		ldflags+=" -X $pkg.gitVersion=$K8S_VERSION -X $pkg.gitMajor=1 -X $pkg.gitMinor=$minor -X $pkg.gitTreeState=clean"

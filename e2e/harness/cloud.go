@@ -88,3 +88,24 @@ func (c *Cloud) do(ctx context.Context, method, path string, body, out any) erro
 	}
 	return nil
 }
+
+// running reports whether fakecloud has a running server of that name; it
+// reads the admin state, which no request counter sees. On an error it
+// says yes, as a kubelet that cannot tell keeps posting.
+func (c *Cloud) running(ctx context.Context, name string) bool {
+	var st struct {
+		Servers []struct {
+			Name   string `json:"name"`
+			Status string `json:"status"`
+		} `json:"servers"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/_fakecloud/state", nil, &st); err != nil {
+		return true
+	}
+	for _, s := range st.Servers {
+		if s.Name == name {
+			return s.Status == "running"
+		}
+	}
+	return false
+}

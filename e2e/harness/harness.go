@@ -105,7 +105,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err := serviceAccountKubeconfig(ctx, e.Kube, sa, e.cp.url, e.cp.pki.caCert, e.CCMConfig); err != nil {
 		return nil, err
 	}
-	e.kubelets = newKubelets(e.Kube, 5*time.Second)
+	e.kubelets = newKubelets(e.Kube, 5*time.Second, e.Cloud().running)
 	return e, nil
 }
 

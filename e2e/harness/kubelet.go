@@ -18,6 +18,9 @@ import (
 type kubelets struct {
 	kube      kubernetes.Interface
 	heartbeat time.Duration
+	// running reports whether a node's server runs: a kubelet on a server
+	// that is off or gone stops posting, so its node turns NotReady.
+	running func(ctx context.Context, name string) bool
 
 	mu    sync.Mutex
 	ready map[string]bool
@@ -26,8 +29,8 @@ type kubelets struct {
 
 const uninitializedTaint = "node.cloudprovider.kubernetes.io/uninitialized"
 
-func newKubelets(kube kubernetes.Interface, heartbeat time.Duration) *kubelets {
-	return &kubelets{kube: kube, heartbeat: heartbeat, ready: map[string]bool{}, stop: map[string]context.CancelFunc{}}
+func newKubelets(kube kubernetes.Interface, heartbeat time.Duration, running func(context.Context, string) bool) *kubelets {
+	return &kubelets{kube: kube, heartbeat: heartbeat, running: running, ready: map[string]bool{}, stop: map[string]context.CancelFunc{}}
 }
 
 // register creates the Node and starts its heartbeat.
@@ -83,6 +86,7 @@ func (k *kubelets) report(ctx context.Context, name string) error {
 	k.mu.Lock()
 	ready := k.ready[name]
 	k.mu.Unlock()
+	ready = ready && (k.running == nil || k.running(ctx, name))
 	return retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		n, err := k.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		if err != nil {

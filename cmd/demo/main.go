@@ -1,0 +1,195 @@
+// Command demo runs the whole system offline (etcd, kube-apiserver,
+// fakecloud and the ccm) on a small seeded world, narrates what each
+// controller does, and waits for Ctrl-C. make demo builds what it needs
+// and runs it.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+func main() {
+	controlBin := flag.String("control-bin", "", "directory with etcd, kube-apiserver and kubectl (scripts/build-control-plane.sh prints it)")
+	once := flag.Bool("once", false, "stop after the tour instead of waiting for Ctrl-C")
+	flag.Parse()
+	if err := run(*controlBin, *once); err != nil {
+		fmt.Fprintln(os.Stderr, "demo:", err)
+		os.Exit(1)
+	}
+}
+
+var started = time.Now()
+
+func step(format string, a ...any) {
+	fmt.Printf("\n\033[1m[%5.1fs] %s\033[0m\n", time.Since(started).Seconds(), fmt.Sprintf(format, a...))
+}
+
+func say(format string, a ...any) { fmt.Printf("  "+format+"\n", a...) }
+
+func run(controlBin string, once bool) error {
+	if controlBin == "" {
+		return fmt.Errorf("-control-bin is required (run make demo)")
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	dir, err := os.MkdirTemp("", "hcloud-ccm-demo-")
+	if err != nil {
+		return err
+	}
+	step("starting etcd, kube-apiserver (TLS, RBAC) and fakecloud on loopback; logs in %s", dir)
+	env, err := harness.Start(ctx, harness.Options{Dir: dir, ControlBin: controlBin, CCM: "bin/ccm", FakeCloud: "bin/fakecloud",
+		Manifests: "deploy/ccm.yaml", World: "testdata/worlds/e2e.yaml", Network: "cluster", Metadata: "control-plane-1",
+		FakeCloudArgs: []string{"--action-duration=500ms"},
+		CCMArgs:       []string{"--leader-elect=false", "--route-reconciliation-period=5s", "--node-monitor-period=5s"},
+		CCMEnv:        []string{"HCLOUD_LOAD_BALANCERS_LOCATION=fsn1", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE=10s"}})
+	if err != nil {
+		return fmt.Errorf("%w (logs in %s)", err, dir)
+	}
+	defer func() {
+		step("stopping everything")
+		env.Stop()
+		if err == nil {
+			os.RemoveAll(dir)
+		}
+	}()
+	say("fakecloud: %s/v1 (admin API %s/_fakecloud), world testdata/worlds/e2e.yaml", env.CloudURL, env.CloudURL)
+	step("starting the ccm with its ServiceAccount's token (least privilege, from deploy/ccm.yaml)")
+	if _, err = env.StartCCM(ctx); err != nil {
+		return err
+	}
+	say("log: %s", env.CCMLog(0))
+	if err = tour(ctx, env); err != nil {
+		return err
+	}
+	explore(env, controlBin)
+	if once {
+		return nil
+	}
+	step("running; Ctrl-C stops everything")
+	<-ctx.Done()
+	return nil
+}
+
+func tour(ctx context.Context, env *harness.Env) error {
+	nodes := []string{"control-plane-1", "worker-1", "worker-2"}
+	step("registering %d Nodes as kubelets with --cloud-provider=external do: tainted uninitialized, with pod CIDRs", len(nodes))
+	for i, n := range nodes {
+		if err := env.RegisterNode(ctx, n, fmt.Sprintf("10.244.%d.0/24", i)); err != nil {
+			return err
+		}
+	}
+	step("cloud-node controller: each Node initialised from its server")
+	for _, name := range nodes {
+		n, err := wait(ctx, func() (*corev1.Node, bool, error) {
+			n, err := env.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			return n, err == nil && n.Spec.ProviderID != "" && !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool {
+				return t.Key == "node.cloudprovider.kubernetes.io/uninitialized"
+			}), err
+		})
+		if err != nil {
+			return err
+		}
+		say("%-16s %-10s type=%s region=%s zone=%s addresses=%s", name, n.Spec.ProviderID, n.Labels["node.kubernetes.io/instance-type"],
+			n.Labels["topology.kubernetes.io/region"], n.Labels["topology.kubernetes.io/zone"], addresses(n))
+	}
+	step("route controller: a route per pod CIDR in network cluster")
+	nw, err := wait(ctx, func() (routes []string, ok bool, err error) {
+		net, _, err := env.Cloud().Client.Network.Get(ctx, "cluster")
+		if err != nil || net == nil {
+			return nil, false, err
+		}
+		for _, r := range net.Routes {
+			routes = append(routes, r.Destination.String()+" via "+r.Gateway.String())
+		}
+		slices.Sort(routes)
+		return routes, len(routes) == len(nodes), nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, r := range nw {
+		say("%s", r)
+	}
+	step("service controller: Service default/web of type LoadBalancer, ports 80 and 443")
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: corev1.ServiceSpec{
+		Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"},
+		Ports: []corev1.ServicePort{{Name: "http", Port: 80}, {Name: "https", Port: 443}}}}
+	if _, err := env.Kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	begin := time.Now()
+	svc, err = wait(ctx, func() (*corev1.Service, bool, error) {
+		s, err := env.Kube.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
+		return s, err == nil && len(s.Status.LoadBalancer.Ingress) > 0, err
+	})
+	if err != nil {
+		return err
+	}
+	lbs, err := env.Cloud().Client.LoadBalancer.All(ctx)
+	if err != nil || len(lbs) == 0 {
+		return fmt.Errorf("no load balancer in fakecloud: %v", err)
+	}
+	lb := lbs[0]
+	var ingress []string
+	for _, in := range svc.Status.LoadBalancer.Ingress {
+		ingress = append(ingress, in.IP)
+	}
+	say("load balancer %s (ID %d, %s) after %s: %d services, %d targets", lb.Name, lb.ID, lb.LoadBalancerType.Name,
+		time.Since(begin).Round(time.Millisecond), len(lb.Services), len(lb.Targets))
+	say("status.loadBalancer.ingress: %s", strings.Join(ingress, ", "))
+	return nil
+}
+
+func explore(env *harness.Env, controlBin string) {
+	kubectl := filepath.Join(controlBin, "kubectl")
+	step("explore it (in another terminal)")
+	say("export KUBECONFIG=%s", env.AdminConf)
+	say("%s get nodes -o wide ; %s get svc web -o yaml", kubectl, kubectl)
+	say("curl -H 'Authorization: Bearer %s' %s/v1/load_balancers", harness.FakeCloudToken, env.CloudURL)
+	say("curl %s/_fakecloud/counters        # requests by route", env.CloudURL)
+	say("make the cloud misbehave and watch the ccm (log: %s):", env.CCMLog(0))
+	say("  export FAKECLOUD_URL=%s", env.CloudURL)
+	say("  bin/fakecloud event '{type: power_off_server, server_name: worker-1}'   # then: kubectl get node worker-1 -o jsonpath='{.spec.taints}'")
+	say("  bin/fakecloud event '{type: delete_server, server_name: worker-2}'      # its Node goes once it is NotReady")
+	say("  bin/fakecloud faults add '{path: /**, status: 500, for: 1m}'            # a minute of errors: nothing is deleted")
+}
+
+// wait polls get every 200 ms for up to two minutes until it reports ok.
+func wait[T any](ctx context.Context, get func() (T, bool, error)) (T, error) {
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		v, ok, err := get()
+		if ok {
+			return v, nil
+		}
+		if time.Now().After(deadline) {
+			return v, fmt.Errorf("timed out (last error: %v)", err)
+		}
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+func addresses(n *corev1.Node) string {
+	var a []string
+	for _, ad := range n.Status.Addresses {
+		a = append(a, string(ad.Type)+":"+ad.Address)
+	}
+	return strings.Join(a, ",")
+}
