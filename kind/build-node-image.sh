@@ -17,7 +17,7 @@ PAUSE_TAG=${PAUSE_TAG:-3.10.2}
 ETCD_TAG=${ETCD_TAG:-3.6.8-0}
 SUITE=bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
-PACKAGES=systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,nftables,iproute2,ethtool,socat,conntrack,ebtables,kmod,ca-certificates,util-linux,mount,procps,libseccomp2,pigz,bash,sed,gawk
+PACKAGES=jq,systemd,systemd-sysv,dbus,containerd,runc,containernetworking-plugins,iptables,nftables,iproute2,ethtool,socat,conntrack,ebtables,kmod,ca-certificates,util-linux,mount,procps,libseccomp2,pigz,bash,sed,gawk
 
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/hcloud-ccm/kind
 WORK=${KIND_WORK:-/var/tmp/hcloud-ccm-kind}
@@ -91,7 +91,18 @@ install -m 0644 "$files"/etc/sysctl.d/* "$root/etc/sysctl.d/"
 install -m 0644 "$files"/etc/systemd/system/*.service "$files"/etc/systemd/system/*.slice "$root/etc/systemd/system/"
 install -m 0644 "$files"/etc/systemd/system/kubelet.service.d/* "$root/etc/systemd/system/kubelet.service.d/"
 # This VM's kernel refuses oom_score_adj changes without CAP_SYS_RESOURCE.
-sed 's/restrict_oom_score_adj = false/restrict_oom_score_adj = true/' "$files/etc/containerd/config.toml" >"$root/etc/containerd/config.toml"
+# Pods' sandboxes use the pause image built here.
+sed -e 's/restrict_oom_score_adj = false/restrict_oom_score_adj = true/' \
+	-e "s#sandbox_image = .*#sandbox_image = \"registry.k8s.io/pause:$PAUSE_TAG\"#" \
+	"$files/etc/containerd/config.toml" >"$root/etc/containerd/config.toml"
+# The base runtime spec kind's containerd config names: containerd's
+# default, with kind's product-files hook and without rlimits.
+chroot "$root" ctr oci spec | python3 -c '
+import json, sys
+spec = json.load(sys.stdin)
+spec.setdefault("hooks", {}).setdefault("createContainer", []).append({"path": "/kind/bin/mount-product-files.sh"})
+spec["process"].pop("rlimits", None)
+json.dump(spec, sys.stdout, indent=2)' >"$root/etc/containerd/cri-base.json"
 # Debian's binaries are in /usr/bin and /usr/sbin; kind's units expect /usr/local/bin.
 ln -sf /usr/bin/containerd "$root/usr/local/bin/containerd"
 ln -sf /usr/sbin/runc "$root/usr/local/sbin/runc"
