@@ -82,6 +82,10 @@ down() {
 	[[ -f $RUN/dockerd.pid ]] || return 0
 	local pid
 	pid=$(cat "$RUN/dockerd.pid")
+	# Networks first: dockerd removes their bridges and rules itself.
+	local nets
+	nets=$(DOCKER_HOST=unix://$SOCK docker network ls -q --filter type=custom 2>/dev/null || true)
+	[[ -z $nets ]] || DOCKER_HOST=unix://$SOCK docker network rm $nets >/dev/null 2>&1 || true
 	log "stopping the private dockerd ($pid)"
 	kill "$pid" 2>/dev/null || true
 	for _ in $(seq 1 100); do
@@ -89,6 +93,17 @@ down() {
 		sleep 0.2
 	done
 	rm -f "$RUN/dockerd.pid"
+	# The DOCKER chains stay after dockerd; remove them unless another engine uses them.
+	if ! pgrep -x dockerd >/dev/null; then
+		local t c
+		for t in filter nat; do
+			iptables -t "$t" -S | grep -E '^-A [A-Z]+ .*-j DOCKER' | grep -vE '^-A DOCKER' | sed 's/^-A/-D/' |
+				while read -r rule; do eval iptables -t "$t" "$rule"; done
+			for c in $(iptables -t "$t" -S | awk '/^-N DOCKER/ {print $2}'); do iptables -t "$t" -F "$c"; done
+			for c in $(iptables -t "$t" -S | awk '/^-N DOCKER/ {print $2}'); do iptables -t "$t" -X "$c"; done
+		done
+		log "removed the DOCKER iptables chains"
+	fi
 }
 
 case ${1:-up} in
