@@ -28,6 +28,9 @@ e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and
 	@CONTROL_BIN=$$(scripts/build-control-plane.sh) && \
 	E2E_CONTROL_BIN=$$CONTROL_BIN $(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/
 
+e2e-kind: ## a real kind cluster, fakecloud and the CCM in-cluster, offline (node image built and cached the first time); KEEP_CLUSTER=1 keeps it
+	bash kind/e2e-kind.sh
+
 economy: ## print the API requests per hour, join and leave, and the load balancer figures (BENCHMARKS.md)
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/
 
@@ -45,4 +48,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test e2e economy bench fuzz demo fakecloud-tour
+.PHONY: help build build-fakecloud build-ccm test e2e economy bench fuzz demo fakecloud-tour e2e-kind

@@ -13,13 +13,18 @@ import (
 
 // Cloud drives the running fakecloud through its admin API.
 type Cloud struct {
-	url    string
-	Client *hcloud.Client // the public API, as an operator would use it
+	url        string
+	adminToken string         // needed unless the client is on loopback
+	Client     *hcloud.Client // the public API, as an operator would use it
 }
 
 // Cloud returns the admin client of the running fakecloud.
-func (e *Env) Cloud() *Cloud {
-	return &Cloud{url: e.CloudURL, Client: hcloud.NewClient(hcloud.WithEndpoint(e.CloudURL+"/v1"), hcloud.WithToken(FakeCloudToken),
+func (e *Env) Cloud() *Cloud { return NewCloud(e.CloudURL, "") }
+
+// NewCloud is the admin client of a fakecloud at url, such as
+// http://127.0.0.1:8080, with its --admin-token (empty on loopback).
+func NewCloud(url, adminToken string) *Cloud {
+	return &Cloud{url: url, adminToken: adminToken, Client: hcloud.NewClient(hcloud.WithEndpoint(url+"/v1"), hcloud.WithToken(FakeCloudToken),
 		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(50_000_000)}))}
 }
 
@@ -73,6 +78,9 @@ func (c *Cloud) do(ctx context.Context, method, path string, body, out any) erro
 		return err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if c.adminToken != "" {
+		req.Header.Set("Authorization", "Bearer "+c.adminToken)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return err

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	appsv1 "k8s.io/api/apps/v1"
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -67,9 +68,32 @@ func (m *manifests) serviceAccount() (*corev1.ServiceAccount, error) {
 // applyRBAC creates the ServiceAccount, roles and bindings, and the Secret
 // with token and network replaced; the Deployment is the harness's to play.
 func (m *manifests) applyRBAC(ctx context.Context, kube kubernetes.Interface, token, network string) error {
+	var objs []runtime.Object
 	for _, o := range m.objects {
+		if _, ok := o.(*appsv1.Deployment); !ok {
+			objs = append(objs, o)
+		}
+	}
+	return Apply(ctx, kube, objs, token, network)
+}
+
+// ReadManifests decodes the objects of a manifest file such as deploy/ccm.yaml.
+func ReadManifests(path string) ([]runtime.Object, error) {
+	m, err := readManifests(path)
+	if err != nil {
+		return nil, err
+	}
+	return m.objects, nil
+}
+
+// Apply creates the objects, the Secret "hcloud" with token and network
+// set; an object that exists is left as it is.
+func Apply(ctx context.Context, kube kubernetes.Interface, objs []runtime.Object, token, network string) error {
+	for _, o := range objs {
 		var err error
 		switch o := o.(type) {
+		case *appsv1.Deployment:
+			_, err = kube.AppsV1().Deployments(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.Secret:
 			o = o.DeepCopy()
 			o.StringData = map[string]string{"token": token, "network": network}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# make e2e-kind: a real kind cluster whose kubelets run with
+# --cloud-provider=external, fakecloud on the host, and the CCM in-cluster
+# from deploy/ccm.yaml, all offline. Each phase prints its duration.
+# Clusters, the private engine, iptables rules and bridges made here are
+# removed at the end, also on failure, after the logs are exported to
+# $KIND_LOGS (default /tmp/hcloud-ccm-kind-logs). KEEP_CLUSTER=1 keeps
+# everything running for poking around.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+CLUSTER=hcloud-ccm-e2e
+KIND_VERSION=${KIND_VERSION:-v0.33.0}
+CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/hcloud-ccm/kind
+LOGS=${KIND_LOGS:-/tmp/hcloud-ccm-kind-logs}
+mkdir -p "$CACHE"
+
+started=$(date +%s)
+phase_start=$started
+phase() {
+	local now
+	now=$(date +%s)
+	printf '==> [%ds, +%ds] %s\n' "$((now - started))" "$((now - phase_start))" "$*" >&2
+	phase_start=$now
+}
+
+phase "container engine"
+eval "$(kind/engine.sh up)"
+export DOCKER_HOST
+
+phase "kind $KIND_VERSION"
+KIND=$CACHE/kind-$KIND_VERSION
+if [[ ! -x $KIND ]]; then
+	dir=$(mktemp -d)
+	CGO_ENABLED=0 GOBIN=$dir go install "sigs.k8s.io/kind@$KIND_VERSION"
+	mv "$dir/kind" "$KIND"
+	rm -rf "$dir"
+fi
+
+phase "node image"
+IMAGE=$(kind/build-node-image.sh)
+
+phase "ccm, fakecloud and echo images (FROM scratch, static binaries)"
+bin=$(mktemp -d)
+for c in ccm fakecloud; do
+	CGO_ENABLED=0 go build -ldflags "-X k8s.io/component-base/version.gitVersion=v1.36.3" -o "$bin/$c" "./cmd/$c"
+done
+CGO_ENABLED=0 go build -o "$bin/echo" ./kind/echo
+for c in ccm fakecloud echo; do
+	printf 'FROM scratch\nCOPY %s /%s\nENTRYPOINT ["/%s"]\n' "$c" "$c" "$c" >"$bin/Dockerfile.$c"
+	DOCKER_BUILDKIT=0 docker build -q -f "$bin/Dockerfile.$c" -t "hcloud-ccm/$c:dev" "$bin" >/dev/null
+done
+cp "$bin/fakecloud" "$CACHE/fakecloud-host"
+
+cleanup() {
+	local rc=$?
+	if [[ $rc -ne 0 ]]; then
+		phase "failed: exporting logs to $LOGS"
+		rm -rf "$LOGS"
+		"$KIND" export logs "$LOGS" --name "$CLUSTER" >/dev/null 2>&1 || true
+	fi
+	if [[ ${KEEP_CLUSTER:-} == 1 ]]; then
+		phase "KEEP_CLUSTER=1: cluster $CLUSTER kept; export DOCKER_HOST=$DOCKER_HOST; $KIND get kubeconfig --name $CLUSTER"
+		exit $rc
+	fi
+	phase "cleaning up"
+	"$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1 || true
+	kind/engine.sh down || true
+	rm -rf "$bin"
+	exit $rc
+}
+trap cleanup EXIT INT TERM
+
+phase "cluster $CLUSTER (3 nodes, --cloud-provider=external)"
+"$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1 || true
+"$KIND" create cluster --config kind/cluster.yaml --name "$CLUSTER" --image "$IMAGE" --wait 0s
+for i in ccm fakecloud echo; do "$KIND" load docker-image "hcloud-ccm/$i:dev" --name "$CLUSTER" >/dev/null; done
+"$KIND" get kubeconfig --name "$CLUSTER" >"$CACHE/kubeconfig"
+
+phase "scenarios"
+E2E_KIND_KUBECONFIG=$CACHE/kubeconfig E2E_KIND_CLUSTER=$CLUSTER E2E_KIND_FAKECLOUD=$CACHE/fakecloud-host \
+	go test -tags e2ekind -count=1 -v -timeout 30m ./kind/e2e/
+phase "done"
