@@ -216,7 +216,6 @@ func deployCCM(ctx context.Context) error {
 	}
 	for _, o := range objs {
 		if d, ok := o.(*appsv1.Deployment); ok {
-			d.Spec.Replicas = ptr(int32(1))
 			c := &d.Spec.Template.Spec.Containers[0]
 			c.Image, c.ImagePullPolicy = "hcloud-ccm/ccm:dev", corev1.PullNever
 			c.Args = append(c.Args, "--allocate-node-cidrs=true", "--cluster-cidr=10.244.0.0/16", "--configure-cloud-routes=true",

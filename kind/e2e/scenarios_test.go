@@ -1,0 +1,132 @@
+//go:build e2ekind
+
+package e2e
+
+import (
+	"context"
+	"os/exec"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// TestScenarios runs in order on the one cluster: each step leaves it as
+// the next expects.
+func TestScenarios(t *testing.T) {
+	ctx := context.Background()
+	worker, worker2 := cluster.name+"-worker", cluster.name+"-worker2"
+
+	step(t, "routes for each pod CIDR", func(t *testing.T) {
+		want := map[string]string{}
+		for name, ip := range cluster.nodes {
+			n, err := cluster.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want[n.Spec.PodCIDR] = ip
+		}
+		if err := waitUntil(2*time.Minute, func() bool {
+			nw, _, err := cluster.cloud.Client.Network.Get(ctx, "cluster")
+			if err != nil || nw == nil || len(nw.Routes) != len(want) {
+				return false
+			}
+			for _, r := range nw.Routes {
+				if want[r.Destination.String()] != r.Gateway.String() {
+					return false
+				}
+			}
+			return true
+		}); err != nil {
+			t.Fatalf("routes %v not in the network: %v", want, err)
+		}
+	})
+
+	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: corev1.ServiceSpec{
+			Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+		if _, err := cluster.kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=hcloud-cloud-controller-manager"})
+		if err != nil || len(pods.Items) == 0 {
+			t.Fatalf("no CCM pod: %v", err)
+		}
+		for _, p := range pods.Items {
+			if err := cluster.kube.CoreV1().Pods("kube-system").Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := waitUntil(3*time.Minute, func() bool {
+			s, err := cluster.kube.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
+			return err == nil && len(s.Status.LoadBalancer.Ingress) > 0
+		}); err != nil {
+			t.Fatalf("no status after the CCM pod was replaced: %v", err)
+		}
+		// kubeadm labels the control plane exclude-from-external-load-balancers.
+		workers := len(cluster.nodes) - 1
+		if err := waitUntil(time.Minute, func() bool {
+			lbs, err := cluster.cloud.Client.LoadBalancer.All(ctx)
+			return err == nil && len(lbs) == 1 && len(lbs[0].Targets) == workers
+		}); err != nil {
+			lbs, _ := cluster.cloud.Client.LoadBalancer.All(ctx)
+			t.Fatalf("%d load balancers, want 1 with a target per worker (%d): %v", len(lbs), workers, err)
+		}
+	})
+
+	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on", func(t *testing.T) {
+		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_off_server", ServerName: worker}); err != nil {
+			t.Fatal(err)
+		}
+		docker(t, "stop", worker) // the machine is off: its kubelet stops posting
+		if err := waitUntil(3*time.Minute, func() bool { return tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
+			t.Fatalf("no shutdown taint: %v", err)
+		}
+		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_on_server", ServerName: worker}); err != nil {
+			t.Fatal(err)
+		}
+		docker(t, "start", worker)
+		if err := waitUntil(3*time.Minute, func() bool { return !tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
+			t.Fatalf("shutdown taint not removed: %v", err)
+		}
+	})
+
+	step(t, "a stopped worker whose server is deleted loses its Node", func(t *testing.T) {
+		docker(t, "stop", worker2)
+		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "delete_server", ServerName: worker2}); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitUntil(3*time.Minute, func() bool {
+			_, err := cluster.kube.CoreV1().Nodes().Get(ctx, worker2, metav1.GetOptions{})
+			return apierrors.IsNotFound(err)
+		}); err != nil {
+			t.Fatalf("Node %s not deleted: %v", worker2, err)
+		}
+	})
+}
+
+// step runs one scenario and prints its duration.
+func step(t *testing.T, name string, f func(t *testing.T)) {
+	start := time.Now()
+	ok := t.Run(name, f)
+	t.Logf("%s: %s (%v)", name, time.Since(start).Round(time.Millisecond), map[bool]string{true: "passed", false: "failed"}[ok])
+	if !ok {
+		t.FailNow()
+	}
+}
+
+func tainted(ctx context.Context, node, key string) bool {
+	n, err := cluster.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	return err == nil && slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key })
+}
+
+func docker(t *testing.T, args ...string) {
+	t.Helper()
+	if out, err := exec.Command("docker", args...).CombinedOutput(); err != nil {
+		t.Fatalf("docker %v: %v: %s", args, err, out)
+	}
+}
