@@ -64,17 +64,17 @@ type lbNotice struct {
 
 // Event reasons for load balancers.
 const (
-	eventPortSkipped       = "PortNotSupported"
-	eventNodeSkipped       = "NodeNotTargeted"
-	eventMaxTargets        = "MaxTargetsReached"
-	eventBadAnnotation     = "InvalidAnnotation"
-	eventTypeDowngrade     = "TypeNotDowngraded"
-	eventLocationKept      = "LocationNotChanged"
-	eventPrivateIPKept     = "PrivateIPNotChanged"
-	eventTargetRejected    = "TargetRejected"
-	eventLBProtected       = "LoadBalancerProtected"
-	eventLBActionFailed    = "LoadBalancerActionFailed"
-	eventCertificateFailed = "CertificateNotDeleted"
+	eventPortSkipped           = "PortNotSupported"
+	eventNodeSkipped           = "NodeNotTargeted"
+	eventMaxTargets            = "MaxTargetsReached"
+	eventBadAnnotation         = "InvalidAnnotation"
+	eventTypeDowngrade         = "TypeNotDowngraded"
+	eventLocationKept          = "LocationNotChanged"
+	eventPrivateIPKept         = "PrivateIPNotChanged"
+	eventTargetRejected        = "TargetRejected"
+	eventLBProtected           = "LoadBalancerProtected"
+	eventLBActionFailed        = "LoadBalancerActionFailed"
+	eventCertificateNotDeleted = "CertificateNotDeleted"
 )
 
 // defaultLBName is the official CCM's name for a Service's load balancer.

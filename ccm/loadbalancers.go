@@ -233,16 +233,15 @@ func (l *loadBalancers) apply(ctx context.Context, svc *corev1.Service, lb *hclo
 		a, updated, err := send(ctx, l.client, lb, st)
 		switch {
 		case err == nil:
-		case tolerated(st, err), rejected(st, err):
-			// The load balancer is not as the CCM thought, or the node's
-			// server is not fit: the next sync reads it again.
-			l.store.invalidate(uid)
-			if rejected(st, err) {
-				l.rejectedTarget(svc, st, err)
-			}
+		case tolerated(st, err):
+			l.store.invalidate(uid) // not as the CCM thought: the next sync reads it again
 			continue
-		case hcloud.IsError(err, hcloud.ErrorCodeLocked, hcloud.ErrorCodeConflict):
-			return api.NewRetryError(fmt.Sprintf("load balancer %s is busy (%v)", lb.Name, err), time.Second)
+		case rejected(st, err):
+			l.store.invalidate(uid)
+			l.rejectedTarget(svc, st, err)
+			continue
+		case busy(err):
+			return retryBusy(lb, err)
 		default:
 			l.store.invalidate(uid)
 			return fmt.Errorf("%s on load balancer %s: %w", st, lb.Name, err)
@@ -327,6 +326,15 @@ func (l *loadBalancers) rejectedTarget(svc *corev1.Service, st lbStep, err error
 	l.event(svc, corev1.EventTypeWarning, reason, fmt.Sprintf("Server %d was not added as a target: %v", st.Target.ServerID, err))
 }
 
+// busy is the API refusing a change while another runs on the load balancer.
+func busy(err error) bool {
+	return hcloud.IsError(err, hcloud.ErrorCodeLocked, hcloud.ErrorCodeConflict)
+}
+
+func retryBusy(lb *hcloud.LoadBalancer, err error) error {
+	return api.NewRetryError(fmt.Sprintf("load balancer %s is busy (%v)", lb.Name, err), time.Second)
+}
+
 func isRetry(err error) bool {
 	var re *api.RetryError
 	return errors.As(err, &re)
@@ -358,7 +366,7 @@ func (l *loadBalancers) EnsureLoadBalancerDeleted(ctx context.Context, _ string,
 	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.HTTP.CertificateType == "managed" && !kept {
 		if err := l.deleteManagedCert(ctx, svc); err != nil {
 			// The certificate is left; it must not keep the Service from going.
-			l.event(svc, corev1.EventTypeWarning, eventCertificateFailed, err.Error()+"; delete it in the Hetzner Console")
+			l.event(svc, corev1.EventTypeWarning, eventCertificateNotDeleted, err.Error()+"; delete it in the Hetzner Console")
 		}
 	}
 	return nil
@@ -372,8 +380,8 @@ func (l *loadBalancers) delete(ctx context.Context, uid string, lb *hcloud.LoadB
 	switch {
 	case err == nil, hcloud.IsError(err, hcloud.ErrorCodeNotFound):
 		return nil
-	case hcloud.IsError(err, hcloud.ErrorCodeLocked, hcloud.ErrorCodeConflict):
-		return api.NewRetryError(fmt.Sprintf("load balancer %s is busy (%v)", lb.Name, err), time.Second)
+	case busy(err):
+		return retryBusy(lb, err)
 	case hcloud.IsError(err, hcloud.ErrorCodeProtected):
 		return nil // protected since it was read: kept
 	}
