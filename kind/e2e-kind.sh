@@ -42,15 +42,14 @@ IMAGE=$(kind/build-node-image.sh)
 
 phase "ccm, fakecloud and echo images (FROM scratch, static binaries)"
 bin=$(mktemp -d)
-for c in ccm fakecloud; do
-	CGO_ENABLED=0 go build -ldflags "-X k8s.io/component-base/version.gitVersion=v1.36.3" -o "$bin/$c" "./cmd/$c"
-done
+# The Makefile's builds (and version flags), static for FROM scratch.
+CGO_ENABLED=0 make -s build-ccm build-fakecloud
+cp bin/ccm bin/fakecloud "$bin/"
 CGO_ENABLED=0 go build -o "$bin/echo" ./kind/echo
 for c in ccm fakecloud echo; do
 	printf 'FROM scratch\nCOPY %s /%s\nENTRYPOINT ["/%s"]\n' "$c" "$c" "$c" >"$bin/Dockerfile.$c"
 	DOCKER_BUILDKIT=0 docker build -q -f "$bin/Dockerfile.$c" -t "hcloud-ccm/$c:dev" "$bin" >/dev/null
 done
-cp "$bin/fakecloud" "$CACHE/fakecloud-host"
 
 cleanup() {
 	local rc=$?
@@ -78,6 +77,6 @@ for i in ccm fakecloud echo; do "$KIND" load docker-image "hcloud-ccm/$i:dev" --
 "$KIND" get kubeconfig --name "$CLUSTER" >"$CACHE/kubeconfig"
 
 phase "scenarios"
-E2E_KIND_KUBECONFIG=$CACHE/kubeconfig E2E_KIND_CLUSTER=$CLUSTER E2E_KIND_FAKECLOUD=$CACHE/fakecloud-host \
+E2E_KIND_KUBECONFIG=$CACHE/kubeconfig E2E_KIND_CLUSTER=$CLUSTER E2E_KIND_FAKECLOUD=$PWD/bin/fakecloud \
 	go test -tags e2ekind -count=1 -v -timeout 30m ./kind/e2e/
 phase "done"

@@ -48,6 +48,7 @@ type Env struct {
 	CCMConfig string // the CCM's kubeconfig (its ServiceAccount's token)
 	AdminConf string // a cluster-admin kubeconfig, for kubectl
 
+	ccmArgs  []string // the Deployment's, from the manifest
 	cp       *controlPlane
 	cloud    *process
 	kubelets *kubelets
@@ -101,6 +102,14 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, o := range m.objects {
+		if d, ok := o.(*appsv1.Deployment); ok {
+			e.ccmArgs = d.Spec.Template.Spec.Containers[0].Args
+		}
+	}
+	if e.ccmArgs == nil {
+		return nil, errors.New("deploy/ccm.yaml has no Deployment")
+	}
 	e.CCMConfig = filepath.Join(o.Dir, "ccm.kubeconfig")
 	if err := serviceAccountKubeconfig(ctx, e.Kube, sa, e.cp.url, e.cp.pki.caCert, e.CCMConfig); err != nil {
 		return nil, err
@@ -115,24 +124,11 @@ const FakeCloudToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefake
 // StartCCM starts one more CCM replica and returns its index. Its
 // arguments are the Deployment's, then Options.CCMArgs, then extra.
 func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
-	m, err := readManifests(e.opts.Manifests)
-	if err != nil {
-		return 0, err
-	}
-	var base []string
-	for _, o := range m.objects {
-		if d, ok := o.(*appsv1.Deployment); ok {
-			base = slices.Clone(d.Spec.Template.Spec.Containers[0].Args)
-		}
-	}
-	if base == nil {
-		return 0, errors.New("deploy/ccm.yaml has no Deployment")
-	}
 	metrics, err := freePort()
 	if err != nil {
 		return 0, err
 	}
-	args := append(base, "--kubeconfig="+e.CCMConfig, "--allocate-node-cidrs=true", "--cluster-cidr="+e.opts.ClusterCIDR)
+	args := append(slices.Clone(e.ccmArgs), "--kubeconfig="+e.CCMConfig, "--allocate-node-cidrs=true", "--cluster-cidr="+e.opts.ClusterCIDR)
 	args = append(append(args, e.opts.CCMArgs...), extra...)
 	env := append([]string{
 		"HCLOUD_TOKEN=" + FakeCloudToken, "HCLOUD_NETWORK=" + e.opts.Network,
