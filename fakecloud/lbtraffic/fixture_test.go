@@ -1,0 +1,141 @@
+package lbtraffic
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fixture gives a Plane a pretend network on loopback: every listen binds
+// 127.0.0.1 on a free port, and dials reach the backends by the address
+// the Plane was told.
+type fixture struct {
+	t     *testing.T
+	plane *Plane
+
+	mu       sync.Mutex
+	bound    map[string]string // address the Plane asked for → where it listens
+	backends map[string]string // target address → backend
+}
+
+func newFixture(t *testing.T) *fixture {
+	f := &fixture{t: t, bound: map[string]string{}, backends: map[string]string{}}
+	f.plane = New(Options{Listen: f.listen, Dial: f.dial})
+	t.Cleanup(f.plane.Close)
+	return f
+}
+
+func (f *fixture) listen(network, addr string) (net.Listener, error) {
+	ln, err := net.Listen(network, "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.bound[addr] = ln.Addr().String()
+	return ln, nil
+}
+
+func (f *fixture) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	f.mu.Lock()
+	real, ok := f.backends[addr]
+	f.mu.Unlock()
+	if !ok {
+		return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
+	}
+	var d net.Dialer
+	return d.DialContext(ctx, network, real)
+}
+
+// at is where the Plane listens for addr, or "" if it does not.
+func (f *fixture) at(addr string) string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.bound[addr]
+}
+
+// backend serves HTTP as target addr, answering with its name and what
+// the request carried.
+func (f *fixture) backend(addr, name string) *httptest.Server {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "%s host=%s xff=%s proto=%s", name, r.Host, r.Header.Get("X-Forwarded-For"), r.Header.Get("X-Forwarded-Proto"))
+	}))
+	f.t.Cleanup(srv.Close)
+	f.route(addr, srv.Listener.Addr().String())
+	return srv
+}
+
+func (f *fixture) route(addr, real string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.backends[addr] = real
+}
+
+func (f *fixture) unroute(addr string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.backends, addr)
+}
+
+// waitHealth waits until a target's checked status is want.
+func (f *fixture) waitHealth(lb int64, port int, key, want string) {
+	f.t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		st, _ := f.plane.Health(lb, port, key)
+		if st == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatalf("target %s of port %d is %q, want %q", key, port, st, want)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// get fetches a URL through the listener the Plane opened for lbAddr.
+func (f *fixture) get(client *http.Client, scheme, lbAddr, path string) (*http.Response, string) {
+	f.t.Helper()
+	at := f.at(lbAddr)
+	if at == "" {
+		f.t.Fatalf("nothing listens for %s", lbAddr)
+	}
+	req, err := http.NewRequest(http.MethodGet, scheme+"://"+at+path, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	req.Host = "shop.example.com"
+	resp, err := client.Do(req)
+	if err != nil {
+		f.t.Fatalf("GET %s: %v", lbAddr, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return resp, string(body)
+}
+
+var (
+	lbIP = netip.MustParseAddr("203.0.113.10")
+	t1   = Target{Key: "server:1", Addr: netip.MustParseAddr("10.0.0.2")}
+	t2   = Target{Key: "server:2", Addr: netip.MustParseAddr("10.0.0.3")}
+)
+
+// fastCheck probes every 10 ms and gives up after one retry.
+var fastCheck = HealthCheck{Protocol: "tcp", Port: 30080, Interval: 10 * time.Millisecond, Timeout: time.Second, Retries: 1}
+
+func service(proto string, port int) Service {
+	return Service{Protocol: proto, ListenPort: port, DestinationPort: 30080, HealthCheck: fastCheck}
+}
+
+var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+
+// oneShot opens a connection per request, so each is balanced anew.
+var oneShot = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}

@@ -1,0 +1,178 @@
+package lbtraffic
+
+import (
+	"bufio"
+	"context"
+	"crypto/tls"
+	"fmt"
+	"io"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+)
+
+// checkKey names a running check: a target of a service, where it is
+// probed and how. A change of address or settings starts a new check.
+type checkKey struct {
+	healthKey
+	addr  netip.Addr
+	proxy bool
+	how   string
+}
+
+type checker struct{ stop chan struct{} }
+
+func (p *Plane) syncChecks(lbs []LoadBalancer) {
+	want := map[checkKey]HealthCheck{}
+	for _, lb := range lbs {
+		for _, svc := range lb.Services {
+			for _, t := range lb.Targets {
+				k := checkKey{healthKey{lb.ID, svc.ListenPort, t.Key}, t.Addr, svc.ProxyProtocol, fmt.Sprintf("%+v", svc.HealthCheck)}
+				want[k] = svc.HealthCheck
+			}
+		}
+	}
+	keep := map[healthKey]bool{}
+	for k := range want {
+		keep[k.healthKey] = true
+	}
+	for k, c := range p.checks {
+		if _, ok := want[k]; !ok {
+			close(c.stop)
+			delete(p.checks, k)
+		}
+	}
+	for k, hc := range want {
+		if _, ok := p.checks[k]; !ok {
+			c := &checker{stop: make(chan struct{})}
+			p.checks[k] = c
+			go p.runCheck(c, k, hc)
+		}
+	}
+	p.hmu.Lock()
+	defer p.hmu.Unlock()
+	for k := range p.health {
+		if !keep[k] {
+			delete(p.health, k)
+		}
+	}
+}
+
+// runCheck probes at once, then every interval. One success makes a
+// target healthy; more failures in a row than the retries, unhealthy.
+func (p *Plane) runCheck(c *checker, k checkKey, hc HealthCheck) {
+	interval := max(hc.Interval, 10*time.Millisecond)
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	fails := 0
+	for {
+		select {
+		case <-c.stop:
+			return
+		case <-timer.C:
+		}
+		err := p.probe(hc, k.addr, k.proxy)
+		select {
+		case <-c.stop:
+			return
+		default:
+		}
+		if err == nil {
+			fails = 0
+			p.setHealth(k.healthKey, Healthy)
+		} else if fails++; fails > hc.Retries {
+			p.opts.Logger.Debug("health check failed", "load_balancer", k.lb, "target", k.target, "err", err)
+			p.setHealth(k.healthKey, Unhealthy)
+		}
+		timer.Reset(interval)
+	}
+}
+
+// probe runs one check: a TCP connect, or an HTTP(S) GET whose status and
+// body must match.
+func (p *Plane) probe(hc HealthCheck, addr netip.Addr, proxy bool) error {
+	timeout := hc.Timeout
+	if timeout <= 0 {
+		timeout = 10 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	target := netip.AddrPortFrom(addr, uint16(hc.Port))
+	conn, err := p.opts.Dial(ctx, "tcp", target.String())
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if hc.Protocol == "tcp" || hc.Protocol == "" {
+		return nil
+	}
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline)
+	if proxy {
+		if _, err := io.WriteString(conn, proxyHeader(conn.LocalAddr(), conn.RemoteAddr())); err != nil {
+			return err
+		}
+	}
+	host := hc.Domain
+	if host == "" {
+		host = target.String()
+	}
+	if hc.Protocol == "https" {
+		tc := tls.Client(conn, &tls.Config{InsecureSkipVerify: true, ServerName: hc.Domain}) //nolint:gosec // a health check does not verify, as Hetzner's do not
+		conn = tc
+	}
+	path := hc.Path
+	if path == "" {
+		path = "/"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+target.String()+path, nil)
+	if err != nil {
+		return err
+	}
+	req.Host = host
+	req.Close = true
+	if err := req.Write(conn); err != nil {
+		return err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if !statusMatches(resp.StatusCode, hc.StatusCodes) {
+		return fmt.Errorf("status %d is not one of %v", resp.StatusCode, hc.StatusCodes)
+	}
+	if hc.Response != "" {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+		if !strings.Contains(string(body), hc.Response) {
+			return fmt.Errorf("the body does not contain %q", hc.Response)
+		}
+	}
+	return nil
+}
+
+// statusMatches matches a status against patterns such as "2??" or "301".
+func statusMatches(code int, patterns []string) bool {
+	if len(patterns) == 0 {
+		patterns = []string{"2??", "3??"}
+	}
+	s := fmt.Sprint(code)
+	for _, pat := range patterns {
+		if len(pat) != len(s) {
+			continue
+		}
+		ok := true
+		for i := range pat {
+			if pat[i] != '?' && pat[i] != s[i] {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+

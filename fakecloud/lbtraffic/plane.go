@@ -1,0 +1,161 @@
+// Package lbtraffic is fakecloud's data plane: it makes simulated load
+// balancers carry traffic as Hetzner's do. Each service listens on its load
+// balancer's address and forwards to the targets that pass their health
+// checks: TCP as a stream, with a PROXY protocol v1 header when asked; HTTP
+// and HTTPS through a reverse proxy that sets X-Forwarded-For and
+// X-Forwarded-Proto, with sticky sessions and the HTTP to HTTPS redirect.
+package lbtraffic
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+)
+
+// LoadBalancer is what one load balancer should serve.
+type LoadBalancer struct {
+	ID        int64
+	Addr      netip.Addr
+	Algorithm string // round_robin (default) or least_connections
+	Services  []Service
+	Targets   []Target
+}
+
+// Target is where traffic may go.
+type Target struct {
+	Key  string     // identity, e.g. "server:42": health and sticky cookies follow it
+	Addr netip.Addr // the address dialled, with the service's destination port
+}
+
+// Service is one listen port.
+type Service struct {
+	Protocol        string // tcp, http or https
+	ListenPort      int
+	DestinationPort int
+	ProxyProtocol   bool
+	StickySessions  bool
+	CookieName      string        // default HCLBSTICKY
+	CookieLifetime  time.Duration // default 300s
+	RedirectHTTP    bool          // https: port 80 answers with a redirect
+	TLSNames        []string      // https: names of the certificate served
+	HealthCheck     HealthCheck
+	// Forced maps a target key to a status a script set; it wins over the
+	// checks.
+	Forced map[string]string
+}
+
+// HealthCheck says how targets are probed.
+type HealthCheck struct {
+	Protocol    string // tcp, http or https
+	Port        int
+	Interval    time.Duration
+	Timeout     time.Duration
+	Retries     int // failures after the first before a target is unhealthy
+	Domain      string
+	Path        string
+	Response    string   // the body must contain it, if set
+	StatusCodes []string // e.g. "2??", "301"; default 2?? and 3??
+}
+
+// Health statuses, as the API names them.
+const (
+	Healthy   = "healthy"
+	Unhealthy = "unhealthy"
+	Unknown   = "unknown"
+)
+
+// Options configure a Plane. The zero value dials and listens for real.
+type Options struct {
+	Dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	Listen func(network, addr string) (net.Listener, error)
+	Logger *slog.Logger
+}
+
+// Plane serves the load balancers last given to Sync.
+type Plane struct {
+	opts Options
+
+	mu        sync.Mutex
+	listeners map[netip.AddrPort]*listener
+	checks    map[checkKey]*checker
+	closed    bool
+
+	hmu    sync.RWMutex
+	health map[healthKey]string
+}
+
+type healthKey struct {
+	lb     int64
+	port   int
+	target string
+}
+
+// New returns a Plane serving nothing yet.
+func New(opts Options) *Plane {
+	if opts.Dial == nil {
+		d := &net.Dialer{}
+		opts.Dial = d.DialContext
+	}
+	if opts.Listen == nil {
+		opts.Listen = net.Listen
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Plane{opts: opts, listeners: map[netip.AddrPort]*listener{}, checks: map[checkKey]*checker{}, health: map[healthKey]string{}}
+}
+
+// Sync makes the Plane serve exactly lbs: new listeners open, changed ones
+// take their new configuration at once, removed ones close with their
+// connections. Health checks start and stop with their targets.
+func (p *Plane) Sync(lbs []LoadBalancer) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return
+	}
+	p.syncListeners(lbs)
+	p.syncChecks(lbs)
+}
+
+// Health is the checked status of a target for a service, and whether it
+// has been checked at all.
+func (p *Plane) Health(lb int64, listenPort int, target string) (string, bool) {
+	p.hmu.RLock()
+	defer p.hmu.RUnlock()
+	st, ok := p.health[healthKey{lb, listenPort, target}]
+	return st, ok
+}
+
+func (p *Plane) setHealth(k healthKey, st string) {
+	p.hmu.Lock()
+	defer p.hmu.Unlock()
+	if p.health[k] != st {
+		p.opts.Logger.Info("load balancer target health", "load_balancer", k.lb, "listen_port", k.port, "target", k.target, "status", st)
+	}
+	p.health[k] = st
+}
+
+// effective is the status traffic follows: a forced one, else the checked one.
+func (p *Plane) effective(lb int64, svc *Service, target string) string {
+	if st, ok := svc.Forced[target]; ok {
+		return st
+	}
+	st, ok := p.Health(lb, svc.ListenPort, target)
+	if !ok {
+		return Unknown
+	}
+	return st
+}
+
+// Close stops every listener, connection and check.
+func (p *Plane) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	p.syncListeners(nil)
+	p.syncChecks(nil)
+}

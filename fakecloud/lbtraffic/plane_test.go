@@ -1,0 +1,305 @@
+package lbtraffic
+
+import (
+	"bufio"
+	"crypto/tls"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTCPRoundRobinOverHealthyTargets(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "one")
+	f.backend("10.0.0.3:30080", "two")
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("tcp", 80)}, Targets: []Target{t1, t2}}})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	f.waitHealth(1, 80, "server:2", Healthy)
+	seen := map[string]int{}
+	for range 4 {
+		_, body := f.get(oneShot, "http", "203.0.113.10:80", "/")
+		seen[strings.Fields(body)[0]]++
+	}
+	if seen["one"] != 2 || seen["two"] != 2 {
+		t.Fatalf("4 connections went %v, want 2 to each target", seen)
+	}
+}
+
+func TestUnhealthyTargetGetsNoTraffic(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "one")
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("http", 80)}, Targets: []Target{t1, t2}}})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	f.waitHealth(1, 80, "server:2", Unhealthy)
+	for range 3 {
+		if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "one ") {
+			t.Fatalf("answer %q, want it from the healthy target one", body)
+		}
+	}
+	f.backend("10.0.0.3:30080", "two")
+	f.waitHealth(1, 80, "server:2", Healthy)
+	f.unroute("10.0.0.2:30080")
+	f.waitHealth(1, 80, "server:1", Unhealthy)
+	if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
+		t.Fatalf("answer %q after target one went down, want two", body)
+	}
+}
+
+func TestNoHealthyTarget(t *testing.T) {
+	f := newFixture(t)
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("http", 80), service("tcp", 443)}, Targets: []Target{t1}}})
+	f.waitHealth(1, 80, "server:1", Unhealthy)
+	if resp, _ := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); resp.StatusCode != http.StatusServiceUnavailable {
+		t.Fatalf("http status %d, want 503", resp.StatusCode)
+	}
+	c, err := net.Dial("tcp", f.at("203.0.113.10:443"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(5 * time.Second))
+	if n, err := c.Read(make([]byte, 1)); err != io.EOF {
+		t.Fatalf("tcp read %d, %v; want the connection closed", n, err)
+	}
+}
+
+func TestForcedStatusWinsOverChecks(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "one")
+	f.backend("10.0.0.3:30080", "two")
+	svc := service("http", 80)
+	svc.Forced = map[string]string{"server:1": Unhealthy}
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1, t2}}})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	f.waitHealth(1, 80, "server:2", Healthy)
+	for range 3 {
+		if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
+			t.Fatalf("answer %q, want only two while one is forced unhealthy", body)
+		}
+	}
+}
+
+func TestProxyProtocolHeader(t *testing.T) {
+	f := newFixture(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	f.route("10.0.0.2:30080", ln.Addr().String())
+	lines := make(chan string, 8)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			line, _ := bufio.NewReader(c).ReadString('\n')
+			lines <- line
+			c.Close()
+		}
+	}()
+	svc := service("tcp", 5432)
+	svc.ProxyProtocol = true
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}}})
+	f.waitHealth(1, 5432, "server:1", Healthy)
+	c, err := net.Dial("tcp", f.at("203.0.113.10:5432"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	client := c.LocalAddr().(*net.TCPAddr)
+	deadline := time.After(5 * time.Second)
+	for {
+		select {
+		case line := <-lines:
+			// Health checks connect too; they send nothing.
+			if line == "" {
+				continue
+			}
+			want := "PROXY TCP4 127.0.0.1 127.0.0.1 " + itoa(client.Port) + " "
+			if !strings.HasPrefix(line, want) || !strings.HasSuffix(line, "\r\n") {
+				t.Fatalf("first line %q, want %q…\\r\\n", line, want)
+			}
+			return
+		case <-deadline:
+			t.Fatal("the target got no PROXY header")
+		}
+	}
+}
+
+func TestHTTPForwardsHostAndClient(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "one")
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("http", 80)}, Targets: []Target{t1}}})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	_, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/")
+	if want := "one host=shop.example.com xff=127.0.0.1 proto=http"; body != want {
+		t.Fatalf("target saw %q, want %q", body, want)
+	}
+}
+
+func TestStickySessions(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "one")
+	f.backend("10.0.0.3:30080", "two")
+	svc := service("http", 80)
+	svc.StickySessions, svc.CookieName = true, "SHOP"
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1, t2}}})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	f.waitHealth(1, 80, "server:2", Healthy)
+	resp, first := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/")
+	cookies := resp.Cookies()
+	if len(cookies) != 1 || cookies[0].Name != "SHOP" || cookies[0].MaxAge != 300 {
+		t.Fatalf("cookies %v, want SHOP with max-age 300", cookies)
+	}
+	for range 3 {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+f.at("203.0.113.10:80")+"/", nil)
+		req.Host = "shop.example.com"
+		req.AddCookie(cookies[0])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if string(body) != first {
+			t.Fatalf("sticky request went to %q, want %q", body, first)
+		}
+	}
+}
+
+func TestLeastConnections(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.3:30080", "two")
+	hold := make(chan struct{})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.route("10.0.0.2:30080", ln.Addr().String())
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { <-hold; c.Close() }()
+		}
+	}()
+	defer func() { close(hold); ln.Close() }()
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Algorithm: "least_connections", Services: []Service{service("tcp", 80)}, Targets: []Target{t1, t2}}})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	f.waitHealth(1, 80, "server:2", Healthy)
+	// The first connection goes to one (first of equals) and stays open.
+	held, err := net.Dial("tcp", f.at("203.0.113.10:80"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	time.Sleep(50 * time.Millisecond)
+	for range 3 {
+		if _, body := f.get(oneShot, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
+			t.Fatalf("answer %q, want two while one holds a connection", body)
+		}
+	}
+}
+
+func TestHTTPSAndRedirect(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "one")
+	svc := service("https", 443)
+	svc.RedirectHTTP, svc.TLSNames = true, []string{"shop.example.com"}
+	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}}})
+	f.waitHealth(1, 443, "server:1", Healthy)
+	resp, _ := f.get(noRedirect, "http", "203.0.113.10:80", "/cart?x=1")
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusMovedPermanently || loc != "https://shop.example.com/cart?x=1" {
+		t.Fatalf("port 80 answered %d to %q, want 301 to https://shop.example.com/cart?x=1", resp.StatusCode, loc)
+	}
+	var names []string
+	tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, VerifyConnection: func(cs tls.ConnectionState) error {
+		names = cs.PeerCertificates[0].DNSNames
+		return nil
+	}}}
+	_, body := f.get(&http.Client{Transport: tr}, "https", "203.0.113.10:443", "/")
+	if !strings.HasSuffix(body, "proto=https") || len(names) != 1 || names[0] != "shop.example.com" {
+		t.Fatalf("https answer %q with certificate names %v, want proto=https and shop.example.com", body, names)
+	}
+}
+
+func TestHTTPHealthCheck(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "one")
+	svc := service("http", 80)
+	svc.HealthCheck.Protocol, svc.HealthCheck.Path, svc.HealthCheck.Response = "http", "/healthz", "one"
+	lb := LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}}
+	f.plane.Sync([]LoadBalancer{lb})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	lb.Services[0].HealthCheck.Response = "ready"
+	f.plane.Sync([]LoadBalancer{lb})
+	f.waitHealth(1, 80, "server:1", Unhealthy)
+	lb.Services[0].HealthCheck.Response, lb.Services[0].HealthCheck.StatusCodes = "", []string{"5??"}
+	f.plane.Sync([]LoadBalancer{lb})
+	time.Sleep(100 * time.Millisecond)
+	if st, _ := f.plane.Health(1, 80, "server:1"); st != Unhealthy {
+		t.Fatalf("a 200 against status codes 5?? gave %q, want unhealthy", st)
+	}
+}
+
+func TestSyncChangesAndRemoves(t *testing.T) {
+	f := newFixture(t)
+	f.backend("10.0.0.2:30080", "old")
+	f.backend("10.0.0.2:30081", "new")
+	lb := LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{service("http", 80)}, Targets: []Target{t1}}
+	f.plane.Sync([]LoadBalancer{lb})
+	f.waitHealth(1, 80, "server:1", Healthy)
+	at := f.at("203.0.113.10:80")
+	lb.Services[0].DestinationPort, lb.Services[0].HealthCheck.Port = 30081, 30081
+	f.plane.Sync([]LoadBalancer{lb})
+	if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "new ") || f.at("203.0.113.10:80") != at {
+		t.Fatalf("after a port change %q from %s, want new from the same listener %s", body, f.at("203.0.113.10:80"), at)
+	}
+	f.plane.Sync(nil)
+	if c, err := net.DialTimeout("tcp", at, time.Second); err == nil {
+		c.Close()
+		t.Fatal("the listener still accepts after its load balancer went")
+	}
+	if _, checked := f.plane.Health(1, 80, "server:1"); checked {
+		t.Fatal("a removed target still has a health status")
+	}
+}
+
+func TestStatusMatches(t *testing.T) {
+	for _, c := range []struct {
+		code     int
+		patterns []string
+		want     bool
+	}{
+		{200, nil, true}, {302, nil, true}, {404, nil, false},
+		{404, []string{"4??"}, true}, {418, []string{"200", "41?"}, true}, {500, []string{"2??"}, false}, {200, []string{"20"}, false},
+	} {
+		if got := statusMatches(c.code, c.patterns); got != c.want {
+			t.Errorf("statusMatches(%d, %v) = %v, want %v", c.code, c.patterns, got, c.want)
+		}
+	}
+}
+
+func TestProxyHeaderFamilies(t *testing.T) {
+	tcp := func(s string) net.Addr { a, _ := net.ResolveTCPAddr("tcp", s); return a }
+	for _, c := range []struct{ client, local, want string }{
+		{"192.0.2.1:5000", "203.0.113.10:80", "PROXY TCP4 192.0.2.1 203.0.113.10 5000 80\r\n"},
+		{"[2001:db8::1]:5000", "[2001:db8::2]:443", "PROXY TCP6 2001:db8::1 2001:db8::2 5000 443\r\n"},
+		{"[::ffff:192.0.2.1]:5000", "203.0.113.10:80", "PROXY TCP4 192.0.2.1 203.0.113.10 5000 80\r\n"},
+		{"192.0.2.1:5000", "[2001:db8::2]:443", "PROXY UNKNOWN\r\n"},
+	} {
+		if got := proxyHeader(tcp(c.client), tcp(c.local)); got != c.want {
+			t.Errorf("proxyHeader(%s, %s) = %q, want %q", c.client, c.local, got, c.want)
+		}
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
