@@ -175,4 +175,3 @@ func statusMatches(code int, patterns []string) bool {
 	}
 	return false
 }
-
