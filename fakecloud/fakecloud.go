@@ -1,7 +1,12 @@
 package fakecloud
 
 import (
+	"context"
+	"net"
+	"net/netip"
 	"sync"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
 
 	"github.com/go-chi/chi/v5"
 	"log/slog"
@@ -53,6 +58,15 @@ type Options struct {
 	// AdminToken, when set, is the Bearer token of the admin API under
 	// /_fakecloud/; when empty the admin API answers loopback clients only.
 	AdminToken string
+	// LoadBalancerIPv4Range, when set, makes load balancers carry traffic:
+	// their public IPv4 addresses come from this range, which must be
+	// local to the host (on Linux all of 127.0.0.0/8 is), and each service
+	// listens there and forwards to the targets its health checks pass.
+	LoadBalancerIPv4Range netip.Prefix
+	// LoadBalancerDial replaces how that traffic reaches targets (default
+	// a plain dial of the target's address).
+	LoadBalancerDial func(ctx context.Context, network, addr string) (net.Conn, error)
+
 	// JournalSize is how many requests the journal keeps (default 10000).
 	JournalSize int
 }
@@ -71,6 +85,7 @@ type Server struct {
 	closing chan struct{}   // closed by Close: hung requests end
 	closed  sync.Once
 	seed    *World // the last world seeded, for ResetToSeed
+	traffic *lbtraffic.Plane
 }
 
 // New returns a fakecloud with an empty world and the seeded catalogue.
@@ -105,6 +120,9 @@ func New(opts Options) *Server {
 		s.limiter = newRateLimiter(limit, refill, opts.Now)
 	}
 	s.handler = s.routes()
+	if opts.LoadBalancerIPv4Range.IsValid() {
+		s.startTraffic()
+	}
 	return s
 }
 
@@ -116,5 +134,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // Close ends requests that a fault holds (hang, latency), so an HTTP
 // server can shut down. The Server must not be used afterwards.
 func (s *Server) Close() {
-	s.closed.Do(func() { close(s.closing) })
+	s.closed.Do(func() {
+		close(s.closing)
+		if s.traffic != nil {
+			s.traffic.Close()
+		}
+	})
 }

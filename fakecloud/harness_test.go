@@ -121,6 +121,7 @@ func newFixture(t testing.TB, opts Options) *fixture {
 	fc := New(opts)
 	srv := httptest.NewServer(fc)
 	t.Cleanup(srv.Close)
+	t.Cleanup(fc.Close)
 	token := DefaultToken
 	if len(opts.Tokens) > 0 {
 		token = opts.Tokens[0]

@@ -201,8 +201,8 @@ func (w *world) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec
 	if hc.Timeout < 1 || hc.Timeout > 60 {
 		f.add(prefix+"timeout", "must be between 1 and 60 seconds")
 	}
-	if hc.Retries < 0 || hc.Retries > 5 {
-		f.add(prefix+"retries", "must be between 0 and 5")
+	if hc.Retries < 1 || hc.Retries > 5 {
+		f.add(prefix+"retries", "must be between 1 and 5")
 	}
 }
 

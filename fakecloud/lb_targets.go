@@ -206,24 +206,21 @@ func (w *world) viewTargets(lb *loadBalancer) []lbTarget {
 	return out
 }
 
-// health is a target's status per service: healthy unless overridden, and
-// unhealthy when its server no longer exists.
+// health is a target's status per service: one a script forced, else
+// the checked one when load balancers carry traffic (unknown until
+// checked), else healthy.
 func (w *world) health(lb *loadBalancer, t lbTarget) []lbHealth {
 	out := []lbHealth{}
-	gone := false
-	if t.Server != nil {
-		_, ok := w.servers.get(t.Server.ID)
-		gone = !ok
-	}
+	key := targetKey(t)
 	for _, svc := range lb.Services {
-		st := "healthy"
-		if h, ok := lb.Health[fmt.Sprintf("%s/%d", targetKey(t), svc.ListenPort)]; ok {
-			st = h
-		} else if h, ok := lb.Health[targetKey(t)]; ok {
-			st = h
+		st, ok := w.forcedHealth(lb, key, svc.ListenPort)
+		if !ok && w.probed != nil {
+			if st, ok = w.probed(lb.ID, svc.ListenPort, key); !ok {
+				st = "unknown"
+			}
 		}
-		if gone {
-			st = "unhealthy"
+		if st == "" {
+			st = "healthy"
 		}
 		out = append(out, lbHealth{ListenPort: svc.ListenPort, Status: st})
 	}

@@ -230,6 +230,9 @@ func createLoadBalancer(c *call) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	ip4, ok := w.pubIPv4.take()
+	if w.lbIPv4.IsValid() {
+		ip4, ok = w.lbAddr()
+	}
 	if !ok {
 		return 0, nil, errorf(codeResourceUnavailable, "no public IPv4 address is left")
 	}

@@ -287,6 +287,7 @@ func TestLoadBalancerValidation(t *testing.T) {
 		{"tcp without port", `{"name":"x","load_balancer_type":"lb11","location":"fsn1","services":[{"protocol":"tcp"}]}`, "invalid_input"},
 		{"port out of range", `{"name":"x","load_balancer_type":"lb11","location":"fsn1","services":[{"protocol":"tcp","listen_port":70000}]}`, "invalid_input"},
 		{"bad health interval", `{"name":"x","load_balancer_type":"lb11","location":"fsn1","services":[{"protocol":"tcp","listen_port":80,"health_check":{"protocol":"tcp","interval":1}}]}`, "invalid_input"},
+		{"zero health retries", `{"name":"x","load_balancer_type":"lb11","location":"fsn1","services":[{"protocol":"tcp","listen_port":80,"health_check":{"protocol":"tcp","retries":0}}]}`, "invalid_input"},
 		{"duplicate ports", `{"name":"x","load_balancer_type":"lb11","location":"fsn1","services":[{"protocol":"tcp","listen_port":80},{"protocol":"http","listen_port":80}]}`, "source_port_already_used"},
 		{"unknown server", `{"name":"x","load_balancer_type":"lb11","location":"fsn1","targets":[{"type":"server","server":{"id":1}}]}`, "invalid_input"},
 		{"private without network", `{"name":"x","load_balancer_type":"lb11","location":"fsn1","targets":[{"type":"label_selector","label_selector":{"selector":"a=b"},"use_private_ip":true}]}`, "load_balancer_not_attached_to_network"},

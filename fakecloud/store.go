@@ -42,7 +42,11 @@ type world struct {
 	running  []int64               // IDs of running actions, oldest first
 	lockedBy map[resourceRef]int64 // resource -> running action holding it
 	pubIPv4  ipPool
-	pubIPv6  uint64 // next /64 index in the public IPv6 pool
+	// lbIPv4 is where load balancers that carry traffic take their
+	// addresses; probed gives their targets' checked health.
+	lbIPv4  netip.Prefix
+	probed  func(lb int64, listenPort int, target string) (string, bool)
+	pubIPv6 uint64 // next /64 index in the public IPv6 pool
 
 	netMembers map[int64][]member                // network ID -> attached resources
 	netUsed    map[int64]map[netip.Addr]struct{} // network ID -> addresses held

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,12 +52,13 @@ func TestParseConfig(t *testing.T) {
 				"--listen", "127.0.0.1:0", "--token", "a", "--token", "b", "--read-only-token", "r",
 				"--seed", "w.yaml", "--action-duration", "2s", "--action-polls", "3", "--rate-limit", "0",
 				"--rate-limit-refill", "2.5", "--id-seed", "42", "--log-level", "debug", "--log-format", "json",
-				"--state-file", "s.json", "--state-interval", "1s", "--admin-token", "adm",
+				"--state-file", "s.json", "--state-interval", "1s", "--admin-token", "adm", "--lb-ipv4-range", "127.0.100.0/24",
 			},
 			want: config{
 				listen: "127.0.0.1:0", tokens: []string{"a", "b"}, readOnly: []string{"r"}, seed: "w.yaml",
 				actionDuration: 2 * time.Second, actionPolls: 3, rateLimit: 0, rateRefill: 2.5, idSeed: 42,
 				logLevel: slog.LevelDebug, logFormat: "json", stateFile: "s.json", stateInterval: time.Second, adminToken: "adm",
+				lbRange: netip.MustParsePrefix("127.0.100.0/24"),
 			},
 		},
 		{
@@ -72,11 +74,13 @@ func TestParseConfig(t *testing.T) {
 				"FAKECLOUD_RATE_LIMIT": "100", "FAKECLOUD_RATE_LIMIT_REFILL": "0.5", "FAKECLOUD_ID_SEED": "7",
 				"FAKECLOUD_LOG_LEVEL": "warn", "FAKECLOUD_LOG_FORMAT": "json",
 				"FAKECLOUD_STATE_FILE": "e.json", "FAKECLOUD_STATE_INTERVAL": "2s", "FAKECLOUD_ADMIN_TOKEN": "a",
+				"FAKECLOUD_LB_IPV4_RANGE": "127.0.200.0/28",
 			},
 			want: config{
 				listen: "127.0.0.1:7", tokens: []string{"x", "y", "z"}, readOnly: []string{"ro"}, seed: "e.yaml",
 				actionDuration: time.Minute, actionPolls: 2, rateLimit: 100, rateRefill: 0.5, idSeed: 7,
 				logLevel: slog.LevelWarn, logFormat: "json", stateFile: "e.json", stateInterval: 2 * time.Second, adminToken: "a",
+				lbRange: netip.MustParsePrefix("127.0.200.0/28"),
 			},
 		},
 		{
@@ -103,7 +107,7 @@ func TestParseConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseConfig: %v\noutput: %s", err, out.String())
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(config{})); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(config{}), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 		})
@@ -127,6 +131,9 @@ func TestParseConfigInvalid(t *testing.T) {
 		{name: "id seed", args: []string{"--id-seed", "-3"}, want: []string{"--id-seed", `"-3"`}},
 		{name: "log level", args: []string{"--log-level", "loud"}, want: []string{"--log-level", `"loud"`}},
 		{name: "log format", args: []string{"--log-format", "xml"}, want: []string{"--log-format", `"xml"`}},
+		{name: "lb range text", args: []string{"--lb-ipv4-range", "local"}, want: []string{"--lb-ipv4-range", `"local"`}},
+		{name: "lb range ipv6", args: []string{"--lb-ipv4-range", "fd00::/64"}, want: []string{"--lb-ipv4-range", `"fd00::/64"`}},
+		{name: "lb range too small", args: []string{"--lb-ipv4-range", "127.0.100.1/32"}, want: []string{"--lb-ipv4-range"}},
 		{name: "env action polls", env: map[string]string{"FAKECLOUD_ACTION_POLLS": "abc"}, want: []string{"--action-polls", `"abc"`}},
 		{name: "env rate limit", env: map[string]string{"FAKECLOUD_RATE_LIMIT": "lots"}, want: []string{"--rate-limit", `"lots"`}},
 		{name: "env action duration", env: map[string]string{"FAKECLOUD_ACTION_DURATION": "1 fortnight"}, want: []string{"--action-duration"}},

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -33,6 +34,7 @@ type config struct {
 	stateFile      string
 	stateInterval  time.Duration
 	adminToken     string
+	lbRange        netip.Prefix
 }
 
 // listFlag is a repeatable string flag.
@@ -72,6 +74,7 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	fs.StringVar(&c.stateFile, "state-file", env("FAKECLOUD_STATE_FILE", ""), "keep the world in this file and reload it on start (env FAKECLOUD_STATE_FILE)")
 	intervalText := fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file (env FAKECLOUD_STATE_INTERVAL)")
 	fs.StringVar(&c.adminToken, "admin-token", env("FAKECLOUD_ADMIN_TOKEN", ""), "Bearer token of the admin API /_fakecloud/; without one it answers loopback clients only (env FAKECLOUD_ADMIN_TOKEN)")
+	rangeText := fs.String("lb-ipv4-range", env("FAKECLOUD_LB_IPV4_RANGE", ""), "make load balancers carry traffic: their IPv4 addresses come from this range, local to this host, e.g. 127.0.100.0/24 (env FAKECLOUD_LB_IPV4_RANGE)")
 	fs.StringVar(&c.logFormat, "log-format", env("FAKECLOUD_LOG_FORMAT", "text"), "text or json (env FAKECLOUD_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -113,6 +116,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if c.stateInterval, err = time.ParseDuration(*intervalText); err != nil || c.stateInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--state-interval %q: want a positive duration such as 100ms", *intervalText))
 	}
+	if *rangeText != "" {
+		if c.lbRange, err = netip.ParsePrefix(*rangeText); err != nil || !c.lbRange.Addr().Is4() || c.lbRange.Bits() > 30 {
+			errs = append(errs, fmt.Errorf("--lb-ipv4-range %q: want an IPv4 range of at least 4 addresses such as 127.0.100.0/24", *rangeText))
+		}
+	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
 	}
@@ -151,6 +159,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	fc := fakecloud.New(fakecloud.Options{
 		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls,
 		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log, AdminToken: c.adminToken,
+		LoadBalancerIPv4Range: c.lbRange,
 	})
 	defer fc.Close()
 	restored := false

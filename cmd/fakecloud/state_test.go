@@ -112,8 +112,16 @@ func TestStateFileSurvivesKill9(t *testing.T) {
 		for i := range 10 {
 			createNetwork(t, url, fmt.Sprintf("r%d-n%d", round, i))
 		}
-		time.Sleep(100 * time.Millisecond) // well over the write interval
 		durable = len(st.Networks) + 10
+		// Acknowledged changes reach the file within a few write intervals;
+		// a loaded machine may take longer, so wait for it, bounded.
+		deadline := time.Now().Add(10 * time.Second)
+		for networksInFile(t, path) < durable {
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the state file did not get the 10 new networks within 10s", round)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		// Keep writing, and kill mid-way through.
 		stop := time.After(time.Duration(3+round*7) * time.Millisecond)
 	loop:
@@ -193,4 +201,18 @@ func jsonUnmarshal(data []byte, v any) error { return json.Unmarshal(data, v) }
 func jsonDecode(resp *http.Response, v any) error {
 	defer resp.Body.Close()
 	return json.NewDecoder(resp.Body).Decode(v)
+}
+
+// networksInFile counts the networks of a state file, 0 if it cannot be read.
+func networksInFile(t *testing.T, path string) int {
+	fc := fakecloud.New(fakecloud.Options{})
+	if found, err := fc.LoadStateFile(path); !found || err != nil {
+		return 0
+	}
+	var st struct{ Networks []struct{ Name string } }
+	data, _ := fc.Export()
+	if err := jsonUnmarshal(data, &st); err != nil {
+		t.Fatal(err)
+	}
+	return len(st.Networks)
 }

@@ -135,7 +135,22 @@ func service(proto string, port int) Service {
 	return Service{Protocol: proto, ListenPort: port, DestinationPort: 30080, HealthCheck: fastCheck}
 }
 
-var noRedirect = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+var noRedirect = &http.Client{Timeout: 5 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // oneShot opens a connection per request, so each is balanced anew.
-var oneShot = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+var oneShot = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 5 * time.Second}
+
+// waitFor waits up to 5 s for cond.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("timed out after 5s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// client is a plain client that gives up after 5 s.
+var client = &http.Client{Timeout: 5 * time.Second}

@@ -59,13 +59,16 @@ func (p *Plane) syncChecks(lbs []LoadBalancer) {
 	}
 }
 
-// runCheck probes at once, then every interval. One success makes a
-// target healthy; more failures in a row than the retries, unhealthy.
+// runCheck probes at once, then every interval. As the API describes
+// retries: that many failures in a row make a target unhealthy, and an
+// unhealthy target needs that many successes in a row to be healthy
+// again. Its first success makes an unchecked target healthy.
 func (p *Plane) runCheck(c *checker, k checkKey, hc HealthCheck) {
 	interval := max(hc.Interval, 10*time.Millisecond)
+	retries := max(hc.Retries, 1)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
-	fails := 0
+	var run streak
 	for {
 		select {
 		case <-c.stop:
@@ -78,15 +81,35 @@ func (p *Plane) runCheck(c *checker, k checkKey, hc HealthCheck) {
 			return
 		default:
 		}
-		if err == nil {
-			fails = 0
-			p.setHealth(k.healthKey, Healthy)
-		} else if fails++; fails > hc.Retries {
+		if err != nil {
 			p.opts.Logger.Debug("health check failed", "load_balancer", k.lb, "target", k.target, "err", err)
-			p.setHealth(k.healthKey, Unhealthy)
+		}
+		st, _ := p.Health(k.lb, k.port, k.target)
+		if next := run.judge(err == nil, st, retries); next != "" {
+			p.setHealth(k.healthKey, next)
 		}
 		timer.Reset(interval)
 	}
+}
+
+// streak counts a target's last results of the same kind.
+type streak struct{ fails, oks int }
+
+// judge records a result and returns the status it leads to from st, or
+// "" to keep st.
+func (s *streak) judge(ok bool, st string, retries int) string {
+	if ok {
+		s.fails, s.oks = 0, s.oks+1
+		if st != Unhealthy || s.oks >= retries {
+			return Healthy
+		}
+		return ""
+	}
+	s.fails, s.oks = s.fails+1, 0
+	if s.fails >= retries {
+		return Unhealthy
+	}
+	return ""
 }
 
 // probe runs one check: a TCP connect, or an HTTP(S) GET whose status and

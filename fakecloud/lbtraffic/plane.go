@@ -53,7 +53,7 @@ type HealthCheck struct {
 	Port        int
 	Interval    time.Duration
 	Timeout     time.Duration
-	Retries     int // failures after the first before a target is unhealthy
+	Retries     int // failures in a row that make a target unhealthy, and successes that heal it
 	Domain      string
 	Path        string
 	Response    string   // the body must contain it, if set

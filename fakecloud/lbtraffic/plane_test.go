@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,7 +37,7 @@ func TestUnhealthyTargetGetsNoTraffic(t *testing.T) {
 	f.waitHealth(1, 80, "server:1", Healthy)
 	f.waitHealth(1, 80, "server:2", Unhealthy)
 	for range 3 {
-		if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "one ") {
+		if _, body := f.get(client, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "one ") {
 			t.Fatalf("answer %q, want it from the healthy target one", body)
 		}
 	}
@@ -44,7 +45,7 @@ func TestUnhealthyTargetGetsNoTraffic(t *testing.T) {
 	f.waitHealth(1, 80, "server:2", Healthy)
 	f.unroute("10.0.0.2:30080")
 	f.waitHealth(1, 80, "server:1", Unhealthy)
-	if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
+	if _, body := f.get(client, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
 		t.Fatalf("answer %q after target one went down, want two", body)
 	}
 }
@@ -53,7 +54,7 @@ func TestNoHealthyTarget(t *testing.T) {
 	f := newFixture(t)
 	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("http", 80), service("tcp", 443)}, Targets: []Target{t1}}})
 	f.waitHealth(1, 80, "server:1", Unhealthy)
-	if resp, _ := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); resp.StatusCode != http.StatusServiceUnavailable {
+	if resp, _ := f.get(client, "http", "203.0.113.10:80", "/"); resp.StatusCode != http.StatusServiceUnavailable {
 		t.Fatalf("http status %d, want 503", resp.StatusCode)
 	}
 	c, err := net.Dial("tcp", f.at("203.0.113.10:443"))
@@ -77,7 +78,7 @@ func TestForcedStatusWinsOverChecks(t *testing.T) {
 	f.waitHealth(1, 80, "server:1", Healthy)
 	f.waitHealth(1, 80, "server:2", Healthy)
 	for range 3 {
-		if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
+		if _, body := f.get(client, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
 			t.Fatalf("answer %q, want only two while one is forced unhealthy", body)
 		}
 	}
@@ -137,7 +138,7 @@ func TestHTTPForwardsHostAndClient(t *testing.T) {
 	f.backend("10.0.0.2:30080", "one")
 	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("http", 80)}, Targets: []Target{t1}}})
 	f.waitHealth(1, 80, "server:1", Healthy)
-	_, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/")
+	_, body := f.get(client, "http", "203.0.113.10:80", "/")
 	if want := "one host=shop.example.com xff=127.0.0.1 proto=http"; body != want {
 		t.Fatalf("target saw %q, want %q", body, want)
 	}
@@ -152,7 +153,7 @@ func TestStickySessions(t *testing.T) {
 	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1, t2}}})
 	f.waitHealth(1, 80, "server:1", Healthy)
 	f.waitHealth(1, 80, "server:2", Healthy)
-	resp, first := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/")
+	resp, first := f.get(client, "http", "203.0.113.10:80", "/")
 	cookies := resp.Cookies()
 	if len(cookies) != 1 || cookies[0].Name != "SHOP" || cookies[0].MaxAge != 300 {
 		t.Fatalf("cookies %v, want SHOP with max-age 300", cookies)
@@ -161,7 +162,7 @@ func TestStickySessions(t *testing.T) {
 		req, _ := http.NewRequest(http.MethodGet, "http://"+f.at("203.0.113.10:80")+"/", nil)
 		req.Host = "shop.example.com"
 		req.AddCookie(cookies[0])
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,10 +203,13 @@ func TestLeastConnections(t *testing.T) {
 	}
 	defer held.Close()
 	time.Sleep(50 * time.Millisecond)
+	l := f.plane.listeners[netip.MustParseAddrPort("203.0.113.10:80")]
 	for range 3 {
 		if _, body := f.get(oneShot, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
 			t.Fatalf("answer %q, want two while one holds a connection", body)
 		}
+		// The next request should see two idle again, as it will be.
+		waitFor(t, func() bool { l.mu.Lock(); defer l.mu.Unlock(); return l.active["server:2"] == 0 })
 	}
 }
 
@@ -260,7 +264,7 @@ func TestSyncChangesAndRemoves(t *testing.T) {
 	at := f.at("203.0.113.10:80")
 	lb.Services[0].DestinationPort, lb.Services[0].HealthCheck.Port = 30081, 30081
 	f.plane.Sync([]LoadBalancer{lb})
-	if _, body := f.get(http.DefaultClient, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "new ") || f.at("203.0.113.10:80") != at {
+	if _, body := f.get(client, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "new ") || f.at("203.0.113.10:80") != at {
 		t.Fatalf("after a port change %q from %s, want new from the same listener %s", body, f.at("203.0.113.10:80"), at)
 	}
 	f.plane.Sync(nil)
@@ -303,3 +307,19 @@ func TestProxyHeaderFamilies(t *testing.T) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+func TestRetriesDecideBothWays(t *testing.T) {
+	var s streak
+	st := Unknown
+	var got []string
+	for _, ok := range []bool{true, false, false, false, true, true, true, false} {
+		if next := s.judge(ok, st, 3); next != "" {
+			st = next
+		}
+		got = append(got, st)
+	}
+	want := []string{Healthy, Healthy, Healthy, Unhealthy, Unhealthy, Unhealthy, Healthy, Healthy}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("with 3 retries the statuses went\n%v\nwant\n%v", got, want)
+	}
+}
