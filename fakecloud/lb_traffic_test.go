@@ -81,14 +81,19 @@ func TestLoadBalancerCarriesTraffic(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitTargets(t, f, res.LoadBalancer.ID, map[string]string{"one": "unhealthy", "two": "healthy"})
-	if got := answers(t, "127.0.101.1:8080", 3); got["two"] != 3 {
-		t.Fatalf("with one off, 3 connections went %v, want all to two", got)
+	// The data plane follows the world within a tick (100 ms).
+	deadline := time.Now().Add(5 * time.Second)
+	for got := answers(t, "127.0.101.1:8080", 3); got["two"] != 3; got = answers(t, "127.0.101.1:8080", 3) {
+		if time.Now().After(deadline) {
+			t.Fatalf("with one off, 3 connections went %v, want all to two", got)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 
 	if _, err := f.client.LoadBalancer.Delete(ctx, res.LoadBalancer); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline = time.Now().Add(5 * time.Second)
 	for {
 		c, err := net.DialTimeout("tcp", "127.0.101.1:8080", time.Second)
 		if err != nil {
