@@ -4,8 +4,11 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"maps"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
 )
 
 // TestScenarios runs in order on the one cluster: each step leaves it as
@@ -44,11 +49,27 @@ func TestScenarios(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("routes %v not in the network: %v", want, err)
 		}
+		// The fabric copies them into every node but their own.
+		for name, ip := range cluster.nodes {
+			if err := waitUntil(time.Minute, func() bool { return nodeRoutes(name, ip, want) }); err != nil {
+				t.Fatalf("node %s lacks the routes of the other nodes' pod CIDRs %v: %v", name, want, err)
+			}
+		}
+	})
+
+	step(t, "pods scheduled on both workers", func(t *testing.T) {
+		if err := deployEcho(ctx); err != nil {
+			t.Fatalf("Deployment web not ready: %v", err)
+		}
+		pods, err := echoPods(ctx)
+		if err != nil || len(pods) != 2 || !slices.Contains(slices.Collect(maps.Values(pods)), worker) || !slices.Contains(slices.Collect(maps.Values(pods)), worker2) {
+			t.Fatalf("pods %v (%v), want one on each worker", pods, err)
+		}
 	})
 
 	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: corev1.ServiceSpec{
-			Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80}}}}
+			Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
 		if _, err := cluster.kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
@@ -75,6 +96,51 @@ func TestScenarios(t *testing.T) {
 		}); err != nil {
 			lbs, _ := cluster.cloud.Client.LoadBalancer.All(ctx)
 			t.Fatalf("%d load balancers, want 1 with a target per worker (%d): %v", len(lbs), workers, err)
+		}
+	})
+
+	var pods map[string]string
+	step(t, "the load balancer carries traffic to every pod", func(t *testing.T) {
+		var err error
+		if pods, err = echoPods(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := reachesAll("http://"+ingress(ctx, "web")+":80/", pods); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	step(t, "a port change moves the load balancer's listener", func(t *testing.T) {
+		svc, err := cluster.kube.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.Spec.Ports[0].Port = 8081
+		if _, err := cluster.kube.CoreV1().Services("default").Update(ctx, svc, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := reachesAll("http://"+ingress(ctx, "web")+":8081/", pods); err != nil {
+			t.Fatal(err)
+		}
+		if err := waitUntil(time.Minute, func() bool { _, err := served("http://" + ingress(ctx, "web") + ":80/"); return err != nil }); err != nil {
+			t.Fatalf("port 80 still answers: %v", err)
+		}
+	})
+
+	step(t, "a worker leaving the load balancer; its pod is still reached through a route", func(t *testing.T) {
+		exclude := "node.kubernetes.io/exclude-from-external-load-balancers"
+		label(t, ctx, worker2, exclude, "true")
+		if err := waitUntil(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
+			t.Fatalf("targets %q, want only %s: %v", targetNames(ctx), worker, err)
+		}
+		// Traffic enters only through worker; the pod on worker2 answers
+		// through worker's route to worker2's pod CIDR.
+		if err := reachesAll("http://"+ingress(ctx, "web")+":8081/", pods); err != nil {
+			t.Fatal(err)
+		}
+		label(t, ctx, worker2, exclude, "")
+		if err := waitUntil(2*time.Minute, func() bool { return targetNames(ctx) == worker+","+worker2 }); err != nil {
+			t.Fatalf("targets %q, want both workers back: %v", targetNames(ctx), err)
 		}
 	})
 
@@ -106,6 +172,9 @@ func TestScenarios(t *testing.T) {
 		}); err != nil {
 			t.Fatalf("Node %s not deleted: %v", worker2, err)
 		}
+		if err := waitUntil(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
+			t.Fatalf("load balancer targets %q after the Node went, want only %s: %v", targetNames(ctx), worker, err)
+		}
 	})
 }
 
@@ -122,6 +191,62 @@ func step(t *testing.T, name string, f func(t *testing.T)) {
 func tainted(ctx context.Context, node, key string) bool {
 	n, err := cluster.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
 	return err == nil && slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == key })
+}
+
+// targetNames lists the servers the load balancer targets, sorted and
+// comma-separated.
+func targetNames(ctx context.Context) string {
+	lbs, err := cluster.cloud.Client.LoadBalancer.All(ctx)
+	if err != nil || len(lbs) != 1 {
+		return fmt.Sprintf("(%d load balancers, %v)", len(lbs), err)
+	}
+	var names []string
+	for _, tg := range lbs[0].Targets {
+		if tg.Server != nil && tg.Server.Server != nil {
+			s, _, err := cluster.cloud.Client.Server.GetByID(ctx, tg.Server.Server.ID)
+			if err == nil && s != nil {
+				names = append(names, s.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ",")
+}
+
+// label sets a node label, or removes it when value is "".
+func label(t *testing.T, ctx context.Context, node, key, value string) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := cluster.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if value == "" {
+			delete(n.Labels, key)
+		} else {
+			n.Labels[key] = value
+		}
+		_, err = cluster.kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// nodeRoutes reports whether a node routes every pod CIDR but its own
+// through the node that holds it.
+func nodeRoutes(node, ip string, want map[string]string) bool {
+	out, err := exec.Command("docker", "exec", node, "ip", "-4", "route", "show", "root", podNet).Output()
+	if err != nil {
+		return false
+	}
+	for cidr, gw := range want {
+		if gw != ip && !strings.Contains(string(out), cidr+" via "+gw+" ") {
+			return false
+		}
+	}
+	return true
 }
 
 func docker(t *testing.T, args ...string) {

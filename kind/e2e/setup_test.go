@@ -93,12 +93,14 @@ func setup() (func(), error) {
 	// Off loopback the admin API needs a token.
 	const adminToken = "e2e-kind-admin"
 	fc := exec.Command(os.Getenv("E2E_KIND_FAKECLOUD"), "--listen="+addr, "--seed="+world, "--action-duration=200ms", "--rate-limit=0",
-		"--admin-token="+adminToken)
+		"--admin-token="+adminToken, "--lb-ipv4-range="+lbRange)
 	fc.Stdout, fc.Stderr = logFile, logFile
 	if err := fc.Start(); err != nil {
 		return nil, err
 	}
+	fabricCtx, stopFabric := context.WithCancel(ctx)
 	stop := func() {
+		stopFabric()
 		_ = fc.Process.Kill()
 		_, _ = fc.Process.Wait()
 		logFile.Close()
@@ -107,7 +109,8 @@ func setup() (func(), error) {
 	if err := waitUntil(30*time.Second, func() bool { _, err := cluster.cloud.Requests(ctx, "", ""); return err == nil }); err != nil {
 		return stop, fmt.Errorf("fakecloud did not start: %w", err)
 	}
-	logf("fakecloud on %s, seeded with %d servers", cluster.cloudURL, len(cluster.nodes))
+	logf("fakecloud on %s, seeded with %d servers; load balancers carry traffic on %s", cluster.cloudURL, len(cluster.nodes), lbRange)
+	go runFabric(fabricCtx, podNet)
 	start = time.Now()
 	if err := deployCCM(ctx); err != nil {
 		return stop, err
@@ -115,6 +118,13 @@ func setup() (func(), error) {
 	logf("ccm deployed from deploy/ccm.yaml in %s", time.Since(start).Round(time.Millisecond))
 	return stop, nil
 }
+
+const (
+	podNet = "10.244.0.0/16" // kind/cluster.yaml's podSubnet
+	// lbRange is where fakecloud's load balancers listen: on the host's
+	// loopback, so the test reaches them as a client would.
+	lbRange = "127.0.100.0/24"
+)
 
 // kindNetwork is the gateway and subnet of docker's "kind" network.
 func kindNetwork() (string, string, error) {
@@ -218,13 +228,14 @@ func deployCCM(ctx context.Context) error {
 		if d, ok := o.(*appsv1.Deployment); ok {
 			c := &d.Spec.Template.Spec.Containers[0]
 			c.Image, c.ImagePullPolicy = "hcloud-ccm/ccm:dev", corev1.PullNever
-			c.Args = append(c.Args, "--allocate-node-cidrs=true", "--cluster-cidr=10.244.0.0/16", "--configure-cloud-routes=true",
+			c.Args = append(c.Args, "--allocate-node-cidrs=true", "--cluster-cidr="+podNet, "--configure-cloud-routes=true",
 				"--node-monitor-period=5s", "--route-reconciliation-period=5s")
 			c.Env = append(c.Env,
 				corev1.EnvVar{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
 				corev1.EnvVar{Name: "HCLOUD_ENDPOINT", Value: cluster.cloudURL + "/v1"},
 				corev1.EnvVar{Name: "HCLOUD_METADATA_ENDPOINT", Value: cluster.cloudURL + "/metadata/$(NODE_NAME)/hetzner/v1/metadata"},
 				corev1.EnvVar{Name: "HCLOUD_LOAD_BALANCERS_LOCATION", Value: "fsn1"},
+				corev1.EnvVar{Name: "HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP", Value: "true"},
 				corev1.EnvVar{Name: "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", Value: "10s"})
 		}
 	}

@@ -1,0 +1,108 @@
+//go:build e2ekind
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// deployEcho runs kind/echo as Deployment web: two pods, one per worker.
+func deployEcho(ctx context.Context) error {
+	labels := map[string]string{"app": "web"}
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr(int32(2)),
+		Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
+			TopologySpreadConstraints: []corev1.TopologySpreadConstraint{{MaxSkew: 1, TopologyKey: "kubernetes.io/hostname",
+				WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: &metav1.LabelSelector{MatchLabels: labels}}},
+			Containers: []corev1.Container{{Name: "echo", Image: "hcloud-ccm/echo:dev", ImagePullPolicy: corev1.PullNever,
+				Ports: []corev1.ContainerPort{{ContainerPort: 8080}},
+				ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{HTTPGet: &corev1.HTTPGetAction{Path: "/", Port: intstr.FromInt32(8080)}},
+					PeriodSeconds: 1}}},
+		}},
+	}}
+	if _, err := cluster.kube.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	return waitUntil(3*time.Minute, func() bool {
+		got, err := cluster.kube.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
+		return err == nil && got.Status.ReadyReplicas == 2
+	})
+}
+
+// echoPods maps the names of web's pods to their nodes.
+func echoPods(ctx context.Context) (map[string]string, error) {
+	pods, err := cluster.kube.CoreV1().Pods("default").List(ctx, metav1.ListOptions{LabelSelector: "app=web"})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, p := range pods.Items {
+		out[p.Name] = p.Spec.NodeName
+	}
+	return out, nil
+}
+
+// ingress is the Service's load balancer IPv4, or "".
+func ingress(ctx context.Context, name string) string {
+	s, err := cluster.kube.CoreV1().Services("default").Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return ""
+	}
+	for _, in := range s.Status.LoadBalancer.Ingress {
+		if !strings.Contains(in.IP, ":") && in.IP != "" {
+			return in.IP
+		}
+	}
+	return ""
+}
+
+var oneShot = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 3 * time.Second}
+
+// served asks url once and returns the pod that answered.
+func served(url string) (string, error) {
+	resp, err := oneShot.Get(url)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return "", fmt.Errorf("%s: %s", resp.Status, body)
+	}
+	return strings.TrimPrefix(strings.TrimSpace(string(body)), "served by "), nil
+}
+
+// reachesAll waits until url answers, then asks it up to 60 times until
+// every pod in want has answered. It fails on any error once traffic flows.
+func reachesAll(url string, want map[string]string) error {
+	if err := waitUntil(2*time.Minute, func() bool { _, err := served(url); return err == nil }); err != nil {
+		_, last := served(url)
+		return fmt.Errorf("%s never answered: %v (last: %v)", url, err, last)
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 60 && len(seen) < len(want); i++ {
+		pod, err := served(url)
+		if err != nil {
+			return fmt.Errorf("request %d to %s, after it had answered: %v", i+1, url, err)
+		}
+		if _, ok := want[pod]; !ok {
+			return fmt.Errorf("%s answered from %q, not one of %v", url, pod, want)
+		}
+		seen[pod] = true
+	}
+	if len(seen) != len(want) {
+		return fmt.Errorf("60 requests to %s reached only %v of %v", url, seen, want)
+	}
+	return nil
+}
