@@ -68,7 +68,10 @@ func TestScenarios(t *testing.T) {
 	})
 
 	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
-		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: corev1.ServiceSpec{
+		// Checks every 3 s (the API's least), so targets turn healthy soon
+		// after kube-proxy opens the node port.
+		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default",
+			Annotations: map[string]string{"load-balancer.hetzner.cloud/health-check-interval": "3s", "load-balancer.hetzner.cloud/health-check-timeout": "2s"}}, Spec: corev1.ServiceSpec{
 			Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
 		if _, err := cluster.kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
