@@ -35,7 +35,7 @@ economy: ## print the API requests per hour, join and leave, and the load balanc
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/
 
 bench: ## run the benchmarks recorded in BENCHMARKS.md
-	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./fakecloud/
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./fakecloud/ ./fakecloud/lbtraffic/
 
 fuzz: ## fuzz the request decoders for 30 s each
 	$(GO) test -run '^$$' -fuzz FuzzDecodeRequests -fuzztime 30s ./fakecloud/

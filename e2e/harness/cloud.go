@@ -61,6 +61,21 @@ func (c *Cloud) Requests(ctx context.Context, method, template string) (uint64, 
 	return n, nil
 }
 
+// FaultHits is how many requests the request faults have applied to.
+func (c *Cloud) FaultHits(ctx context.Context) (int, error) {
+	var out struct {
+		Rules []fakecloud.Rule `json:"rules"`
+	}
+	if err := c.do(ctx, http.MethodGet, "/_fakecloud/faults", nil, &out); err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, r := range out.Rules {
+		n += r.Hits
+	}
+	return n, nil
+}
+
 // ResetCounters sets the request counters to zero.
 func (c *Cloud) ResetCounters(ctx context.Context) error {
 	return c.do(ctx, http.MethodDelete, "/_fakecloud/counters", nil, nil)

@@ -18,7 +18,7 @@ import (
 // 127.0.0.1 on a free port, and dials reach the backends by the address
 // the Plane was told.
 type fixture struct {
-	t     *testing.T
+	t     testing.TB
 	plane *Plane
 
 	mu       sync.Mutex
@@ -26,7 +26,7 @@ type fixture struct {
 	backends map[string]string // target address → backend
 }
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	f := &fixture{t: t, bound: map[string]string{}, backends: map[string]string{}}
 	f.plane = New(Options{Listen: f.listen, Dial: f.dial})
 	t.Cleanup(f.plane.Close)

@@ -73,8 +73,19 @@ func TestScenarios(t *testing.T) {
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default",
 			Annotations: map[string]string{"load-balancer.hetzner.cloud/health-check-interval": "3s", "load-balancer.hetzner.cloud/health-check-timeout": "2s"}}, Spec: corev1.ServiceSpec{
 			Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
+		// The CCM's create is held 8 s before fakecloud serves it; the CCM
+		// is killed meanwhile, so the load balancer appears after its
+		// creator is gone, and the new CCM must find it, not make another.
+		if err := cluster.cloud.AddFault(ctx, fakecloud.Rule{Name: "create held while the CCM dies", Method: "POST", Path: "/load_balancers",
+			Latency: fakecloud.Duration(8 * time.Second), Count: 1}); err != nil {
+			t.Fatal(err)
+		}
+		defer cluster.cloud.ClearFaults(ctx)
 		if _, err := cluster.kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
+		}
+		if err := waitUntil(time.Minute, func() bool { n, err := cluster.cloud.FaultHits(ctx); return err == nil && n > 0 }); err != nil {
+			t.Fatalf("the CCM sent no create: %v", err)
 		}
 		pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=hcloud-cloud-controller-manager"})
 		if err != nil || len(pods.Items) == 0 {
@@ -85,6 +96,24 @@ func TestScenarios(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
+		// A killed leader does not release its lease: a new pod leads once
+		// it expires.
+		old := map[string]bool{}
+		for _, p := range pods.Items {
+			old[p.Name] = true
+		}
+		start := time.Now()
+		if err := waitUntil(3*time.Minute, func() bool {
+			l, err := cluster.kube.CoordinationV1().Leases("kube-system").Get(ctx, "cloud-controller-manager", metav1.GetOptions{})
+			if err != nil || l.Spec.HolderIdentity == nil {
+				return false
+			}
+			holder, _, _ := strings.Cut(*l.Spec.HolderIdentity, "_")
+			return holder != "" && !old[holder]
+		}); err != nil {
+			t.Fatalf("no new CCM pod took the lease: %v", err)
+		}
+		logf("a new CCM pod leads %s after the old ones were deleted", time.Since(start).Round(time.Millisecond))
 		if err := waitUntil(3*time.Minute, func() bool {
 			s, err := cluster.kube.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
 			return err == nil && len(s.Status.LoadBalancer.Ingress) > 0
