@@ -9,6 +9,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+if [[ $EUID -ne 0 ]]; then
+	echo "make e2e-kind needs root: it runs a container engine, privileged kind nodes, and load balancers on ports such as 80" >&2
+	exit 1
+fi
+
 CLUSTER=hcloud-ccm-e2e
 KIND_VERSION=${KIND_VERSION:-v0.33.0}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/hcloud-ccm/kind
