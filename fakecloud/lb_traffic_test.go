@@ -1,7 +1,6 @@
 package fakecloud
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -9,49 +8,30 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic/lbtraffictest"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
-// backends stands in for the servers' private network: the data plane
-// dials a server's private IP and reaches a local HTTP server.
-type backends struct {
-	mu sync.Mutex
-	to map[string]string
-}
-
-func (b *backends) add(t *testing.T, addr, name string) {
+// backend serves HTTP for a server's private address on the network the
+// data plane dials through, answering with name.
+func backend(t *testing.T, n *lbtraffictest.Network, addr, name string) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, name) }))
 	t.Cleanup(srv.Close)
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.to[addr] = srv.Listener.Addr().String()
-}
-
-func (b *backends) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	b.mu.Lock()
-	real, ok := b.to[addr]
-	b.mu.Unlock()
-	if !ok {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, network, real)
+	n.Route(addr, srv.Listener.Addr().String())
 }
 
 func TestLoadBalancerCarriesTraffic(t *testing.T) {
-	b := &backends{to: map[string]string{}}
-	f := newFixture(t, Options{LoadBalancerIPv4Range: netip.MustParsePrefix("127.0.101.0/24"), LoadBalancerDial: b.dial})
+	var nw lbtraffictest.Network
+	f := newFixture(t, Options{LoadBalancerIPv4Range: netip.MustParsePrefix("127.0.101.0/24"), LoadBalancerDial: nw.Dial})
 	ctx := t.Context()
 	n := newNetwork(t, f, "cluster", "10.0.0.0/16", "10.0.1.0/24")
 	one := newServer(t, f, hcloud.ServerCreateOpts{Name: "one", Networks: []*hcloud.Network{n}})
 	two := newServer(t, f, hcloud.ServerCreateOpts{Name: "two", Networks: []*hcloud.Network{n}})
-	b.add(t, one.PrivateNet[0].IP.String()+":30080", "one")
-	b.add(t, two.PrivateNet[0].IP.String()+":30080", "two")
+	backend(t, &nw, one.PrivateNet[0].IP.String()+":30080", "one")
+	backend(t, &nw, two.PrivateNet[0].IP.String()+":30080", "two")
 	res, _, err := f.client.LoadBalancer.Create(ctx, hcloud.LoadBalancerCreateOpts{
 		Name: "web", LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}, Network: n,
 		Services: []hcloud.LoadBalancerCreateOptsService{{Protocol: hcloud.LoadBalancerServiceProtocolTCP, ListenPort: hcloud.Ptr(8080), DestinationPort: hcloud.Ptr(30080),

@@ -1,7 +1,6 @@
 package lbtraffic
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -9,9 +8,10 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic/lbtraffictest"
 )
 
 // fixture gives a Plane a pretend network on loopback: every listen binds
@@ -21,14 +21,14 @@ type fixture struct {
 	t     testing.TB
 	plane *Plane
 
-	mu       sync.Mutex
-	bound    map[string]string // address the Plane asked for → where it listens
-	backends map[string]string // target address → backend
+	mu    sync.Mutex
+	bound map[string]string // address the Plane asked for → where it listens
+	net   lbtraffictest.Network
 }
 
 func newFixture(t testing.TB) *fixture {
-	f := &fixture{t: t, bound: map[string]string{}, backends: map[string]string{}}
-	f.plane = New(Options{Listen: f.listen, Dial: f.dial})
+	f := &fixture{t: t, bound: map[string]string{}}
+	f.plane = New(Options{Listen: f.listen, Dial: f.net.Dial})
 	t.Cleanup(f.plane.Close)
 	return f
 }
@@ -42,17 +42,6 @@ func (f *fixture) listen(network, addr string) (net.Listener, error) {
 	defer f.mu.Unlock()
 	f.bound[addr] = ln.Addr().String()
 	return ln, nil
-}
-
-func (f *fixture) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	f.mu.Lock()
-	real, ok := f.backends[addr]
-	f.mu.Unlock()
-	if !ok {
-		return nil, &net.OpError{Op: "dial", Net: network, Err: syscall.ECONNREFUSED}
-	}
-	var d net.Dialer
-	return d.DialContext(ctx, network, real)
 }
 
 // at is where the Plane listens for addr, or "" if it does not.
@@ -69,20 +58,20 @@ func (f *fixture) backend(addr, name string) *httptest.Server {
 		fmt.Fprintf(w, "%s host=%s xff=%s proto=%s", name, r.Host, r.Header.Get("X-Forwarded-For"), r.Header.Get("X-Forwarded-Proto"))
 	}))
 	f.t.Cleanup(srv.Close)
-	f.route(addr, srv.Listener.Addr().String())
+	f.net.Route(addr, srv.Listener.Addr().String())
 	return srv
 }
 
-func (f *fixture) route(addr, real string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.backends[addr] = real
-}
-
-func (f *fixture) unroute(addr string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	delete(f.backends, addr)
+// serveHealthy syncs one load balancer and waits until every target is
+// healthy.
+func (f *fixture) serveHealthy(lb LoadBalancer) {
+	f.t.Helper()
+	f.plane.Sync([]LoadBalancer{lb})
+	for _, svc := range lb.Services {
+		for _, t := range lb.Targets {
+			f.waitHealth(lb.ID, svc.ListenPort, t.Key, Healthy)
+		}
+	}
 }
 
 // waitHealth waits until a target's checked status is want.

@@ -17,9 +17,7 @@ func TestTCPRoundRobinOverHealthyTargets(t *testing.T) {
 	f := newFixture(t)
 	f.backend("10.0.0.2:30080", "one")
 	f.backend("10.0.0.3:30080", "two")
-	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("tcp", 80)}, Targets: []Target{t1, t2}}})
-	f.waitHealth(1, 80, "server:1", Healthy)
-	f.waitHealth(1, 80, "server:2", Healthy)
+	f.serveHealthy(LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{service("tcp", 80)}, Targets: []Target{t1, t2}})
 	seen := map[string]int{}
 	for range 4 {
 		_, body := f.get(oneShot, "http", "203.0.113.10:80", "/")
@@ -43,7 +41,7 @@ func TestUnhealthyTargetGetsNoTraffic(t *testing.T) {
 	}
 	f.backend("10.0.0.3:30080", "two")
 	f.waitHealth(1, 80, "server:2", Healthy)
-	f.unroute("10.0.0.2:30080")
+	f.net.Unroute("10.0.0.2:30080")
 	f.waitHealth(1, 80, "server:1", Unhealthy)
 	if _, body := f.get(client, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
 		t.Fatalf("answer %q after target one went down, want two", body)
@@ -74,9 +72,7 @@ func TestForcedStatusWinsOverChecks(t *testing.T) {
 	f.backend("10.0.0.3:30080", "two")
 	svc := service("http", 80)
 	svc.Forced = map[string]string{"server:1": Unhealthy}
-	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1, t2}}})
-	f.waitHealth(1, 80, "server:1", Healthy)
-	f.waitHealth(1, 80, "server:2", Healthy)
+	f.serveHealthy(LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1, t2}})
 	for range 3 {
 		if _, body := f.get(client, "http", "203.0.113.10:80", "/"); !strings.HasPrefix(body, "two ") {
 			t.Fatalf("answer %q, want only two while one is forced unhealthy", body)
@@ -91,7 +87,7 @@ func TestProxyProtocolHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	f.route("10.0.0.2:30080", ln.Addr().String())
+	f.net.Route("10.0.0.2:30080", ln.Addr().String())
 	lines := make(chan string, 8)
 	go func() {
 		for {
@@ -106,8 +102,7 @@ func TestProxyProtocolHeader(t *testing.T) {
 	}()
 	svc := service("tcp", 5432)
 	svc.ProxyProtocol = true
-	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}}})
-	f.waitHealth(1, 5432, "server:1", Healthy)
+	f.serveHealthy(LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}})
 	c, err := net.Dial("tcp", f.at("203.0.113.10:5432"))
 	if err != nil {
 		t.Fatal(err)
@@ -136,8 +131,7 @@ func TestProxyProtocolHeader(t *testing.T) {
 func TestHTTPForwardsHostAndClient(t *testing.T) {
 	f := newFixture(t)
 	f.backend("10.0.0.2:30080", "one")
-	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{service("http", 80)}, Targets: []Target{t1}}})
-	f.waitHealth(1, 80, "server:1", Healthy)
+	f.serveHealthy(LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{service("http", 80)}, Targets: []Target{t1}})
 	_, body := f.get(client, "http", "203.0.113.10:80", "/")
 	if want := "one host=shop.example.com xff=127.0.0.1 proto=http"; body != want {
 		t.Fatalf("target saw %q, want %q", body, want)
@@ -150,9 +144,7 @@ func TestStickySessions(t *testing.T) {
 	f.backend("10.0.0.3:30080", "two")
 	svc := service("http", 80)
 	svc.StickySessions, svc.CookieName = true, "SHOP"
-	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1, t2}}})
-	f.waitHealth(1, 80, "server:1", Healthy)
-	f.waitHealth(1, 80, "server:2", Healthy)
+	f.serveHealthy(LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1, t2}})
 	resp, first := f.get(client, "http", "203.0.113.10:80", "/")
 	cookies := resp.Cookies()
 	if len(cookies) != 1 || cookies[0].Name != "SHOP" || cookies[0].MaxAge != 300 {
@@ -182,7 +174,7 @@ func TestLeastConnections(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.route("10.0.0.2:30080", ln.Addr().String())
+	f.net.Route("10.0.0.2:30080", ln.Addr().String())
 	go func() {
 		for {
 			c, err := ln.Accept()
@@ -193,9 +185,7 @@ func TestLeastConnections(t *testing.T) {
 		}
 	}()
 	defer func() { close(hold); ln.Close() }()
-	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Algorithm: "least_connections", Services: []Service{service("tcp", 80)}, Targets: []Target{t1, t2}}})
-	f.waitHealth(1, 80, "server:1", Healthy)
-	f.waitHealth(1, 80, "server:2", Healthy)
+	f.serveHealthy(LoadBalancer{ID: 1, Addr: lbIP, Algorithm: "least_connections", Services: []Service{service("tcp", 80)}, Targets: []Target{t1, t2}})
 	// The first connection goes to one (first of equals) and stays open.
 	held, err := net.Dial("tcp", f.at("203.0.113.10:80"))
 	if err != nil {
@@ -218,8 +208,7 @@ func TestHTTPSAndRedirect(t *testing.T) {
 	f.backend("10.0.0.2:30080", "one")
 	svc := service("https", 443)
 	svc.RedirectHTTP, svc.TLSNames = true, []string{"shop.example.com"}
-	f.plane.Sync([]LoadBalancer{{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}}})
-	f.waitHealth(1, 443, "server:1", Healthy)
+	f.serveHealthy(LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}})
 	resp, _ := f.get(noRedirect, "http", "203.0.113.10:80", "/cart?x=1")
 	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusMovedPermanently || loc != "https://shop.example.com/cart?x=1" {
 		t.Fatalf("port 80 answered %d to %q, want 301 to https://shop.example.com/cart?x=1", resp.StatusCode, loc)
