@@ -16,6 +16,7 @@ fi
 
 CLUSTER=hcloud-ccm-e2e
 KIND_VERSION=${KIND_VERSION:-v0.33.0}
+K8S_VERSION=${K8S_VERSION:-v1.36.3}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/hcloud-ccm/kind
 LOGS=${KIND_LOGS:-/tmp/hcloud-ccm-kind-logs}
 mkdir -p "$CACHE"
@@ -42,8 +43,26 @@ if [[ ! -x $KIND ]]; then
 	rm -rf "$dir"
 fi
 
+# official_node_image prints the official kindest/node image (or
+# $KIND_NODE_IMAGE) when it is present or a registry answers and the pull
+# works. It is only tried on a stock engine: the private one exists because
+# privileged containers fail here, and the official image's containerd does
+# not restrict oom_score_adj as such a machine needs.
+official_node_image() {
+	local image=${KIND_NODE_IMAGE:-kindest/node:$K8S_VERSION}
+	[[ $DOCKER_HOST != unix:///run/hcloud-ccm-kind/docker.sock ]] || return 1
+	docker image inspect "$image" >/dev/null 2>&1 && { echo "$image"; return 0; }
+	curl -s -o /dev/null --max-time 5 https://registry-1.docker.io/v2/ || return 1
+	timeout 600 docker pull -q "$image" >/dev/null 2>&1 || return 1
+	echo "$image"
+}
+
 phase "node image"
-IMAGE=$(kind/build-node-image.sh)
+if IMAGE=$(official_node_image); then
+	phase "official node image $IMAGE"
+else
+	IMAGE=$(kind/build-node-image.sh)
+fi
 
 phase "ccm, fakecloud and echo images (FROM scratch, static binaries)"
 bin=$(mktemp -d)
