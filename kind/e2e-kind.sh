@@ -32,7 +32,6 @@ phase() {
 
 phase "container engine"
 eval "$(kind/engine.sh up)"
-export DOCKER_HOST
 
 phase "kind $KIND_VERSION"
 KIND=$CACHE/kind-$KIND_VERSION
@@ -50,7 +49,7 @@ fi
 # not restrict oom_score_adj as such a machine needs.
 official_node_image() {
 	local image=${KIND_NODE_IMAGE:-kindest/node:$K8S_VERSION}
-	[[ $DOCKER_HOST != unix:///run/hcloud-ccm-kind/docker.sock ]] || return 1
+	[[ $KIND_ENGINE == stock ]] || return 1
 	docker image inspect "$image" >/dev/null 2>&1 && { echo "$image"; return 0; }
 	curl -s -o /dev/null --max-time 5 https://registry-1.docker.io/v2/ || return 1
 	timeout 600 docker pull -q "$image" >/dev/null 2>&1 || return 1

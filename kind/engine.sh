@@ -6,7 +6,7 @@
 # project's own is started: own socket, data and exec directories, and a
 # default runtime that runs runc without that capability.
 #
-#   kind/engine.sh up      # prints export DOCKER_HOST=...
+#   kind/engine.sh up      # prints export DOCKER_HOST=... KIND_ENGINE=stock or private
 #   kind/engine.sh down    # stops the private dockerd it started
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -50,12 +50,12 @@ up() {
 	local default=${DOCKER_HOST:-unix:///var/run/docker.sock}
 	if privileged_works "$default"; then
 		log "the engine at $default runs privileged containers: using it"
-		echo "export DOCKER_HOST=$default"
+		echo "export DOCKER_HOST=$default KIND_ENGINE=stock"
 		return
 	fi
 	if [[ -S $SOCK ]] && privileged_works "unix://$SOCK"; then
 		log "private dockerd already running at $SOCK"
-		echo "export DOCKER_HOST=unix://$SOCK"
+		echo "export DOCKER_HOST=unix://$SOCK KIND_ENGINE=private"
 		return
 	fi
 	command -v dockerd >/dev/null || apt_install docker.io
@@ -75,7 +75,7 @@ up() {
 		exit 1
 	fi
 	log "private dockerd runs privileged containers"
-	echo "export DOCKER_HOST=unix://$SOCK"
+	echo "export DOCKER_HOST=unix://$SOCK KIND_ENGINE=private"
 }
 
 down() {
