@@ -43,8 +43,13 @@ func (s *Server) startTraffic() {
 	}()
 }
 
-// lbAddr is the lowest address of the traffic range no load balancer holds.
-func (w *world) lbAddr() (netip.Addr, bool) {
+// lbPublicIPv4 is a new load balancer's public IPv4: the lowest address
+// of the traffic range no load balancer holds, or else one from the pool
+// servers share.
+func (w *world) lbPublicIPv4() (netip.Addr, bool) {
+	if !w.lbIPv4.IsValid() {
+		return w.pubIPv4.take()
+	}
 	used := map[string]bool{}
 	for _, lb := range w.loadBalancers.all() {
 		used[lb.PublicNet.IPv4.IP] = true

@@ -48,6 +48,11 @@ func TestLoadBalancerCarriesTraffic(t *testing.T) {
 	if ip := res.LoadBalancer.PublicNet.IPv4.IP.String(); ip != "127.0.101.1" {
 		t.Fatalf("load balancer address %s, want the first of the traffic range, 127.0.101.1", ip)
 	}
+	// The load balancer took no address from the pool servers share.
+	three := newServer(t, f, hcloud.ServerCreateOpts{Name: "three"})
+	if got, want := three.PublicNet.IPv4.IP.String(), "198.18.0.3"; one.PublicNet.IPv4.IP.String() != "198.18.0.1" || got != want {
+		t.Fatalf("servers got public IPv4 %s, then %s after the load balancer; want 198.18.0.1 and %s", one.PublicNet.IPv4.IP, got, want)
+	}
 	waitTargets(t, f, res.LoadBalancer.ID, map[string]string{"one": "healthy", "two": "healthy"})
 	if got := answers(t, "127.0.101.1:8080", 4); got["one"] != 2 || got["two"] != 2 {
 		t.Fatalf("4 connections went %v, want 2 to each server", got)

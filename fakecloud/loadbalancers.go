@@ -229,10 +229,7 @@ func createLoadBalancer(c *call) (int, any, *apiError) {
 	if err := w.checkLBLimits(lb, lt); err != nil {
 		return 0, nil, err
 	}
-	ip4, ok := w.pubIPv4.take()
-	if w.lbIPv4.IsValid() {
-		ip4, ok = w.lbAddr()
-	}
+	ip4, ok := w.lbPublicIPv4()
 	if !ok {
 		return 0, nil, errorf(codeResourceUnavailable, "no public IPv4 address is left")
 	}
