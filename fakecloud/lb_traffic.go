@@ -29,7 +29,7 @@ func (s *Server) startTraffic() {
 			}
 			w := s.world
 			w.mu.Lock()
-			w.settle()
+			w.settle() // actions end by the clock, also when no request comes
 			var spec []lbtraffic.LoadBalancer
 			changed := w.changes != seen
 			if changed {

@@ -14,9 +14,9 @@ import (
 // makes each running node's routes into the pod network those of
 // fakecloud's network, as Hetzner routes them for every server. A node
 // reaches another node's pods only through a route the CCM programmed.
-func runFabric(ctx context.Context, podNet string) {
+func runFabric(ctx context.Context) {
 	for {
-		if err := applyRoutes(ctx, podNet); err != nil {
+		if err := applyRoutes(ctx); err != nil {
 			logf("fabric: %v", err)
 		}
 		select {
@@ -27,7 +27,7 @@ func runFabric(ctx context.Context, podNet string) {
 	}
 }
 
-func applyRoutes(ctx context.Context, podNet string) error {
+func applyRoutes(ctx context.Context) error {
 	nw, _, err := cluster.cloud.Client.Network.Get(ctx, "cluster")
 	if err != nil || nw == nil {
 		return fmt.Errorf("network cluster: %v", err)
@@ -37,16 +37,9 @@ func applyRoutes(ctx context.Context, podNet string) error {
 		want[r.Destination.String()] = r.Gateway.String()
 	}
 	for node, ip := range cluster.nodes {
-		out, err := exec.CommandContext(ctx, "docker", "exec", node, "ip", "-4", "route", "show", "root", podNet).Output()
+		have, err := podRoutes(ctx, node)
 		if err != nil {
 			continue // stopped: its routes go with it, and come back when it starts
-		}
-		have := map[string]string{}
-		for _, line := range strings.Split(string(out), "\n") {
-			f := strings.Fields(line)
-			if len(f) >= 3 && f[1] == "via" {
-				have[f[0]] = f[2]
-			}
 		}
 		for dst, gw := range want {
 			if gw != ip && have[dst] != gw {
@@ -66,6 +59,23 @@ func applyRoutes(ctx context.Context, podNet string) error {
 		}
 	}
 	return nil
+}
+
+// podRoutes are a node container's routes into the pod network through a
+// gateway: destination → gateway.
+func podRoutes(ctx context.Context, node string) (map[string]string, error) {
+	out, err := exec.CommandContext(ctx, "docker", "exec", node, "ip", "-4", "route", "show", "root", podNet).Output()
+	if err != nil {
+		return nil, err
+	}
+	have := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		f := strings.Fields(line)
+		if len(f) >= 3 && f[1] == "via" {
+			have[f[0]] = f[2]
+		}
+	}
+	return have, nil
 }
 
 func nodeIP(ctx context.Context, node, verb, dst, gw string) error {

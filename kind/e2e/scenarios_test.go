@@ -269,12 +269,12 @@ func label(t *testing.T, ctx context.Context, node, key, value string) {
 // nodeRoutes reports whether a node routes every pod CIDR but its own
 // through the node that holds it.
 func nodeRoutes(node, ip string, want map[string]string) bool {
-	out, err := exec.Command("docker", "exec", node, "ip", "-4", "route", "show", "root", podNet).Output()
+	have, err := podRoutes(context.Background(), node)
 	if err != nil {
 		return false
 	}
 	for cidr, gw := range want {
-		if gw != ip && !strings.Contains(string(out), cidr+" via "+gw+" ") {
+		if gw != ip && have[cidr] != gw {
 			return false
 		}
 	}

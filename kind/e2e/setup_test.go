@@ -110,7 +110,7 @@ func setup() (func(), error) {
 		return stop, fmt.Errorf("fakecloud did not start: %w", err)
 	}
 	logf("fakecloud on %s, seeded with %d servers; load balancers carry traffic on %s", cluster.cloudURL, len(cluster.nodes), lbRange)
-	go runFabric(fabricCtx, podNet)
+	go runFabric(fabricCtx)
 	start = time.Now()
 	if err := deployCCM(ctx); err != nil {
 		return stop, err
