@@ -3,7 +3,6 @@ package fakecloud
 import (
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -112,9 +111,12 @@ func (c *call) listActions(kind string, resource int64) (int, any, *apiError) {
 	var f fieldErrors
 	var ids []int64
 	for _, v := range c.r.URL.Query()["id"] {
-		id, perr := strconv.ParseInt(v, 10, 64)
-		if perr != nil {
+		id, ok := parseID(v)
+		switch {
+		case !ok:
 			f.add("id", "%q is not a valid ID", v)
+		case slices.Contains(ids, id):
+			f.add("id", "%d is listed twice", id)
 		}
 		ids = append(ids, id)
 	}
@@ -130,7 +132,7 @@ func (c *call) listActions(kind string, resource int64) (int, any, *apiError) {
 	var items []*action
 	if len(ids) > 0 {
 		for _, id := range ids {
-			if a, ok := c.w.actions.get(id); ok && !slices.Contains(items, a) {
+			if a, ok := c.w.actions.get(id); ok {
 				items = append(items, a)
 			}
 		}

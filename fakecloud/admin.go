@@ -2,6 +2,7 @@ package fakecloud
 
 import (
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
@@ -34,8 +35,8 @@ func (s *Server) adminRoutes() http.Handler {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	r.Delete("/faults/{id}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := strconv.Atoi(r.PathValue("id"))
-		if err != nil || !s.RemoveFault(id) {
+		id, ok := parseDecimal(r.PathValue("id"), math.MaxInt32)
+		if !ok || !s.RemoveFault(int(id)) {
 			writeError(w, notFound("fault", r.PathValue("id")))
 			return
 		}

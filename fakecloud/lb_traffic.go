@@ -28,14 +28,14 @@ func (s *Server) startTraffic() {
 			case <-tick.C:
 			}
 			w := s.world
-			w.mu.Lock()
-			w.settle() // actions end by the clock, also when no request comes
 			var spec []lbtraffic.LoadBalancer
-			changed := w.changes != seen
-			if changed {
-				seen, spec = w.changes, w.trafficSpec()
-			}
-			w.mu.Unlock()
+			var changed bool
+			w.locked(func() {
+				w.settle() // actions end by the clock, also when no request comes
+				if changed = w.changes != seen; changed {
+					seen, spec = w.changes, w.trafficSpec()
+				}
+			})
 			if changed {
 				s.traffic.Sync(spec)
 			}

@@ -3,6 +3,7 @@ package fakecloud
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -30,19 +31,19 @@ func parseList(r *http.Request) (listQuery, *apiError) {
 	q := r.URL.Query()
 	lq := listQuery{page: 1, perPage: defaultPerPage}
 	var f fieldErrors
-	if v := q.Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
+	if v := q.Get("page"); q.Has("page") {
+		n, ok := parseDecimal(v, math.MaxInt)
+		if !ok || n < 1 {
 			f.add("page", "must be an integer of at least 1")
 		}
-		lq.page = n
+		lq.page = int(n)
 	}
-	if v := q.Get("per_page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > maxPerPage {
+	if v := q.Get("per_page"); q.Has("per_page") {
+		n, ok := parseDecimal(v, maxPerPage)
+		if !ok || n < 1 {
 			f.add("per_page", "must be an integer from 1 to %d", maxPerPage)
 		}
-		lq.perPage = n
+		lq.perPage = int(n)
 	}
 	if q.Has("label_selector") {
 		sel, err := parseSelector(q.Get("label_selector"))
@@ -133,7 +134,10 @@ type listMeta struct {
 func paginate[T any](h http.Header, r *http.Request, items []T, q listQuery) ([]T, listMeta) {
 	total := len(items)
 	last := max(1, (total+q.perPage-1)/q.perPage)
-	start := min((q.page-1)*q.perPage, total)
+	start := total // a page past the end, however far, is empty
+	if q.page-1 <= total/q.perPage {
+		start = min((q.page-1)*q.perPage, total)
+	}
 	end := min(start+q.perPage, total)
 	page := make([]T, 0, end-start)
 	page = append(page, items[start:end]...)

@@ -48,16 +48,16 @@ func (s *Server) Persist(path string, interval time.Duration) (stop func() error
 		var seen uint64
 		flush := func() error {
 			w := s.world
-			w.mu.Lock()
-			changed := w.changes != seen
-			seen = w.changes
 			var data []byte
 			var err error
-			if changed || written == nil {
-				w.settle()
-				data, err = w.export()
-			}
-			w.mu.Unlock()
+			w.locked(func() {
+				changed := w.changes != seen
+				seen = w.changes
+				if changed || written == nil {
+					w.settle()
+					data, err = w.export()
+				}
+			})
 			if err != nil || data == nil || bytes.Equal(data, written) {
 				return err
 			}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
-	"strconv"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -19,8 +18,8 @@ type call struct {
 // id reads an integer path parameter.
 func (c *call) id(name string) (int64, *apiError) {
 	v := c.r.PathValue(name)
-	id, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || id < 1 {
+	id, ok := parseID(v)
+	if !ok {
 		return 0, invalidField(name, "%q is not a valid ID", v)
 	}
 	return id, nil
@@ -91,22 +90,7 @@ type apiHandler func(c *call) (int, any, *apiError)
 // encodes the answer before the lock is released.
 func (s *Server) serve(h apiHandler) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		w := s.world
-		w.mu.Lock()
-		w.settle()
-		status, body, aerr := h(&call{w: w, r: r, header: rw.Header()})
-		if aerr == nil && r.Method != http.MethodGet {
-			w.changes++
-		}
-		var buf bytes.Buffer
-		if aerr == nil && body != nil {
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(body); err != nil {
-				aerr = errorf(codeServerError, "encode response: %v", err)
-			}
-		}
-		w.mu.Unlock()
+		status, body, aerr := s.world.run(h, &call{w: s.world, r: r, header: rw.Header()})
 		switch {
 		case aerr != nil:
 			writeError(rw, aerr)
@@ -115,9 +99,42 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 		default:
 			rw.Header().Set("Content-Type", "application/json")
 			rw.WriteHeader(status)
-			_, _ = rw.Write(buf.Bytes())
+			_, _ = rw.Write(body)
 		}
 	}
+}
+
+// run calls h holding the world lock and returns its answer encoded. The
+// lock is released however h ends: a panic goes on to observe, which
+// answers server_error, and the next request is served as usual.
+func (w *world) run(h apiHandler, c *call) (int, []byte, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle()
+	status, body, aerr := h(c)
+	if aerr != nil {
+		return 0, nil, aerr
+	}
+	if c.r.Method != http.MethodGet {
+		w.changes++
+	}
+	if body == nil {
+		return status, nil, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return 0, nil, errorf(codeServerError, "encode response: %v", err)
+	}
+	return status, buf.Bytes(), nil
+}
+
+// locked runs f holding the world lock, released however f ends.
+func (w *world) locked(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f()
 }
 
 // routes builds the handler: the API under /v1 and / (observed, rate
