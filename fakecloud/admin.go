@@ -1,6 +1,7 @@
 package fakecloud
 
 import (
+	"crypto/subtle"
 	"io"
 	"math"
 	"net"
@@ -185,8 +186,7 @@ func adminApply[T any](key string, apply func(T) (any, error)) http.HandlerFunc 
 func (s *Server) adminAuth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if s.opts.AdminToken != "" {
-			token, _ := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-			if token != s.opts.AdminToken {
+			if subtle.ConstantTimeCompare([]byte(bearer(r)), []byte(s.opts.AdminToken)) != 1 {
 				writeError(w, errorf(codeUnauthorized, "the admin API needs the admin token"))
 				return
 			}

@@ -24,7 +24,8 @@ const DefaultToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefakefa
 // the API's 3600 requests per hour.
 type Options struct {
 	// Tokens are accepted as "Authorization: Bearer <token>" with read and
-	// write access. Empty means DefaultToken.
+	// write access. Empty means DefaultToken, also when ReadOnlyTokens
+	// are set.
 	Tokens []string
 	// ReadOnlyTokens may only GET; writes answer 403 forbidden.
 	ReadOnlyTokens []string
@@ -99,7 +100,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, world: newWorld(opts), tokens: map[string]bool{}, closing: make(chan struct{}),
 		faults: newFaultSet(opts.IDSeed, opts.Now), rec: newRecorder(opts.JournalSize)}
 	s.world.actionFault = s.faults.forAction
-	if len(opts.Tokens) == 0 && len(opts.ReadOnlyTokens) == 0 {
+	if len(opts.Tokens) == 0 {
 		s.tokens[DefaultToken] = true
 	}
 	for _, t := range opts.ReadOnlyTokens {

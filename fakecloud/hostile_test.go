@@ -104,3 +104,57 @@ func TestIDsArePlainDecimal(t *testing.T) {
 		}
 	}
 }
+
+// TestUnauthenticatedRequestsSpendNothing: the bucket is the project's, so
+// a request without a valid token answers 401, even when the bucket is
+// empty, and leaves the budget to the project's clients.
+func TestUnauthenticatedRequestsSpendNothing(t *testing.T) {
+	fc := New(Options{RateLimit: 5, RateLimitRefill: 1e-9, Now: newClock().Now})
+	for _, auth := range []string{"", "Bearer nope", "Basic " + DefaultToken, DefaultToken} {
+		for range 10 {
+			rec := answer(t, fc, "GET", "/v1/servers", nil, "Authorization", auth)
+			if rec.Code != http.StatusUnauthorized || rec.Header().Get("RateLimit-Remaining") != "" {
+				t.Fatalf("Authorization %q: %d, RateLimit-Remaining %q", auth, rec.Code, rec.Header().Get("RateLimit-Remaining"))
+			}
+		}
+	}
+	for want := 4; want >= 0; want-- {
+		rec := answer(t, fc, "GET", "/v1/servers", nil)
+		if rec.Code != http.StatusOK || rec.Header().Get("RateLimit-Remaining") != itoa(want) {
+			t.Fatalf("authenticated: %d, remaining %s, want %d", rec.Code, rec.Header().Get("RateLimit-Remaining"), want)
+		}
+	}
+	if rec := answer(t, fc, "GET", "/v1/servers", nil); rec.Code != http.StatusTooManyRequests {
+		t.Fatalf("empty bucket: %d", rec.Code)
+	}
+	if rec := answer(t, fc, "GET", "/v1/servers", nil, "Authorization", "Bearer nope"); rec.Code != http.StatusUnauthorized {
+		t.Fatalf("bad token on an empty bucket: %d, want 401 before 429", rec.Code)
+	}
+}
+
+// TestTokens: a read-only token alone keeps the default token, and the
+// scheme is Bearer in any case, nothing else.
+func TestTokens(t *testing.T) {
+	fc := New(Options{ReadOnlyTokens: []string{"viewer"}, AdminToken: "adm"})
+	cases := []struct {
+		name, method, path, auth string
+		want                     int
+	}{
+		{"default token writes", "POST", "/v1/ssh_keys", "Bearer " + DefaultToken, http.StatusUnprocessableEntity},
+		{"read-only reads", "GET", "/v1/servers", "Bearer viewer", http.StatusOK},
+		{"read-only writes", "POST", "/v1/ssh_keys", "Bearer viewer", http.StatusForbidden},
+		{"scheme in lower case", "GET", "/v1/servers", "bearer viewer", http.StatusOK},
+		{"no scheme", "GET", "/v1/servers", "viewer", http.StatusUnauthorized},
+		{"admin token", "GET", "/_fakecloud/counters", "Bearer adm", http.StatusOK},
+		{"admin token without scheme", "GET", "/_fakecloud/counters", "adm", http.StatusUnauthorized},
+		{"admin token as Basic", "GET", "/_fakecloud/counters", "Basic adm", http.StatusUnauthorized},
+		{"API token on admin", "GET", "/_fakecloud/counters", "Bearer " + DefaultToken, http.StatusUnauthorized},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if rec := answer(t, fc, tc.method, tc.path, strings.NewReader("{}"), "Authorization", tc.auth); rec.Code != tc.want {
+				t.Errorf("%d %s, want %d", rec.Code, rec.Body, tc.want)
+			}
+		})
+	}
+}

@@ -104,7 +104,9 @@ func (s *Server) observe(next http.Handler) http.Handler {
 }
 
 // rateLimit spends one request from the bucket and reports the budget in
-// the RateLimit-* headers; an empty bucket answers 429.
+// the RateLimit-* headers; an empty bucket answers 429. It runs after
+// authenticate: the bucket is the project's, and a request without a
+// valid token belongs to no project, so it answers 401 and spends nothing.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	if s.limiter == nil {
 		return next
@@ -123,20 +125,35 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 	})
 }
 
-// authenticate accepts a configured Bearer token; read-only tokens may
-// only read.
+// authenticate admits requests with a configured Bearer token.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		token, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		canWrite, known := s.tokens[strings.TrimSpace(token)]
-		if !ok || !known {
+		if _, known := s.tokens[bearer(r)]; !known {
 			writeError(w, errorf(codeUnauthorized, "unable to authenticate"))
 			return
 		}
-		if !canWrite && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		next.ServeHTTP(w, r)
+	})
+}
+
+// permit lets read-only tokens only read. It runs after the rate limit:
+// a refused write is still a request of the project.
+func (s *Server) permit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.tokens[bearer(r)] && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			writeError(w, errorf(codeForbidden, "insufficient permissions for this request: the token is read-only"))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// bearer is the token of an "Authorization: Bearer <token>" header, or
+// "" for any other header. The scheme is case-insensitive (RFC 9110).
+func bearer(r *http.Request) string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }
