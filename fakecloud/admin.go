@@ -18,7 +18,7 @@ import (
 // or YAML; errors use the API's envelope.
 func (s *Server) adminRoutes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.adminAuth)
+	r.Use(s.adminAuth, limitBody(adminBodyLimit))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(codeNotFound, "no such admin endpoint: %s %s", r.Method, r.URL.Path))
 	})
@@ -99,7 +99,7 @@ func (s *Server) adminRoutes() http.Handler {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	r.Post("/seed", func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 16<<20))
+		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			writeError(w, errorf(codeJSONError, "read body: %v", err))
 			return
@@ -126,7 +126,7 @@ func (s *Server) adminRoutes() http.Handler {
 		_, _ = w.Write(data)
 	})
 	r.Put("/state", func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(io.LimitReader(r.Body, 256<<20))
+		body, err := io.ReadAll(r.Body)
 		if err != nil {
 			writeError(w, errorf(codeJSONError, "read body: %v", err))
 			return
@@ -205,7 +205,7 @@ func (s *Server) writeRateLimit(w http.ResponseWriter) {
 
 // adminDecode reads a JSON or YAML body strictly: unknown fields are refused.
 func adminDecode(r *http.Request, v any) *apiError {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
+	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return errorf(codeJSONError, "read body: %v", err)
 	}

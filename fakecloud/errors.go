@@ -23,6 +23,10 @@ const (
 	codeServerError           = "server_error"
 	codeUnsupportedError      = "unsupported_error"
 	codeServiceError          = "service_error"
+	// codeRequestTooLarge answers a body over the limit with 413. The API
+	// documents no code for it (its front proxy refuses such bodies);
+	// fakecloud names the reason.
+	codeRequestTooLarge = "request_too_large"
 )
 
 // statusOf maps an API error code to the HTTP status the API answers it with.
@@ -41,6 +45,7 @@ var statusOf = map[string]int{
 	codeInvalidInput:          http.StatusUnprocessableEntity,
 	codeServiceError:          http.StatusUnprocessableEntity,
 	codeUnsupportedError:      http.StatusUnprocessableEntity,
+	codeRequestTooLarge:       http.StatusRequestEntityTooLarge,
 	codeLocked:                http.StatusLocked,
 	codeProtected:             http.StatusLocked,
 	codeRateLimitExceeded:     http.StatusTooManyRequests,

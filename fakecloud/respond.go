@@ -9,9 +9,6 @@ import (
 	"strings"
 )
 
-// maxBody bounds a request body; the API's own requests are far smaller.
-const maxBody = 1 << 20
-
 // writeJSON encodes v as the response body with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	var buf bytes.Buffer
@@ -62,12 +59,9 @@ func writeErrorStatus(w http.ResponseWriter, ae *apiError, status int) {
 // decodes as {}. Malformed JSON is json_error; a value of the wrong type is
 // invalid_input naming the field.
 func decode(r *http.Request, v any) *apiError {
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := io.ReadAll(r.Body) // limitBody has held it to maxBody
 	if err != nil {
 		return errorf(codeJSONError, "read request body: %v", err)
-	}
-	if len(body) > maxBody {
-		return errorf(codeJSONError, "request body larger than %d bytes", maxBody)
 	}
 	return decodeBytes(body, v)
 }
