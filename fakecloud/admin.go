@@ -1,13 +1,16 @@
 package fakecloud
 
 import (
+	"bytes"
 	"crypto/subtle"
+	"errors"
 	"io"
 	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"sigs.k8s.io/yaml"
@@ -109,7 +112,6 @@ func (s *Server) adminRoutes() http.Handler {
 			writeError(w, errorf(codeInvalidInput, "%v", err))
 			return
 		}
-		s.Reset()
 		if err := s.Seed(world); err != nil {
 			writeError(w, errorf(codeInvalidInput, "%v", err))
 			return
@@ -203,19 +205,33 @@ func (s *Server) writeRateLimit(w http.ResponseWriter) {
 	writeJSON(w, http.StatusOK, map[string]any{"enabled": on, "limit": limit, "remaining": remaining, "refill": refill})
 }
 
-// adminDecode reads a JSON or YAML body strictly: unknown fields are refused.
+// adminDecode reads a JSON or YAML object strictly: unknown fields are
+// refused, and so are an empty body, null and any other non-object.
 func adminDecode(r *http.Request, v any) *apiError {
-	body, err := io.ReadAll(r.Body)
+	body, err := io.ReadAll(r.Body) // limitBody has held it to its limit
 	if err != nil {
 		return errorf(codeJSONError, "read body: %v", err)
 	}
-	if len(strings.TrimSpace(string(body))) == 0 {
-		body = []byte("{}")
-	}
-	if err := yaml.UnmarshalStrict(body, v); err != nil {
+	if err := strictObject(body, v); err != nil {
 		return errorf(codeInvalidInput, "%v", err)
 	}
 	return nil
+}
+
+// strictObject decodes a YAML or JSON document that must be an object
+// and valid UTF-8, refusing fields v does not have.
+func strictObject(data []byte, v any) error {
+	if !utf8.Valid(data) {
+		return errors.New("body: is not valid UTF-8")
+	}
+	js, err := yaml.YAMLToJSON(data)
+	if err != nil {
+		return err
+	}
+	if js = bytes.TrimSpace(js); len(js) == 0 || js[0] != '{' {
+		return errors.New("body: must be an object; empty and null bodies are refused")
+	}
+	return yaml.UnmarshalStrict(data, v)
 }
 
 // fieldsError turns "field: reason" lines into invalid_input naming each field.

@@ -49,7 +49,8 @@ func (s *Server) Reset() {
 	w.changes++
 }
 
-// ResetToSeed empties the world and plants the last seeded world again.
+// ResetToSeed replaces the world with the last world seeded, or empties
+// it when none was.
 func (s *Server) ResetToSeed() error {
 	s.world.mu.Lock()
 	seed := s.seed
@@ -58,6 +59,5 @@ func (s *Server) ResetToSeed() error {
 		s.Reset()
 		return nil
 	}
-	s.Reset()
 	return s.Seed(*seed)
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // answerDeadline bounds how long any request of the hostile tests may take.
@@ -157,4 +159,71 @@ func TestTokens(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRefusedAdminCallsChangeNothing: a refused seed, reset, import,
+// scenario, event, fault or rate-limit change leaves the world, its ID
+// counters, the faults, the budget and the reset target as they were.
+func TestRefusedAdminCallsChangeNothing(t *testing.T) {
+	fc, _ := seededServer(t)
+	before := export(t, fc)
+	rules, actionFaults := fc.Faults()
+	_, remaining, _, _ := fc.RateLimit()
+	dupSeed := "servers:\n- {name: a}\n- {name: a}\n"
+	calls := []struct{ method, path, body string }{
+		{"POST", "/_fakecloud/seed", dupSeed},
+		{"POST", "/_fakecloud/seed", "null"},
+		{"POST", "/_fakecloud/seed", ""},
+		{"POST", "/_fakecloud/seed", "~"},
+		{"POST", "/_fakecloud/seed", "[]"},
+		{"POST", "/_fakecloud/seed", "servers: [{name: \"\xff\"}]"},
+		{"PUT", "/_fakecloud/state", "null"},
+		{"PUT", "/_fakecloud/state", ""},
+		{"PUT", "/_fakecloud/state", `{"version":1,"servers":[null]}`},
+		{"POST", "/_fakecloud/reset", ""},
+		{"POST", "/_fakecloud/reset", "null"},
+		{"POST", "/_fakecloud/reset", `{"to":"elsewhere"}`},
+		{"POST", "/_fakecloud/scenarios", "null"},
+		{"POST", "/_fakecloud/scenarios", `{"steps":[]}`},
+		{"POST", "/_fakecloud/scenarios", `{"steps":[{"fault":{"status":503}},{"event":{"type":"nope"}}]}`},
+		{"POST", "/_fakecloud/events", "null"},
+		{"POST", "/_fakecloud/events", ""},
+		{"POST", "/_fakecloud/faults", "null"},
+		{"POST", "/_fakecloud/action-faults", ""},
+		{"PUT", "/_fakecloud/rate-limit", "null"},
+		{"PUT", "/_fakecloud/rate-limit", `{"remaining":-1}`},
+	}
+	for _, c := range calls {
+		rec := answer(t, fc, c.method, c.path, strings.NewReader(c.body))
+		if rec.Code < 400 || rec.Code >= 500 || errorCode(rec) == "" {
+			t.Errorf("%s %s %q: %d %s", c.method, c.path, c.body, rec.Code, rec.Body)
+		}
+		if diff := cmp.Diff(before, export(t, fc)); diff != "" {
+			t.Fatalf("%s %s %q changed the world (-before +after):\n%s", c.method, c.path, c.body, diff)
+		}
+	}
+	if r, a := fc.Faults(); len(r) != len(rules) || len(a) != len(actionFaults) {
+		t.Errorf("faults changed: %d rules, %d action faults", len(r), len(a))
+	}
+	if _, now, _, _ := fc.RateLimit(); now != remaining {
+		t.Errorf("rate limit remaining %d, was %d", now, remaining)
+	}
+	fc.Reset()
+	if err := fc.ResetToSeed(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(before, export(t, fc)); diff != "" {
+		t.Errorf("reset to seed after the refusals is not the seeded world (-seeded +now):\n%s", diff)
+	}
+}
+
+// export is the whole world as JSON; an export that fails fails the test,
+// so a broken export cannot pass for an unchanged world.
+func export(t testing.TB, fc *Server) string {
+	t.Helper()
+	data, err := fc.Export()
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	return string(data)
 }

@@ -6,8 +6,6 @@ import (
 	"os"
 	"slices"
 	"time"
-
-	"sigs.k8s.io/yaml"
 )
 
 // Scenario is a script of cloud trouble: timed steps, each a fault rule,
@@ -37,7 +35,7 @@ type RateLimitSet struct {
 // ParseScenario reads a scenario from YAML or JSON; unknown fields are refused.
 func ParseScenario(data []byte) (Scenario, error) {
 	var sc Scenario
-	if err := yaml.UnmarshalStrict(data, &sc); err != nil {
+	if err := strictObject(data, &sc); err != nil {
 		return Scenario{}, fmt.Errorf("parse scenario: %w", err)
 	}
 	return sc, nil
@@ -73,6 +71,9 @@ type scheduled struct {
 // field.
 func (s *Server) LoadScenario(sc Scenario) error {
 	var errs []error
+	if len(sc.Steps) == 0 {
+		errs = append(errs, errors.New("steps: a scenario needs at least one step"))
+	}
 	for i, st := range sc.Steps {
 		parts := 0
 		for _, set := range []bool{st.Fault != nil, st.ActionFault != nil, st.Event != nil, st.RateLimit != nil} {

@@ -8,7 +8,6 @@ import (
 	"os"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
-	"sigs.k8s.io/yaml"
 )
 
 // World is a seed: the networks, servers, load balancers, certificates and
@@ -104,32 +103,34 @@ func LoadWorld(path string) (World, error) {
 	return ParseWorld(data)
 }
 
-// ParseWorld parses a seed world from YAML or JSON.
+// ParseWorld parses a seed world from YAML or JSON: an object, so an
+// empty or null document is refused rather than read as an empty world.
 func ParseWorld(data []byte) (World, error) {
 	var w World
-	if err := yaml.UnmarshalStrict(data, &w); err != nil {
+	if err := strictObject(data, &w); err != nil {
 		return World{}, fmt.Errorf("parse seed world: %w", err)
 	}
 	return w, nil
 }
 
-// Seed adds a world's resources through the same code paths, and so the
-// same validation, as API requests; their actions finish at once. If any
-// resource is refused the whole world is reset to empty and the error
-// names the resource and the reason.
+// Seed replaces the world with a seed world. Its resources are created
+// through the same code paths, and so the same validation, as API
+// requests, in a scratch world whose actions finish at once; the live
+// world is replaced only when every resource was accepted. A refused seed
+// changes nothing (not the world, its ID counters, nor the seed that
+// ResetToSeed plants), and the error names the resource and the reason.
 func (s *Server) Seed(seed World) error {
 	w := s.world
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle()
-	d, p := w.actionDuration, w.actionPolls
-	w.actionDuration, w.actionPolls = 0, 0
-	defer func() { w.actionDuration, w.actionPolls = d, p }()
-	w.changes++
-	if err := w.plant(seed); err != nil {
-		w.reset()
+	fresh := w.scratch()
+	fresh.actionDuration, fresh.actionPolls = 0, 0
+	if err := fresh.plant(seed); err != nil {
 		return err
 	}
+	w.adopt(fresh)
+	w.changes++
 	s.seed = &seed
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
@@ -76,6 +77,12 @@ func (w *world) export() ([]byte, error) {
 // snapshot is refused with an error naming the field and why, and the
 // world is left as it was.
 func (s *Server) Import(data []byte) error {
+	if !utf8.Valid(data) {
+		return errors.New("snapshot: is not valid UTF-8")
+	}
+	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
+		return errors.New("snapshot: must be a JSON object; empty and null bodies are refused")
+	}
 	var st state
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -88,8 +95,7 @@ func (s *Server) Import(data []byte) error {
 	w := s.world
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	fresh := &world{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed, actionFault: w.actionFault}
-	fresh.reset()
+	fresh := w.scratch()
 	if err := fresh.load(st); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
@@ -98,7 +104,17 @@ func (s *Server) Import(data []byte) error {
 	return nil
 }
 
-// adopt takes over another world's content (not its mutex).
+// scratch is an empty world with w's configuration, to build a new
+// content in before w adopts it.
+func (w *world) scratch() *world {
+	fresh := &world{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed,
+		actionFault: w.actionFault, lbIPv4: w.lbIPv4, probed: w.probed}
+	fresh.reset()
+	return fresh
+}
+
+// adopt takes over another world's content (not its mutex, configuration
+// or scenario schedule).
 func (w *world) adopt(o *world) {
 	w.rng, w.pcg, w.lastID, w.cat = o.rng, o.pcg, o.lastID, o.cat
 	w.servers, w.loadBalancers, w.networks, w.certificates = o.servers, o.loadBalancers, o.networks, o.certificates
