@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/go-chi/chi/v5"
 	"sigs.k8s.io/yaml"
@@ -21,7 +20,7 @@ import (
 // or YAML; errors use the API's envelope.
 func (s *Server) adminRoutes() http.Handler {
 	r := chi.NewRouter()
-	r.Use(s.adminAuth, limitBody(adminBodyLimit))
+	r.Use(s.adminAuth, limitBody(adminBodyLimit), strictQuery(nil))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(codeNotFound, "no such admin endpoint: %s %s", r.Method, r.URL.Path))
 	})
@@ -221,8 +220,8 @@ func adminDecode(r *http.Request, v any) *apiError {
 // strictObject decodes a YAML or JSON document that must be an object
 // and valid UTF-8, refusing fields v does not have.
 func strictObject(data []byte, v any) error {
-	if !utf8.Valid(data) {
-		return errors.New("body: is not valid UTF-8")
+	if err := checkJSONText(data); err != nil {
+		return errors.New("body: " + strings.TrimPrefix(err.Message, "request body "))
 	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
@@ -230,6 +229,9 @@ func strictObject(data []byte, v any) error {
 	}
 	if js = bytes.TrimSpace(js); len(js) == 0 || js[0] != '{' {
 		return errors.New("body: must be an object; empty and null bodies are refused")
+	}
+	if field, bad := nullLabels(js); bad {
+		return errors.New(field + ": label values must be strings")
 	}
 	return yaml.UnmarshalStrict(data, v)
 }

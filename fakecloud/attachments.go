@@ -51,11 +51,10 @@ func (w *world) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 		return a, errorf("ip_not_available", "IP %s is not inside a subnet of network %d in network zone %s", a, n.ID, zone)
 	}
 	if ipRange != "" {
-		p, err := netip.ParsePrefix(ipRange)
-		if err != nil {
-			return netip.Addr{}, invalidField("ip_range", "%q is not a prefix in CIDR notation", ipRange)
+		p, msg := parseIPv4Net(ipRange)
+		if msg != "" {
+			return netip.Addr{}, invalidField("ip_range", "%s", msg)
 		}
-		p = p.Masked()
 		if !slices.Contains(subnets, p) {
 			return netip.Addr{}, errorf("no_subnet_available", "network %d has no subnet %s in network zone %s", n.ID, p, zone)
 		}

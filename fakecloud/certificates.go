@@ -123,6 +123,7 @@ func createCertificate(c *call) (int, any, *apiError) {
 		if len(req.DomainNames) == 0 {
 			f.add("domain_names", "at least one domain name is required for a managed certificate")
 		}
+		checkUnique(&f, "domain_names", req.DomainNames)
 		for _, d := range req.DomainNames {
 			if !hostnameRe.MatchString(strings.TrimPrefix(d, "*.")) {
 				f.add("domain_names", "%q is not a valid domain name", d)

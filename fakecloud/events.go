@@ -40,9 +40,18 @@ func (s *Server) Apply(e Event) error {
 	return w.apply(e)
 }
 
-// apply makes an event happen; the caller holds the world lock.
+// apply makes an event happen; the caller holds the world lock. A refused
+// event changes nothing, the change counter that persistence watches
+// included.
 func (w *world) apply(e Event) error {
+	if err := w.applyEvent(e); err != nil {
+		return err
+	}
 	w.changes++
+	return nil
+}
+
+func (w *world) applyEvent(e Event) error {
 	if e.ServerName != "" {
 		srv, ok := w.servers.find(func(s *server) bool { return s.Name == e.ServerName })
 		if !ok {
@@ -177,35 +186,82 @@ func (w *world) setServerIP(e Event) error {
 		return fmt.Errorf("ip: %q is not an IPv4 address", e.IP)
 	}
 	if e.Network == 0 {
-		if srv.PublicNet.IPv4.IP == "" {
-			return fmt.Errorf("server: server %d has no public IPv4 to change", srv.ID)
-		}
-		w.pubIPv4.release(srv.PublicNet.IPv4.IP)
-		srv.PublicNet.IPv4.IP = a.String()
-		srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
-		if pip, ok := w.primaryIPs.get(srv.PublicNet.IPv4.ID); ok {
-			pip.IP = a.String()
-			pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
-		}
+		return w.setPublicIPv4(srv, a)
+	}
+	return w.setPrivateIP(srv, e.Network, a)
+}
+
+// setPublicIPv4 moves a server's public IPv4, and its primary IP, to a:
+// a public unicast address that no other server, primary IP or load
+// balancer holds. From fakecloud's own pool only a released address can
+// be taken; one not yet handed out would later be handed out twice.
+func (w *world) setPublicIPv4(srv *server, a netip.Addr) error {
+	old := srv.PublicNet.IPv4.IP
+	switch {
+	case old == "":
+		return fmt.Errorf("server: server %d has no public IPv4 to change", srv.ID)
+	case old == a.String():
+		return nil
+	case !a.IsGlobalUnicast() || a.IsPrivate() || reservedIPv4(a):
+		return fmt.Errorf("ip: %s is not a public unicast address", a)
+	}
+	if holder := w.publicIPv4Holder(a); holder != "" {
+		return fmt.Errorf("ip: %s is held by %s", a, holder)
+	}
+	if publicIPv4Range.Contains(a) && !w.pubIPv4.claim(a) {
+		return fmt.Errorf("ip: %s is in fakecloud's address pool %s and not free; choose a released address or one outside the pool", a, publicIPv4Range)
+	}
+	w.pubIPv4.release(old)
+	srv.PublicNet.IPv4.IP = a.String()
+	srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
+	if pip, ok := w.primaryIPs.get(srv.PublicNet.IPv4.ID); ok {
+		pip.IP = a.String()
+		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
+	}
+	return nil
+}
+
+// setPrivateIP moves a server's address in a network to a, which must be
+// free and inside a subnet of the network in the server's zone, as for an
+// address asked for when attaching.
+func (w *world) setPrivateIP(srv *server, netID int64, a netip.Addr) error {
+	ref := resourceRef{"server", srv.ID}
+	m, ok := w.memberOf(netID, ref)
+	if !ok {
+		return fmt.Errorf("network: server %d is not attached to network %d", srv.ID, netID)
+	}
+	i := slices.IndexFunc(srv.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == netID })
+	if i < 0 {
+		return fmt.Errorf("network: server %d is still being attached to network %d", srv.ID, netID)
+	}
+	if m.ip == a {
 		return nil
 	}
-	ref := resourceRef{"server", srv.ID}
-	m, ok := w.memberOf(e.Network, ref)
-	if !ok {
-		return fmt.Errorf("network: server %d is not attached to network %d", srv.ID, e.Network)
-	}
-	if w.ipInUse(e.Network, a) {
-		return fmt.Errorf("ip: %s is already used in network %d", a, e.Network)
-	}
-	i := slices.IndexFunc(srv.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == e.Network })
-	if i < 0 {
-		return fmt.Errorf("network: server %d is still being attached to network %d", srv.ID, e.Network)
+	n, _ := w.networks.get(netID)
+	if _, aerr := w.allocIP(n, srv.Location.NetworkZone, a.String(), ""); aerr != nil {
+		return fmt.Errorf("ip: %s", aerr.Message)
 	}
 	pn := srv.PrivateNet[i]
 	pn.IP = a.String()
-	w.detach(m, e.Network) // also drops the private_net entry
+	w.detach(m, netID) // also drops the private_net entry
 	m.ip = a
-	w.attach(e.Network, m)
+	w.attach(netID, m)
 	srv.PrivateNet = append(srv.PrivateNet, pn)
 	return nil
+}
+
+// publicIPv4Holder names the server, primary IP or load balancer that
+// holds a public IPv4, or is "".
+func (w *world) publicIPv4Holder(a netip.Addr) string {
+	ip := a.String()
+	if s, ok := w.servers.find(func(s *server) bool { return s.PublicNet.IPv4.IP == ip }); ok {
+		return fmt.Sprintf("server %d", s.ID)
+	}
+	if p, ok := w.primaryIPs.find(func(p *schema.PrimaryIP) bool { return p.IP == ip }); ok {
+		return fmt.Sprintf("primary IP %d", p.ID)
+	}
+	if lb, ok := w.loadBalancers.find(func(lb *loadBalancer) bool { return lb.PublicNet.IPv4.IP == ip }); ok {
+		return fmt.Sprintf("load balancer %d", lb.ID)
+	}
+	return ""
 }

@@ -81,6 +81,17 @@ func (r *Rule) validate() error {
 	if r.Status != 0 && (r.Status < 400 || r.Status > 599) {
 		bad("status", "%d is not an error status (400-599)", r.Status)
 	}
+	if r.Code != "" && !knownCodes[r.Code] {
+		bad("code", "%q is not an error code of the API, e.g. server_error, invalid_input or locked", r.Code)
+	}
+	for _, d := range []struct {
+		field string
+		v     Duration
+	}{{"latency", r.Latency}, {"start", r.Start}, {"for", r.For}} {
+		if d.v < 0 {
+			bad(d.field, "must not be negative")
+		}
+	}
 	effects := 0
 	for _, on := range []bool{r.Status != 0, r.Hang, r.Drop} {
 		if on {
@@ -118,6 +129,12 @@ func (a *ActionFault) validate() error {
 	}
 	if a.ErrorCode == "" && a.Delay == 0 {
 		errs = append(errs, errors.New("error_code: an action fault needs error_code or delay"))
+	}
+	if a.ErrorCode != "" && !knownCodes[a.ErrorCode] {
+		errs = append(errs, fmt.Errorf("error_code: %q is not an error code of the API, e.g. server_error or action_failed", a.ErrorCode))
+	}
+	if a.Delay < 0 || a.Start < 0 || a.For < 0 {
+		errs = append(errs, errors.New("delay, start, for: must not be negative"))
 	}
 	return errors.Join(errs...)
 }

@@ -3,6 +3,7 @@ package fakecloud
 import (
 	"encoding/binary"
 	"net/netip"
+	"slices"
 )
 
 // Public addresses come from documentation and benchmark ranges, so they can
@@ -35,6 +36,17 @@ func (p *ipPool) take() (netip.Addr, bool) {
 	a := p.next
 	p.next = p.next.Next()
 	return a, true
+}
+
+// claim takes a released address out of the pool, reporting whether it
+// was free.
+func (p *ipPool) claim(a netip.Addr) bool {
+	i := slices.Index(p.free, a)
+	if i < 0 {
+		return false
+	}
+	p.free = slices.Delete(p.free, i, i+1)
+	return true
 }
 
 func (p *ipPool) release(s string) {
@@ -92,4 +104,20 @@ func rfc1918(p netip.Prefix) bool {
 		}
 	}
 	return false
+}
+
+// parseIPv4Net reads an IPv4 network in CIDR notation whose host bits are
+// zero: "10.0.1.0/24", not "10.0.1.5/24". Every ip_range and destination
+// in the API's documentation is a network address, and the API refuses
+// others with invalid_input rather than masking them; fakecloud once
+// masked them quietly, so a client bug passed here and failed there.
+func parseIPv4Net(s string) (netip.Prefix, string) {
+	p, err := netip.ParsePrefix(s)
+	switch {
+	case err != nil || !p.Addr().Is4():
+		return netip.Prefix{}, quote(s) + " is not an IPv4 prefix in CIDR notation"
+	case p != p.Masked():
+		return netip.Prefix{}, quote(s) + " has host bits set; its network address is " + p.Masked().String()
+	}
+	return p, ""
 }

@@ -136,6 +136,7 @@ func (w *world) buildService(base schema.LoadBalancerService, spec serviceSpec, 
 		if s.Protocol == "http" && s.HTTP.RedirectHTTP {
 			f.add(prefix+"http.redirect_http", "is only allowed for protocol https")
 		}
+		checkUnique(f, prefix+"http.certificates", s.HTTP.Certificates)
 		for _, id := range s.HTTP.Certificates {
 			if _, ok := w.certificates.get(id); !ok {
 				f.add(prefix+"http.certificates", "certificate %d does not exist", id)

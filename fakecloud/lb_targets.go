@@ -96,8 +96,13 @@ func (w *world) buildTarget(lb *loadBalancer, spec targetSpec, f *fieldErrors, p
 		if private {
 			f.add(prefix+"use_private_ip", "is not allowed for targets of type ip")
 		}
-		if publicIPv4Range.Contains(a) {
-			return t, errorf("cloud_resource_ip_not_allowed", "IP %s belongs to a Hetzner Cloud resource; add the server instead", a)
+		msg, aerr := w.checkIPTarget(lb, a)
+		if msg != "" {
+			f.add(prefix+"ip.ip", "%s", msg)
+			return t, nil
+		}
+		if aerr != nil {
+			return t, aerr
 		}
 		t.IP = &schema.LoadBalancerTargetIP{IP: a.String()}
 	default:

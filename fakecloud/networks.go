@@ -244,8 +244,11 @@ func networkDeleteSubnet(c *call) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	return networkAction(c, "delete_subnet", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
-		p, perr := netip.ParsePrefix(req.IPRange)
-		i := slices.IndexFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return perr == nil && s.IPRange == p.Masked().String() })
+		p, msg := parseIPv4Net(req.IPRange)
+		if msg != "" {
+			return nil, invalidField("ip_range", "%s", msg)
+		}
+		i := slices.IndexFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.String() })
 		if i < 0 {
 			return nil, invalidField("ip_range", "network %d has no subnet %q", n.ID, req.IPRange)
 		}
@@ -255,7 +258,7 @@ func networkDeleteSubnet(c *call) (int, any, *apiError) {
 			}
 		}
 		return func() {
-			n.Subnets = slices.DeleteFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.Masked().String() })
+			n.Subnets = slices.DeleteFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.String() })
 		}, nil
 	})
 }
@@ -283,10 +286,13 @@ func networkDeleteRoute(c *call) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	return networkAction(c, "delete_route", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
-		d, derr := netip.ParsePrefix(req.Destination)
+		d, msg := parseIPv4Net(req.Destination)
+		if msg != "" {
+			return nil, invalidField("destination", "%s", msg)
+		}
 		g, gerr := netip.ParseAddr(req.Gateway)
 		match := func(r schema.NetworkRoute) bool {
-			return derr == nil && gerr == nil && r.Destination == d.Masked().String() && r.Gateway == g.String()
+			return gerr == nil && r.Destination == d.String() && r.Gateway == g.String()
 		}
 		if !slices.ContainsFunc(n.Routes, match) {
 			return nil, invalidField("destination", "network %d has no route %s via %s", n.ID, req.Destination, req.Gateway)
@@ -329,18 +335,18 @@ func networkChangeProtection(c *call) (int, any, *apiError) {
 
 // parseNetworkRange checks a network ip_range: an RFC 1918 prefix of /24 or larger.
 func parseNetworkRange(f *fieldErrors, field, s string) (netip.Prefix, bool) {
-	p, err := netip.ParsePrefix(s)
+	p, msg := parseIPv4Net(s)
 	switch {
 	case s == "":
 		f.add(field, "is required")
-	case err != nil || !p.Addr().Is4():
-		f.add(field, "%q is not an IPv4 prefix in CIDR notation", s)
+	case msg != "":
+		f.add(field, "%s", msg)
 	case !rfc1918(p):
 		f.add(field, "%s is not inside a private range of RFC 1918", s)
 	case p.Bits() > 24:
 		f.add(field, "%s is smaller than the minimum network size /24", s)
 	default:
-		return p.Masked(), true
+		return p, true
 	}
 	return netip.Prefix{}, false
 }
@@ -364,11 +370,10 @@ func checkSubnet(w *world, n *schema.Network, ipRange netip.Prefix, req schema.N
 			return schema.NetworkSubnet{}, "no free /24 is left in " + ipRange.String()
 		}
 	} else {
-		var err error
-		if p, err = netip.ParsePrefix(req.IPRange); err != nil || !p.Addr().Is4() {
-			return schema.NetworkSubnet{}, quote(req.IPRange) + " is not an IPv4 prefix in CIDR notation"
+		var msg string
+		if p, msg = parseIPv4Net(req.IPRange); msg != "" {
+			return schema.NetworkSubnet{}, msg
 		}
-		p = p.Masked()
 	}
 	if !within(p, ipRange) {
 		return schema.NetworkSubnet{}, p.String() + " is not inside the network's ip_range " + ipRange.String()
@@ -408,11 +413,10 @@ func freeSubnet(n *schema.Network, ipRange netip.Prefix) (netip.Prefix, bool) {
 
 // checkRoute validates a route for a network, as the API documents it.
 func checkRoute(n *schema.Network, ipRange netip.Prefix, dest, gw string) (schema.NetworkRoute, string) {
-	d, err := netip.ParsePrefix(dest)
-	if err != nil || !d.Addr().Is4() {
-		return schema.NetworkRoute{}, quote(dest) + " is not an IPv4 prefix in CIDR notation"
+	d, msg := parseIPv4Net(dest)
+	if msg != "" {
+		return schema.NetworkRoute{}, msg
 	}
-	d = d.Masked()
 	if d.Bits() != 0 && !rfc1918(d) {
 		return schema.NetworkRoute{}, "destination " + d.String() + " must be inside RFC 1918 ranges or 0.0.0.0/0"
 	}

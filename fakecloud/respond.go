@@ -56,8 +56,9 @@ func writeErrorStatus(w http.ResponseWriter, ae *apiError, status int) {
 }
 
 // decode reads a JSON object from the request body into v. An empty body
-// decodes as {}. Malformed JSON is json_error; a value of the wrong type is
-// invalid_input naming the field.
+// decodes as {}. Malformed JSON, text that is not UTF-8 and lone surrogate
+// escapes are json_error; a value of the wrong type, a null label value
+// included, is invalid_input naming the field.
 func decode(r *http.Request, v any) *apiError {
 	body, err := io.ReadAll(r.Body) // limitBody has held it to maxBody
 	if err != nil {
@@ -67,6 +68,9 @@ func decode(r *http.Request, v any) *apiError {
 }
 
 func decodeBytes(body []byte, v any) *apiError {
+	if err := checkJSONText(body); err != nil {
+		return err
+	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
 		trimmed = []byte("{}")
@@ -87,6 +91,9 @@ func decodeBytes(body []byte, v any) *apiError {
 	}
 	if dec.More() {
 		return errorf(codeJSONError, "request body has data after the JSON object")
+	}
+	if field, bad := nullLabels(trimmed); bad {
+		return invalidField(field, "label values must be strings")
 	}
 	return nil
 }

@@ -138,7 +138,8 @@ func (w *world) locked(f func()) {
 }
 
 // routes builds the handler: the API under /v1 and / (observed,
-// authenticated, rate limited, permitted, held to the body limit, then
+// authenticated, rate limited, permitted, held to the body limit and a
+// well-formed query, then
 // subject to fault rules), the admin API
 // under /_fakecloud/, each server's metadata service under /metadata/ and
 // Prometheus metrics on /metrics.
@@ -163,7 +164,7 @@ func (s *Server) routes() http.Handler {
 	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
 		h = s.opts.Middleware[i](h)
 	}
-	h = s.observe(s.authenticate(s.rateLimit(s.permit(limitBody(apiBodyLimit)(s.injectFaults(h))))))
+	h = s.observe(s.authenticate(s.rateLimit(s.permit(limitBody(apiBodyLimit)(strictQuery(apiMultiValued)(s.injectFaults(h)))))))
 
 	root := chi.NewRouter()
 	root.Handle("/metrics", s.metricsHandler())

@@ -168,11 +168,14 @@ func createServer(c *call) (int, any, *apiError) {
 	if len(req.UserData) > 32*1024 {
 		f.add("user_data", "is longer than 32 KiB")
 	}
+	checkUnique(&f, "ssh_keys", req.SSHKeys)
 	for _, k := range req.SSHKeys {
 		if _, ok := w.sshKeys.get(k); !ok {
 			f.add("ssh_keys", "SSH key %d does not exist", k)
 		}
 	}
+	checkUnsimulated(&f, req)
+	checkUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
 		n, ok := w.networks.get(id)
@@ -327,4 +330,23 @@ func (w *world) newPassword() string {
 		b[i] = letters[w.rng.IntN(len(letters))]
 	}
 	return string(b)
+}
+
+// checkUnsimulated refuses references to resources fakecloud does not
+// simulate: no volume, firewall or placement group exists here, so any ID
+// names a missing one (which the API refuses), and a request naming one
+// must not quietly create a server without it.
+func checkUnsimulated(f *fieldErrors, req schema.ServerCreateRequest) {
+	for _, id := range req.Volumes {
+		f.add("volumes", "volume %d does not exist", id)
+	}
+	for _, fw := range req.Firewalls {
+		f.add("firewalls", "firewall %d does not exist", fw.Firewall)
+	}
+	if req.PlacementGroup != 0 {
+		f.add("placement_group", "placement group %d does not exist", req.PlacementGroup)
+	}
+	if pn := req.PublicNet; pn != nil && (pn.IPv4ID != 0 || pn.IPv6ID != 0) {
+		f.add("public_net", "creating a server on existing primary IPs is not simulated by fakecloud")
+	}
 }
