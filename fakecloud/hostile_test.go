@@ -2,6 +2,7 @@ package fakecloud
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -218,12 +219,20 @@ func TestRefusedAdminCallsChangeNothing(t *testing.T) {
 }
 
 // export is the whole world as JSON; an export that fails fails the test,
-// so a broken export cannot pass for an unchanged world.
+// so a broken export cannot pass for an unchanged world, and so does a
+// world that breaks checkInvariants.
 func export(t testing.TB, fc *Server) string {
 	t.Helper()
 	data, err := fc.Export()
 	if err != nil {
 		t.Fatalf("export: %v", err)
+	}
+	var st state
+	if err := json.Unmarshal(data, &st); err != nil {
+		t.Fatalf("decode the export: %v", err)
+	}
+	if errs := checkInvariants(&st); len(errs) > 0 {
+		t.Fatalf("the world breaks its invariants: %v", errors.Join(errs...))
 	}
 	return string(data)
 }

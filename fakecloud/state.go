@@ -189,6 +189,9 @@ func (w *world) load(st state) error {
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}
+	if errs := checkInvariants(&st); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
 	putAll(&w.servers, st.Servers, func(s *server) int64 { return s.ID })
 	putAll(&w.loadBalancers, st.LoadBalancers, func(lb *loadBalancer) int64 { return lb.ID })
 	putAll(&w.networks, st.Networks, func(n *schema.Network) int64 { return n.ID })

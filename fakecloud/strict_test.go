@@ -3,6 +3,7 @@ package fakecloud
 import (
 	"encoding/json"
 	"fmt"
+	"net/netip"
 	"strings"
 	"testing"
 
@@ -105,7 +106,9 @@ func TestNetworkAddresses(t *testing.T) {
 func TestIPTargets(t *testing.T) {
 	fc, ids := seededServer(t)
 	attached := fmt.Sprintf("/v1/load_balancers/%d/actions/add_target", ids["load_balancer"])
-	var lone struct{ LoadBalancer struct{ ID int64 } `json:"load_balancer"` }
+	var lone struct {
+		LoadBalancer struct{ ID int64 } `json:"load_balancer"`
+	}
 	_ = json.Unmarshal(accept(t, fc, "POST", "/v1/load_balancers", `{"name":"lone","load_balancer_type":"lb11","location":"fsn1"}`), &lone)
 	unattached := fmt.Sprintf("/v1/load_balancers/%d/actions/add_target", lone.LoadBalancer.ID)
 	target := func(ip string) string { return `{"type":"ip","ip":{"ip":"` + ip + `"}}` }
@@ -145,8 +148,8 @@ func TestEventsKeepAddressesOwned(t *testing.T) {
 		{Type: "set_server_ip", Server: a.ID, IP: "127.0.0.1"},
 		{Type: "set_server_ip", Server: a.ID, IP: "198.19.200.1"}, // in the pool, never handed out
 		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: b.PrivateNet[0].IP},
-		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "10.0.5.1"},  // outside every subnet
-		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "10.0.0.1"},  // the subnet's gateway
+		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "10.0.5.1"},   // outside every subnet
+		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "10.0.0.1"},   // the subnet's gateway
 		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "10.0.0.255"}, // its broadcast
 		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "192.168.0.1"},
 	}
@@ -179,4 +182,39 @@ func TestFaultCodesAreAPICodes(t *testing.T) {
 		t.Errorf("refused faults were added: %v %v", rules, afs)
 	}
 	accept(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"server_not_attached_to_network"}`)
+}
+
+// TestImportKeepsInvariants: a snapshot in which two resources hold one
+// address, or a private IP lies outside its subnets, is refused whole.
+func TestImportKeepsInvariants(t *testing.T) {
+	fc, _ := seededServer(t)
+	good := export(t, fc)
+	breaks := map[string]func(st *state){
+		"shared public IP": func(st *state) { st.Servers[1].PublicNet.IPv4.IP = st.Servers[0].PublicNet.IPv4.IP },
+		"shared private IP": func(st *state) {
+			st.Servers[1].PrivateNet[0].IP = st.Servers[0].PrivateNet[0].IP
+		},
+		"private IP outside its subnets": func(st *state) { st.Servers[0].PrivateNet[0].IP = "10.0.9.9" },
+		"LB on a server's address":       func(st *state) { st.LoadBalancers[0].PublicNet.IPv4.IP = st.Servers[0].PublicNet.IPv4.IP },
+		"held address still free": func(st *state) {
+			st.PublicIPv4.Free = append(st.PublicIPv4.Free, netip.MustParseAddr(st.Servers[0].PublicNet.IPv4.IP))
+		},
+		"held address not handed out": func(st *state) { st.PublicIPv4.Next = publicIPv4Range.Addr().Next() },
+		"subnet with host bits":       func(st *state) { st.Networks[0].Subnets[0].IPRange = "10.0.0.1/24" },
+		"primary IP of nobody":        func(st *state) { id := int64(999); st.PrimaryIPs[0].AssigneeID = &id },
+	}
+	for name, brk := range breaks {
+		var st state
+		if err := json.Unmarshal([]byte(good), &st); err != nil {
+			t.Fatal(err)
+		}
+		brk(&st)
+		data, _ := json.Marshal(st)
+		if err := fc.Import(data); err == nil {
+			t.Errorf("%s: imported", name)
+		}
+		if diff := cmp.Diff(good, export(t, fc)); diff != "" {
+			t.Fatalf("%s: a refused import changed the world:\n%s", name, diff)
+		}
+	}
 }
