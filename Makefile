@@ -1,5 +1,6 @@
 # Thin targets; each line says what it does. `make help` lists them.
 GO ?= go
+FUZZTIME ?= 30s
 BIN := bin
 
 .DEFAULT_GOAL := help
@@ -37,9 +38,10 @@ economy: ## print the API requests per hour, join and leave, and the load balanc
 bench: ## run the benchmarks recorded in BENCHMARKS.md
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./fakecloud/ ./fakecloud/lbtraffic/
 
-fuzz: ## fuzz the request decoders for 30 s each
-	$(GO) test -run '^$$' -fuzz FuzzDecodeRequests -fuzztime 30s ./fakecloud/
-	$(GO) test -run '^$$' -fuzz FuzzLabelSelector -fuzztime 30s ./fakecloud/
+fuzz: ## fuzz fakecloud's requests and the label selector for 30 s each (FUZZTIME=5m for longer)
+	$(GO) test -run '^$$' -fuzz FuzzHostile -fuzztime $(FUZZTIME) ./fakecloud/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeRequests -fuzztime $(FUZZTIME) ./fakecloud/
+	$(GO) test -run '^$$' -fuzz FuzzLabelSelector -fuzztime $(FUZZTIME) ./fakecloud/
 
 demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver built from source the first time) and narrate it; Ctrl-C stops it
 	@CONTROL_BIN=$$(COMPONENTS="kube-apiserver kubectl" scripts/build-control-plane.sh) && \

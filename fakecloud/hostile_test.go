@@ -20,8 +20,17 @@ const answerDeadline = 5 * time.Second
 // comes within answerDeadline (a wedged world lock would hang it).
 func answer(t testing.TB, h http.Handler, method, target string, body io.Reader, header ...string) *httptest.ResponseRecorder {
 	t.Helper()
+	return answerFrom(t, h, loopbackClient, method, target, body, header...)
+}
+
+// loopbackClient is a client address the admin API answers.
+const loopbackClient = "127.0.0.1:40000"
+
+// answerFrom is answer for a client at remote.
+func answerFrom(t testing.TB, h http.Handler, remote, method, target string, body io.Reader, header ...string) *httptest.ResponseRecorder {
+	t.Helper()
 	req := httptest.NewRequest(method, target, body)
-	req.RemoteAddr = "127.0.0.1:40000" // a loopback client, as the admin API asks
+	req.RemoteAddr = remote
 	req.Header.Set("Authorization", "Bearer "+DefaultToken)
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])

@@ -1,10 +1,12 @@
 package fakecloud
 
 import (
+	"encoding/binary"
 	"fmt"
 	"maps"
 	"net/netip"
 	"slices"
+	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
@@ -88,7 +90,38 @@ func checkInvariants(st *state) []error {
 		}
 	}
 	checkPool(st.PublicIPv4, public, bad)
+	checkIPv6(st, bad)
 	return errs
+}
+
+// checkIPv6: each /64 fakecloud handed out (to a server's primary IP or a
+// load balancer) has one holder and was counted, so none is handed out
+// again.
+func checkIPv6(st *state, bad func(string, ...any)) {
+	held := map[netip.Prefix]string{}
+	hold := func(ip, who string) {
+		a, err := netip.ParseAddr(strings.TrimSuffix(ip, "/64"))
+		if err != nil || !publicIPv6Cloud.Contains(a) {
+			return
+		}
+		p := netip.PrefixFrom(a, 64).Masked()
+		if other := held[p]; other != "" {
+			bad("%s: IPv6 network %s is also held by %s", who, p, other)
+		}
+		held[p] = who
+		b, base := p.Addr().As16(), publicIPv6Base.As16()
+		if n := binary.BigEndian.Uint64(b[:8]) - binary.BigEndian.Uint64(base[:8]); n > st.PublicIPv6 {
+			bad("%s: IPv6 network %s is beyond the counter public_ipv6 %d", who, p, st.PublicIPv6)
+		}
+	}
+	for _, p := range st.PrimaryIPs {
+		if p.Type == "ipv6" {
+			hold(p.IP, fmt.Sprintf("primary IP %d", p.ID))
+		}
+	}
+	for _, lb := range st.LoadBalancers {
+		hold(lb.PublicNet.IPv6.IP, fmt.Sprintf("load balancer %d", lb.ID))
+	}
 }
 
 // networkSubnets parses each network's subnets, reporting ranges that are

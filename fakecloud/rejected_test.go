@@ -15,7 +15,13 @@ import (
 // stopped clock so that two seedings give identical worlds.
 func seededServer(t testing.TB) (*Server, map[string]int64) {
 	t.Helper()
-	fc := New(Options{Now: newClock().Now})
+	return seededServerWith(t, Options{Now: newClock().Now})
+}
+
+// seededServerWith seeds the small world into a fakecloud with options.
+func seededServerWith(t testing.TB, opts Options) (*Server, map[string]int64) {
+	t.Helper()
+	fc := New(opts)
 	w, err := LoadWorld("../testdata/worlds/small.yaml")
 	if err != nil {
 		t.Fatal(err)

@@ -182,6 +182,9 @@ func (w *world) load(st state) error {
 			bad("actions[%d].status: %q is not one of running, success, error", i, a.Status)
 		}
 	}
+	if !publicIPv4Range.Contains(st.PublicIPv4.Next) {
+		bad("public_ipv4.next: %v is not an address of %s", st.PublicIPv4.Next, publicIPv4Range)
+	}
 	pcg := &rand.PCG{}
 	if err := pcg.UnmarshalBinary(st.Random); err != nil {
 		bad("random: %v", err)
@@ -213,9 +216,7 @@ func (w *world) load(st state) error {
 	if st.LastIDs != nil {
 		w.lastID = st.LastIDs
 	}
-	if st.PublicIPv4.Next.IsValid() {
-		w.pubIPv4.next, w.pubIPv4.free = st.PublicIPv4.Next, st.PublicIPv4.Free
-	}
+	w.pubIPv4.next, w.pubIPv4.free = st.PublicIPv4.Next, st.PublicIPv4.Free
 	w.pubIPv6 = st.PublicIPv6
 	w.pcg = pcg
 	w.rng = rand.New(pcg)
