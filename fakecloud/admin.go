@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -12,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+	yaml3 "go.yaml.in/yaml/v3"
 	"sigs.k8s.io/yaml"
 )
 
@@ -223,6 +225,9 @@ func strictObject(data []byte, v any) error {
 	if err := checkJSONText(data); err != nil {
 		return errors.New("body: " + strings.TrimPrefix(err.Message, "request body "))
 	}
+	if err := singleDocument(data); err != nil {
+		return err
+	}
 	js, err := yaml.YAMLToJSON(data)
 	if err != nil {
 		return err
@@ -274,4 +279,19 @@ func journalFilter(r *http.Request) (JournalFilter, *apiError) {
 	num("since", &f.Since)
 	num("limit", &f.Limit)
 	return f, fe.err()
+}
+
+// singleDocument refuses a body of more than one YAML document, or one
+// with text after its end ("{}{}", "{} x"), which sigs.k8s.io/yaml would
+// cut off without a word.
+func singleDocument(data []byte) error {
+	dec := yaml3.NewDecoder(bytes.NewReader(data))
+	var first, second yaml3.Node
+	if err := dec.Decode(&first); err != nil && err != io.EOF {
+		return fmt.Errorf("body: %v", err)
+	}
+	if err := dec.Decode(&second); err != io.EOF {
+		return errors.New("body: has more than one document, or text after its end")
+	}
+	return nil
 }

@@ -202,6 +202,8 @@ func TestImportKeepsInvariants(t *testing.T) {
 		"held address not handed out": func(st *state) { st.PublicIPv4.Next = publicIPv4Range.Addr().Next() },
 		"subnet with host bits":       func(st *state) { st.Networks[0].Subnets[0].IPRange = "10.0.0.1/24" },
 		"primary IP of nobody":        func(st *state) { id := int64(999); st.PrimaryIPs[0].AssigneeID = &id },
+		"ID counter behind the IDs":   func(st *state) { delete(st.LastIDs, "server") },
+		"no address pool":             func(st *state) { st.PublicIPv4 = ipPoolState{} },
 	}
 	for name, brk := range breaks {
 		var st state
