@@ -20,10 +20,15 @@ CCM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.io/com
 build-ccm: ## build bin/ccm, the cloud-controller-manager (about a minute the first time)
 	$(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/ccm ./cmd/ccm
 
-test: ## vet and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself)
-	$(GO) vet ./...
+test: lint ## lint, vet and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself)
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/
+
+lint: ## go vet and staticcheck (pinned in go.mod as a tool) over every package and build tag
+	$(GO) vet ./...
+	$(GO) vet -tags e2e,e2ekind ./...
+	$(GO) tool staticcheck ./...
+	$(GO) tool staticcheck -tags e2e,e2ekind ./...
 
 e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and etcd built from source (4 min the first time, then cached)
 	@CONTROL_BIN=$$(scripts/build-control-plane.sh) && \
@@ -50,4 +55,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test e2e economy bench fuzz demo fakecloud-tour e2e-kind
+.PHONY: help build build-fakecloud build-ccm test lint e2e economy bench fuzz demo fakecloud-tour e2e-kind

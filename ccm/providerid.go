@@ -14,7 +14,7 @@ const (
 
 // errRobotServer marks provider IDs of Hetzner Robot (dedicated) servers,
 // which this CCM does not manage.
-var errRobotServer = errors.New("Robot servers are not supported")
+var errRobotServer = errors.New("servers of Hetzner Robot are not supported")
 
 // providerID returns the provider ID of a cloud server.
 func providerID(serverID int64) string {

@@ -15,8 +15,6 @@ type member struct {
 	alias []netip.Addr
 }
 
-func (m member) holds(a netip.Addr) bool { return m.ip == a || slices.Contains(m.alias, a) }
-
 func (w *world) ipInUse(netID int64, a netip.Addr) bool {
 	_, used := w.netUsed[netID][a]
 	return used

@@ -29,31 +29,49 @@ const (
 	codeRequestTooLarge = "request_too_large"
 )
 
-// statusOf maps an API error code to the HTTP status the API answers it with.
-var statusOf = map[string]int{
-	codeJSONError:             http.StatusBadRequest,
-	codeUnauthorized:          http.StatusUnauthorized,
-	codeForbidden:             http.StatusForbidden,
-	codeResourceLimitExceeded: http.StatusForbidden,
-	"maintenance":             http.StatusForbidden,
-	codeNotFound:              http.StatusNotFound,
-	codeMethodNotAllowed:      http.StatusMethodNotAllowed,
-	codeUniquenessError:       http.StatusConflict,
-	codeConflict:              http.StatusConflict,
-	"deprecated_api_endpoint": http.StatusGone,
-	codeResourceUnavailable:   http.StatusPreconditionFailed,
-	codeInvalidInput:          http.StatusUnprocessableEntity,
-	codeServiceError:          http.StatusUnprocessableEntity,
-	codeUnsupportedError:      http.StatusUnprocessableEntity,
-	codeRequestTooLarge:       http.StatusRequestEntityTooLarge,
-	codeLocked:                http.StatusLocked,
-	codeProtected:             http.StatusLocked,
-	codeRateLimitExceeded:     http.StatusTooManyRequests,
-	codeServerError:           http.StatusInternalServerError,
-	"bad_gateway":             http.StatusBadGateway,
-	"unavailable":             http.StatusServiceUnavailable,
-	"timeout":                 http.StatusGatewayTimeout,
+// codeStatuses lists each API error code with the HTTP status the API
+// answers it with; the first code of a status is the one a fault rule
+// that gives only the status answers with.
+var codeStatuses = []struct {
+	code   string
+	status int
+}{
+	{codeJSONError, http.StatusBadRequest},
+	{codeUnauthorized, http.StatusUnauthorized},
+	{codeForbidden, http.StatusForbidden},
+	{codeResourceLimitExceeded, http.StatusForbidden},
+	{"maintenance", http.StatusForbidden},
+	{codeNotFound, http.StatusNotFound},
+	{codeMethodNotAllowed, http.StatusMethodNotAllowed},
+	{codeConflict, http.StatusConflict},
+	{codeUniquenessError, http.StatusConflict},
+	{"deprecated_api_endpoint", http.StatusGone},
+	{codeResourceUnavailable, http.StatusPreconditionFailed},
+	{codeRequestTooLarge, http.StatusRequestEntityTooLarge},
+	{codeInvalidInput, http.StatusUnprocessableEntity},
+	{codeServiceError, http.StatusUnprocessableEntity},
+	{codeUnsupportedError, http.StatusUnprocessableEntity},
+	{codeLocked, http.StatusLocked},
+	{codeProtected, http.StatusLocked},
+	{codeRateLimitExceeded, http.StatusTooManyRequests},
+	{codeServerError, http.StatusInternalServerError},
+	{"bad_gateway", http.StatusBadGateway},
+	{"unavailable", http.StatusServiceUnavailable},
+	{"timeout", http.StatusGatewayTimeout},
 }
+
+// statusOf maps an API error code to its status, and codeOfStatus a
+// status to its usual code; both are read from codeStatuses.
+var statusOf, codeOfStatus = func() (map[string]int, map[int]string) {
+	byCode, byStatus := map[string]int{}, map[int]string{}
+	for _, cs := range codeStatuses {
+		byCode[cs.code] = cs.status
+		if _, ok := byStatus[cs.status]; !ok {
+			byStatus[cs.status] = cs.code
+		}
+	}
+	return byCode, byStatus
+}()
 
 // StatusForCode returns the HTTP status the API uses for an error code.
 // Codes the table does not know (the many resource-specific ones such as

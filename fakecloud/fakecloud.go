@@ -2,16 +2,16 @@ package fakecloud
 
 import (
 	"context"
+	"log/slog"
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
-
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
+	"time"
 
 	"github.com/go-chi/chi/v5"
-	"log/slog"
-	"net/http"
-	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
 )
 
 // DefaultToken is the Bearer token accepted when Options.Tokens is empty. It

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,7 +67,7 @@ func (r *Rule) validate() error {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
 	r.Method = strings.ToUpper(r.Method)
-	if !contains(ruleMethods, r.Method) {
+	if !slices.Contains(ruleMethods, r.Method) {
 		bad("method", "%q is not an HTTP method or *", r.Method)
 	}
 	if !strings.HasPrefix(r.Path, "/") {
@@ -137,15 +138,6 @@ func (a *ActionFault) validate() error {
 		errs = append(errs, errors.New("delay, start, for: must not be negative"))
 	}
 	return errors.Join(errs...)
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // faultSet holds the rules; one mutex keeps hit counts exact.
@@ -226,9 +218,8 @@ func (fs *faultSet) list() ([]Rule, []ActionFault) {
 	return rules, actions
 }
 
-// match returns the first active rule for a request and counts the hit.
-// template is the route ("/servers/{id}"), path the request's path without
-// the /v1 prefix.
+// match returns the first active rule for a request and counts the hit;
+// path is the request's path without the /v1 prefix.
 func (fs *faultSet) match(method, path string) (Rule, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()

@@ -6,14 +6,6 @@ import (
 	"time"
 )
 
-// codeOfStatus is the error code a fault answers with when a rule gives
-// only a status.
-var codeOfStatus = map[int]string{
-	400: codeJSONError, 401: codeUnauthorized, 403: codeForbidden, 404: codeNotFound, 405: codeMethodNotAllowed,
-	409: codeConflict, 412: codeResourceUnavailable, 422: codeInvalidInput, 423: codeLocked,
-	429: codeRateLimitExceeded, 500: codeServerError, 502: "bad_gateway", 503: "unavailable", 504: "timeout",
-}
-
 // injectFaults applies the first matching fault rule to an API request.
 func (s *Server) injectFaults(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

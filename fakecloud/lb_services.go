@@ -1,7 +1,6 @@
 package fakecloud
 
 import (
-	"encoding/json"
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -42,12 +41,6 @@ type healthHTTPSpec struct {
 	Response    *string   `json:"response"`
 	StatusCodes *[]string `json:"status_codes"`
 	TLS         *bool     `json:"tls"`
-}
-
-// convert re-encodes one request shape into another with the same JSON.
-func convert(in, out any) {
-	b, _ := json.Marshal(in)
-	_ = json.Unmarshal(b, out)
 }
 
 func set[T any](dst *T, src *T) {

@@ -2,13 +2,14 @@ package fakecloud
 
 import (
 	"fmt"
-	"github.com/go-chi/chi/v5"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-chi/chi/v5"
 )
 
 // Journal statuses for requests that got no answer, as nginx names them.

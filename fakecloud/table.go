@@ -39,8 +39,6 @@ func (t *table[T]) del(id int64) {
 	}
 }
 
-func (t *table[T]) len() int { return len(t.ids) }
-
 // all returns the resources in ascending ID order.
 func (t *table[T]) all() []*T {
 	out := make([]*T, 0, len(t.ids))
