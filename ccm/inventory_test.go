@@ -64,7 +64,9 @@ func TestInventoryLifecycleChecks(t *testing.T) {
 }
 
 // TestInventoryJoinBurst: 100 servers the inventory has never seen, looked
-// up at once, cost at most one request each (in fact a listing or two).
+// up at once, cost one read by name and one listing of two pages (3
+// requests); the bound allows a second listing (5). Without the
+// inventory it would be 100.
 func TestInventoryJoinBurst(t *testing.T) {
 	c := newCloud(t, 100, fakecloud.Options{})
 	inv := newInventory(c.client, nil)
@@ -77,8 +79,8 @@ func TestInventoryJoinBurst(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := c.requests(); got > 100 {
-		t.Errorf("%d requests for 100 joining nodes, want at most 100", got)
+	if got := c.requests(); got > 5 {
+		t.Errorf("%d requests for 100 joining nodes, want a read and a listing or two (at most 5)", got)
 	}
 	t.Logf("100 joining nodes cost %d requests", c.requests())
 }
