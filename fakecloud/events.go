@@ -202,7 +202,7 @@ func (w *world) setPublicIPv4(srv *server, a netip.Addr) error {
 		return fmt.Errorf("server: server %d has no public IPv4 to change", srv.ID)
 	case old == a.String():
 		return nil
-	case !a.IsGlobalUnicast() || a.IsPrivate() || reservedIPv4(a):
+	case !hostAddr(a) || a.IsPrivate():
 		return fmt.Errorf("ip: %s is not a public unicast address", a)
 	}
 	if holder := w.publicIPv4Holder(a); holder != "" {

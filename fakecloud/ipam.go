@@ -11,6 +11,9 @@ import (
 var (
 	publicIPv4Range = netip.MustParsePrefix("198.18.0.0/15")
 	publicIPv6Base  = netip.MustParseAddr("2001:db8::")
+	// publicIPv6Cloud holds every IPv6 network fakecloud hands to servers
+	// and load balancers (2001:db8::/32, the documentation prefix).
+	publicIPv6Cloud = netip.PrefixFrom(publicIPv6Base, 32)
 )
 
 // ipPool hands out addresses of a prefix in order and reuses released ones.
@@ -120,4 +123,30 @@ func parseIPv4Net(s string) (netip.Prefix, string) {
 		return netip.Prefix{}, quote(s) + " has host bits set; its network address is " + p.Masked().String()
 	}
 	return p, ""
+}
+
+// hostAddr reports whether a host can have the address: global unicast,
+// and neither an IPv6 unique local address nor one of the IPv4 blocks
+// that IsGlobalUnicast lets through. Load balancer ip targets and the
+// public addresses events give servers must be one.
+func hostAddr(a netip.Addr) bool {
+	return a.IsGlobalUnicast() && !(a.Is6() && a.IsPrivate()) && !(a.Is4() && reservedIPv4(a))
+}
+
+// reservedIPv4 reports addresses no host can have: this network
+// (0.0.0.0/8), shared address space (100.64.0.0/10) and the class E block
+// (240.0.0.0/4) that IsGlobalUnicast lets through (RFC 6890).
+func reservedIPv4(a netip.Addr) bool {
+	for _, p := range reservedIPv4Blocks {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+var reservedIPv4Blocks = []netip.Prefix{
+	netip.MustParsePrefix("0.0.0.0/8"),
+	netip.MustParsePrefix("100.64.0.0/10"),
+	netip.MustParsePrefix("240.0.0.0/4"),
 }

@@ -4,10 +4,6 @@ import (
 	"net/netip"
 )
 
-// publicIPv6Cloud holds every IPv6 network fakecloud hands to servers and
-// load balancers (2001:db8::/32, the documentation prefix).
-var publicIPv6Cloud = netip.PrefixFrom(publicIPv6Base, 32)
-
 // checkIPTarget applies the API's rules for an ip target: the address of
 // a dedicated (Robot) server of the project, public or in a vSwitch
 // subnet of a network the load balancer is attached to; addresses of
@@ -20,7 +16,7 @@ func (w *world) checkIPTarget(lb *loadBalancer, a netip.Addr) (string, *apiError
 	switch {
 	case a.Zone() != "" || a.Is4In6():
 		return "is written with a zone or as an IPv4-mapped IPv6 address; write the plain address", nil
-	case !a.IsGlobalUnicast() || (a.Is6() && a.IsPrivate()) || a.Is4() && reservedIPv4(a):
+	case !hostAddr(a):
 		return a.String() + " is not a unicast address a load balancer can reach", nil
 	case a.IsPrivate():
 		return "", w.checkVSwitchTarget(lb, a)
@@ -56,22 +52,4 @@ func (w *world) checkVSwitchTarget(lb *loadBalancer, a netip.Addr) *apiError {
 		return errorf("network_has_no_vswitch_subnet", "IP %s is private and no network of load balancer %d has a vSwitch subnet", a, lb.ID)
 	}
 	return errorf("ip_not_in_vswitch_subnet", "IP %s is not inside a vSwitch subnet of the networks load balancer %d is attached to", a, lb.ID)
-}
-
-// reservedIPv4 reports addresses no host can have: this network
-// (0.0.0.0/8), shared address space (100.64.0.0/10) and the class E block
-// (240.0.0.0/4) that IsGlobalUnicast lets through (RFC 6890).
-func reservedIPv4(a netip.Addr) bool {
-	for _, p := range reservedIPv4Blocks {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
-}
-
-var reservedIPv4Blocks = []netip.Prefix{
-	netip.MustParsePrefix("0.0.0.0/8"),
-	netip.MustParsePrefix("100.64.0.0/10"),
-	netip.MustParsePrefix("240.0.0.0/4"),
 }
