@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
 )
 
 // call is one API request being served under the world lock.
@@ -138,9 +140,9 @@ func (w *world) locked(f func()) {
 }
 
 // routes builds the handler: the API under /v1 and / (observed,
-// authenticated, rate limited, permitted, held to the body limit and a
-// well-formed query, then
-// subject to fault rules), the admin API
+// authenticated, rate limited, permitted, held to the body limit, a
+// well-formed query and the OpenAPI description, then subject to fault
+// rules), the admin API
 // under /_fakecloud/, each server's metadata service under /metadata/ and
 // Prometheus metrics on /metrics.
 func (s *Server) routes() http.Handler {
@@ -164,7 +166,7 @@ func (s *Server) routes() http.Handler {
 	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
 		h = s.opts.Middleware[i](h)
 	}
-	h = s.observe(s.authenticate(s.rateLimit(s.permit(limitBody(apiBodyLimit)(strictQuery(apiMultiValued)(s.injectFaults(h)))))))
+	h = s.observe(s.authenticate(s.rateLimit(s.permit(limitBody(apiBodyLimit)(strictQuery(apiMultiValued)(checkContract(contract.Default())(s.injectFaults(h))))))))
 
 	root := chi.NewRouter()
 	root.Handle("/metrics", s.metricsHandler())
