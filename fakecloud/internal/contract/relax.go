@@ -10,7 +10,7 @@ import "slices"
 // nothing more. In these bodies, at the given place, only the listed
 // properties stay required.
 var relaxed = map[string]relaxation{
-	"POST /load_balancers":                            {at: []string{"properties", "services", "items"}, require: []string{"protocol"}},
+	"POST /load_balancers":                             {at: []string{"properties", "services", "items"}, require: []string{"protocol"}},
 	"POST /load_balancers/{id}/actions/add_service":    {require: []string{"protocol"}},
 	"POST /load_balancers/{id}/actions/update_service": {require: []string{"listen_port"}},
 }
