@@ -467,6 +467,15 @@ func TestSSHKeyLifecycle(t *testing.T) {
 	if res.RootPassword != "" {
 		t.Errorf("root password %q for a server with an SSH key", res.RootPassword)
 	}
+	// The API takes a key by name as well as by ID.
+	keyByName := `{"name":"by-name","server_type":"cx22","image":"ubuntu-24.04","ssh_keys":["` + b.Name + `"]}`
+	if resp, body := f.do(t, "POST", "/v1/servers", keyByName); resp.StatusCode != http.StatusCreated || strings.Contains(string(body), "root_password\":\"") {
+		t.Errorf("a server with an SSH key by name: %d %s", resp.StatusCode, body)
+	}
+	missing := `{"name":"no-key","server_type":"cx22","image":"ubuntu-24.04","ssh_keys":["nobody"]}`
+	if resp, body := f.do(t, "POST", "/v1/servers", missing); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), `SSH key \"nobody\" does not exist`) {
+		t.Errorf("a server with an SSH key that does not exist: %d %s", resp.StatusCode, body)
+	}
 
 	if _, err := f.client.SSHKey.Delete(ctx, a); err != nil {
 		t.Fatal(err)

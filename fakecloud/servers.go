@@ -137,8 +137,15 @@ func listServers(c *call) (int, any, *apiError) {
 	return http.StatusOK, out, nil
 }
 
+// serverCreateRequest is hcloud-go's, with SSH keys given by ID or by
+// name as the API takes them (hcloud-go sends IDs).
+type serverCreateRequest struct {
+	schema.ServerCreateRequest
+	SSHKeys []schema.IDOrName `json:"ssh_keys,omitempty"`
+}
+
 func createServer(c *call) (int, any, *apiError) {
-	var req schema.ServerCreateRequest
+	var req serverCreateRequest
 	if err := c.decode(&req); err != nil {
 		return 0, nil, err
 	}
@@ -168,13 +175,8 @@ func createServer(c *call) (int, any, *apiError) {
 	if len(req.UserData) > 32*1024 {
 		f.add("user_data", "is longer than 32 KiB")
 	}
-	checkUnique(&f, "ssh_keys", req.SSHKeys)
-	for _, k := range req.SSHKeys {
-		if _, ok := w.sshKeys.get(k); !ok {
-			f.add("ssh_keys", "SSH key %d does not exist", k)
-		}
-	}
-	checkUnsimulated(&f, req)
+	checkUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
+	checkUnsimulated(&f, req.ServerCreateRequest)
 	checkUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
@@ -254,6 +256,23 @@ func createServer(c *call) (int, any, *apiError) {
 	}
 	out.Server = w.viewServer(s)
 	return http.StatusCreated, out, nil
+}
+
+// sshKeyIDs resolves SSH keys given by ID or by name.
+func (w *world) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
+	ids := make([]int64, 0, len(refs))
+	for _, ref := range refs {
+		k, ok := w.sshKeys.get(ref.ID)
+		if ref.ID == 0 {
+			k, ok = w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Name == ref.Name })
+		}
+		if !ok {
+			f.add("ssh_keys", "SSH key %q does not exist", idOrNameString(ref))
+			continue
+		}
+		ids = append(ids, k.ID)
+	}
+	return ids
 }
 
 func idOrNameString(v schema.IDOrName) string {

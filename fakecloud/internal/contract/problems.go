@@ -2,6 +2,7 @@ package contract
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -11,7 +12,7 @@ import (
 	"golang.org/x/text/message"
 )
 
-var printer = message.NewPrinter(language.English)
+var printer = message.NewPrinter(language.Und)
 
 // problemsOf turns a validation error into one problem per field, the
 // first message for each, in the order found. A missing property is named
@@ -63,7 +64,7 @@ func leaves(ve *jsonschema.ValidationError, prefix string) []Problem {
 			return
 		}
 		if len(e.Causes) == 0 {
-			add(field, e.ErrorKind.LocalizedString(printer))
+			add(field, describe(e.ErrorKind))
 			return
 		}
 		for _, c := range e.Causes {
@@ -116,4 +117,28 @@ func score(e *jsonschema.ValidationError) (miss, count int) {
 		miss, count = miss+m, count+n
 	}
 	return miss, count
+}
+
+// describe words the failures a request most often has; the validator's
+// own words, which group digits (86,400), serve for the rest.
+func describe(k jsonschema.ErrorKind) string {
+	switch k := k.(type) {
+	case *kind.Minimum:
+		return "must be at least " + k.Want.RatString() + ", got " + k.Got.RatString()
+	case *kind.Maximum:
+		return "must be at most " + k.Want.RatString() + ", got " + k.Got.RatString()
+	case *kind.ExclusiveMinimum:
+		return "must be more than " + k.Want.RatString() + ", got " + k.Got.RatString()
+	case *kind.ExclusiveMaximum:
+		return "must be less than " + k.Want.RatString() + ", got " + k.Got.RatString()
+	case *kind.MinLength:
+		return fmt.Sprintf("must be at least %d characters long, got %d", k.Want, k.Got)
+	case *kind.MaxLength:
+		return fmt.Sprintf("must be at most %d characters long, got %d", k.Want, k.Got)
+	case *kind.MinItems:
+		return fmt.Sprintf("must have at least %d items, got %d", k.Want, k.Got)
+	case *kind.MaxItems:
+		return fmt.Sprintf("must have at most %d items, got %d", k.Want, k.Got)
+	}
+	return k.LocalizedString(printer)
 }
