@@ -17,7 +17,9 @@ func TestContract(t *testing.T) {
 	fc, ids := seededServer(t)
 	server := fmt.Sprintf("/v1/servers/%d", ids["server"])
 	lb := accept(t, fc, "POST", "/v1/load_balancers", `{"name":"lb","load_balancer_type":"lb11","location":"fsn1"}`)
-	var created struct{ LoadBalancer struct{ ID int64 } `json:"load_balancer"` }
+	var created struct {
+		LoadBalancer struct{ ID int64 } `json:"load_balancer"`
+	}
 	if err := json.Unmarshal(lb, &created); err != nil {
 		t.Fatal(err)
 	}
