@@ -3,6 +3,7 @@ package fakecloud
 import (
 	"bytes"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -238,7 +239,19 @@ func strictObject(data []byte, v any) error {
 	if field, bad := nullLabels(js); bad {
 		return errors.New(field + ": label values must be strings")
 	}
-	return yaml.UnmarshalStrict(data, v)
+	// Decoded from JSON, not with sigs.k8s.io/yaml's target-aware
+	// conversion, which turns a number given for a string into its
+	// float text (99999999999999999999 into "1e+20") and off into "false".
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return fmt.Errorf("%s: must be of type %s, got %s; quote text in YAML", te.Field, jsonType(te.Type.Kind().String()), te.Value)
+		}
+		return errors.New("body: " + strings.TrimPrefix(err.Error(), "json: "))
+	}
+	return nil
 }
 
 // fieldsError turns "field: reason" lines into invalid_input naming each field.

@@ -205,6 +205,12 @@ func TestRefusedAdminCallsChangeNothing(t *testing.T) {
 		{"POST", "/_fakecloud/action-faults", ""},
 		{"PUT", "/_fakecloud/rate-limit", "null"},
 		{"PUT", "/_fakecloud/rate-limit", `{"remaining":-1}`},
+		// A number is not text: no "1e+20" for a command, no "123" for a name.
+		{"POST", "/_fakecloud/action-faults", `{"command":99999999999999999999}`},
+		{"POST", "/_fakecloud/seed", "servers: [{name: 123}]"},
+		// A seed's load balancer services are held to the API's description.
+		{"POST", "/_fakecloud/seed", "load_balancers: [{name: lb, services: [{protocol: tcp, listen_port: 80, destination_port: 80, colour: red}]}]"},
+		{"POST", "/_fakecloud/seed", "load_balancers: [{name: lb, services: [{protocol: http, http: {cookie_lifetime: 29}}]}]"},
 	}
 	for _, c := range calls {
 		rec := answer(t, fc, c.method, c.path, strings.NewReader(c.body))

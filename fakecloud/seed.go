@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
 )
 
 // World is a seed: the networks, servers, load balancers, certificates and
@@ -138,19 +141,19 @@ func (s *Server) Seed(seed World) error {
 func (w *world) plant(seed World) error {
 	byName := map[string]int64{}
 	for _, k := range seed.SSHKeys {
-		if _, err := w.seedCall(createSSHKey, "ssh_key "+k.Name, schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: &k.Labels}); err != nil {
+		if _, err := w.seedCall(createSSHKey, "/ssh_keys", "ssh_key "+k.Name, schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: labelsOf(k.Labels)}); err != nil {
 			return err
 		}
 	}
 	for _, c := range seed.Certificates {
-		req := schema.CertificateCreateRequest{Name: c.Name, Type: c.Type, Certificate: c.Certificate, PrivateKey: c.PrivateKey, DomainNames: c.DomainNames, Labels: &c.Labels}
-		if _, err := w.seedCall(createCertificate, "certificate "+c.Name, req); err != nil {
+		req := schema.CertificateCreateRequest{Name: c.Name, Type: c.Type, Certificate: c.Certificate, PrivateKey: c.PrivateKey, DomainNames: c.DomainNames, Labels: labelsOf(c.Labels)}
+		if _, err := w.seedCall(createCertificate, "/certificates", "certificate "+c.Name, req); err != nil {
 			return err
 		}
 	}
 	for _, n := range seed.Networks {
-		req := schema.NetworkCreateRequest{Name: n.Name, IPRange: n.IPRange, Subnets: n.Subnets, Routes: n.Routes, Labels: &n.Labels}
-		body, err := w.seedCall(createNetwork, "network "+n.Name, req)
+		req := schema.NetworkCreateRequest{Name: n.Name, IPRange: n.IPRange, Subnets: n.Subnets, Routes: n.Routes, Labels: labelsOf(n.Labels)}
+		body, err := w.seedCall(createNetwork, "/networks", "network "+n.Name, req)
 		if err != nil {
 			return err
 		}
@@ -171,7 +174,7 @@ func (w *world) plant(seed World) error {
 
 func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
 	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: orDefault(sv.ServerType, "cx22")},
-		Image: schema.IDOrName{Name: orDefault(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: &sv.Labels,
+		Image: schema.IDOrName{Name: orDefault(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: labelsOf(sv.Labels),
 		PublicNet: &schema.ServerCreatePublicNet{EnableIPv4: sv.PublicIPv4 == nil || *sv.PublicIPv4, EnableIPv6: sv.PublicIPv6 == nil || *sv.PublicIPv6}}
 	start := sv.Status != "off"
 	req.StartAfterCreate = &start
@@ -182,7 +185,7 @@ func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
 	default:
 		return fmt.Errorf("status %q is not one of running, off", sv.Status)
 	}
-	body, err := w.seedCall(createServer, "", req)
+	body, err := w.seedCall(createServer, "/servers", "", req)
 	if err != nil {
 		return err
 	}
@@ -201,7 +204,7 @@ func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
 		for _, a := range sn.AliasIPs {
 			at.AliasIPs = append(at.AliasIPs, &a)
 		}
-		if _, err := w.seedCall(serverAttachToNetwork, "", at, "id", fmt.Sprint(id)); err != nil {
+		if _, err := w.seedCall(serverAttachToNetwork, "/servers/{id}/actions/attach_to_network", "", at, "id", fmt.Sprint(id)); err != nil {
 			return err
 		}
 	}
@@ -210,7 +213,7 @@ func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
 }
 
 func (w *world) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
-	req := map[string]any{"name": lb.Name, "load_balancer_type": orDefault(lb.Type, "lb11"), "labels": lb.Labels}
+	req := map[string]any{"name": lb.Name, "load_balancer_type": orDefault(lb.Type, "lb11"), "labels": labelsOf(lb.Labels)}
 	switch {
 	case lb.Location != "":
 		req["location"] = lb.Location
@@ -231,6 +234,15 @@ func (w *world) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 			return fmt.Errorf("network %q is not in the seed world", lb.Network)
 		}
 		req["network"] = id
+	}
+	for i, raw := range lb.Services {
+		// The API ignores what it does not know; a seed is refused for it,
+		// as anywhere else in a seed.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(new(serviceSpec)); err != nil {
+			return fmt.Errorf("load_balancer %s: services.%d: %s", lb.Name, i, strings.TrimPrefix(err.Error(), "json: "))
+		}
 	}
 	if len(lb.Services) > 0 {
 		req["services"] = lb.Services
@@ -258,7 +270,7 @@ func (w *world) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 	if len(targets) > 0 {
 		req["targets"] = targets
 	}
-	body, err := w.seedCall(createLoadBalancer, "", req)
+	body, err := w.seedCall(createLoadBalancer, "/load_balancers", "", req)
 	if err != nil {
 		return err
 	}
@@ -267,8 +279,10 @@ func (w *world) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 	return nil
 }
 
-// seedCall runs an API handler in-process with a JSON body and path values.
-func (w *world) seedCall(h apiHandler, what string, body any, pathValues ...string) (any, error) {
+// seedCall runs the API handler of POST path in-process with a JSON body
+// and path values, after the OpenAPI description's check that the API
+// would make.
+func (w *world) seedCall(h apiHandler, path, what string, body any, pathValues ...string) (any, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
@@ -277,14 +291,30 @@ func (w *world) seedCall(h apiHandler, what string, body any, pathValues ...stri
 	for i := 0; i+1 < len(pathValues); i += 2 {
 		r.SetPathValue(pathValues[i], pathValues[i+1])
 	}
-	_, out, aerr := h(&call{w: w, r: r, header: make(map[string][]string)})
+	var f fieldErrors
+	for _, p := range contract.Default().Check("POST", path, nil, data) {
+		f.add(p.Field, "%s", p.Message)
+	}
+	aerr := f.err()
+	if aerr == nil {
+		_, body, aerr = h(&call{w: w, r: r, header: make(map[string][]string)})
+	}
 	if aerr != nil {
 		if what != "" {
 			return nil, fmt.Errorf("seed %s: %s", what, aerr.Error())
 		}
 		return nil, fmt.Errorf("%s", aerr.Error())
 	}
-	return out, nil
+	return body, nil
+}
+
+// labelsOf is a seed's labels as a request gives them: {} for none, as
+// the API takes no null.
+func labelsOf(labels map[string]string) *map[string]string {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	return &labels
 }
 
 func orDefault(v, def string) string {
