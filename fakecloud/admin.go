@@ -229,9 +229,13 @@ func strictObject(data []byte, v any) error {
 	if err := singleDocument(data); err != nil {
 		return err
 	}
-	js, err := yaml.YAMLToJSON(data)
-	if err != nil {
-		return err
+	// JSON is read as JSON: as YAML, {"name":1e400} would name a string.
+	js := data
+	if !json.Valid(data) {
+		var err error
+		if js, err = yaml.YAMLToJSON(data); err != nil {
+			return err
+		}
 	}
 	if js = bytes.TrimSpace(js); len(js) == 0 || js[0] != '{' {
 		return errors.New("body: must be an object; empty and null bodies are refused")

@@ -1,7 +1,11 @@
 package fakecloud
 
 import (
+	"encoding/json"
+	"net/url"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // FuzzDecodeRequests sends arbitrary bodies to every writing endpoint: no
@@ -36,5 +40,54 @@ func FuzzLabelSelector(f *testing.F) {
 		if err == nil {
 			sel.matches(map[string]string{"a": "b"})
 		}
+	})
+}
+
+// FuzzHostile sends fuzzed queries and bodies to the API's and the admin
+// API's operations, seeded from the generated cases, with the same checks;
+// an accepted body that takes a body must be UTF-8.
+func FuzzHostile(f *testing.F) {
+	h := newHostile(f, hostileAdminToken)
+	ops := specOps(f, h.fc.api)
+	admin := adminOps(f)
+	for i, op := range ops {
+		for j, c := range h.generate(op) {
+			if j%17 == 0 && c.header == nil { // a sample keeps the corpus small
+				_, query, _ := strings.Cut(c.path, "?")
+				f.Add(uint16(i), query, c.body)
+			}
+		}
+	}
+	for i, op := range admin {
+		var base map[string]any
+		if json.Unmarshal([]byte(op.body), &base) != nil {
+			continue
+		}
+		for j, c := range bodyCases(newSampler(op.path), op.method, op.path, base, nil, op.required, op.depth, true) {
+			if j%17 == 0 {
+				f.Add(uint16(len(ops)+i), "", c.body)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, which uint16, query string, body []byte) {
+		h.t = t
+		c := hostileCase{why: "fuzzed", body: body}
+		hasBody := false
+		if i := int(which) % (len(ops) + len(admin)); i < len(ops) {
+			c.method, c.path, hasBody = ops[i].method, h.target(ops[i], -1, ""), ops[i].body != nil
+		} else {
+			op := admin[i-len(ops)]
+			c.method, c.path, hasBody = op.method, "/_fakecloud"+strings.Replace(op.path, "{id}", "1", 1), op.body != ""
+			c.header = []string{"Authorization", "Bearer " + hostileAdminToken}
+		}
+		c.invalid = hasBody && !utf8.Valid(body)
+		if query != "" {
+			c.path, _, _ = strings.Cut(c.path, "?")
+			c.path += "?" + query
+		}
+		if _, err := url.ParseRequestURI(c.path); err != nil || strings.ContainsAny(c.path, " #") {
+			return // not a request line a client can send
+		}
+		h.send(c)
 	})
 }

@@ -33,6 +33,10 @@ func answerFrom(t testing.TB, h http.Handler, remote, method, target string, bod
 	req.RemoteAddr = remote
 	req.Header.Set("Authorization", "Bearer "+DefaultToken)
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i+1] == "" {
+			req.Header.Del(header[i])
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	rec := httptest.NewRecorder()
@@ -205,12 +209,6 @@ func TestRefusedAdminCallsChangeNothing(t *testing.T) {
 		{"POST", "/_fakecloud/action-faults", ""},
 		{"PUT", "/_fakecloud/rate-limit", "null"},
 		{"PUT", "/_fakecloud/rate-limit", `{"remaining":-1}`},
-		// A number is not text: no "1e+20" for a command, no "123" for a name.
-		{"POST", "/_fakecloud/action-faults", `{"command":99999999999999999999}`},
-		{"POST", "/_fakecloud/seed", "servers: [{name: 123}]"},
-		// A seed's load balancer services are held to the API's description.
-		{"POST", "/_fakecloud/seed", "load_balancers: [{name: lb, services: [{protocol: tcp, listen_port: 80, destination_port: 80, colour: red}]}]"},
-		{"POST", "/_fakecloud/seed", "load_balancers: [{name: lb, services: [{protocol: http, http: {cookie_lifetime: 29}}]}]"},
 	}
 	for _, c := range calls {
 		rec := answer(t, fc, c.method, c.path, strings.NewReader(c.body))
@@ -238,7 +236,7 @@ func TestRefusedAdminCallsChangeNothing(t *testing.T) {
 
 // export is the whole world as JSON; an export that fails fails the test,
 // so a broken export cannot pass for an unchanged world, and so does a
-// world that breaks checkInvariants.
+// world that breaks checkWorld.
 func export(t testing.TB, fc *Server) string {
 	t.Helper()
 	data, err := fc.Export()
@@ -249,7 +247,7 @@ func export(t testing.TB, fc *Server) string {
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatalf("decode the export: %v", err)
 	}
-	if errs := checkInvariants(&st); len(errs) > 0 {
+	if errs := checkWorld(&st); len(errs) > 0 {
 		t.Fatalf("the world breaks its invariants: %v", errors.Join(errs...))
 	}
 	return string(data)

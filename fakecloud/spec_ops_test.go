@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
 )
 
 // specOp is one operation of the OpenAPI description that fakecloud serves.
@@ -40,6 +42,9 @@ func specOps(t testing.TB, router chi.Router) []specOp {
 	t.Helper()
 	data, err := os.ReadFile("../testdata/openapi/cloud.spec.json")
 	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err = contract.Deviate(data); err != nil { // as fakecloud judges requests
 		t.Fatal(err)
 	}
 	var doc struct {
@@ -154,6 +159,38 @@ func example(schema map[string]any) any {
 		return map[string]any{}
 	}
 	return "x"
+}
+
+// schemaType is a schema's JSON type: its type, the one that is not null
+// of a list, or object for a schema of properties; "" when unknown.
+func schemaType(schema map[string]any) string {
+	switch t := schema["type"].(type) {
+	case string:
+		return t
+	case []any:
+		for _, x := range t {
+			if x != "null" {
+				return x.(string)
+			}
+		}
+	}
+	if props, _ := properties(schema); len(props) > 0 {
+		return "object"
+	}
+	return ""
+}
+
+// child is the schema of a property (through allOf and
+// additionalProperties) or, for an index, of an array's items.
+func child(schema map[string]any, key any) map[string]any {
+	if _, index := key.(int); index {
+		return asMap(schema["items"])
+	}
+	props, _ := properties(schema)
+	if s, ok := props[key.(string)]; ok {
+		return s
+	}
+	return asMap(schema["additionalProperties"])
 }
 
 func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }

@@ -122,8 +122,9 @@ func compileParam(c *jsonschema.Compiler, name string, p param) (queryParam, err
 
 // Check lists how a request breaks the description: none for an
 // operation the description does not know, and none for a body that is
-// not a JSON object, which the handlers refuse as json_error. An empty
-// body is checked as {}. path is the path below /v1.
+// not a JSON object, which the handlers refuse as json_error. Where the
+// description has a body, it is required: {} at least. path is the path
+// below /v1.
 func (c *Contract) Check(method, path string, query url.Values, body []byte) []Problem {
 	op, ok := c.routes.match(method, path)
 	if !ok {
@@ -135,7 +136,7 @@ func (c *Contract) Check(method, path string, query url.Values, body []byte) []P
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 {
-		trimmed = []byte("{}")
+		return append(problems, Problem{"body", "is required: a JSON object, {} at least"})
 	}
 	if trimmed[0] != '{' {
 		return problems

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -28,9 +27,8 @@ type param struct {
 
 // Extract reads the OpenAPI description and writes the operations that
 // take a JSON body or query parameters, with their schemas stripped of
-// annotations. Fields described as an ID or a name also take an integer:
-// the description types them as strings, but the API takes a number, and
-// hcloud-go sends one (IDOrName, ssh_keys as []int64).
+// annotations and the deviations of deviations.go applied. Every body the
+// description has is required.
 func Extract(spec []byte) ([]byte, error) {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
@@ -84,7 +82,7 @@ func readOperation(method, path string, raw json.RawMessage) (operation, error) 
 	op := operation{Method: strings.ToUpper(method), Path: path}
 	for _, p := range spec.Parameters {
 		if p.In == "query" {
-			op.Query = append(op.Query, param{Name: p.Name, Required: p.Required, Schema: strip(p.Schema, false)})
+			op.Query = append(op.Query, param{Name: p.Name, Required: p.Required, Schema: strip(p.Schema)})
 		}
 	}
 	if spec.RequestBody != nil {
@@ -92,8 +90,8 @@ func readOperation(method, path string, raw json.RawMessage) (operation, error) 
 		if !ok {
 			return operation{}, fmt.Errorf("%s %s: the request body is not application/json", method, path)
 		}
-		op.Body = strip(media.Schema, false)
-		relax(op.Method, path, op.Body)
+		deviate(op.Method, path, media.Schema)
+		op.Body = strip(media.Schema)
 	}
 	return op, nil
 }
@@ -105,20 +103,12 @@ var annotations = map[string]bool{
 	"format": true, // not asserted by the validator either
 }
 
-// idOrName matches the descriptions of fields that name a resource by ID
-// or by name.
-var idOrName = regexp.MustCompile(`(?i)\bIDs?\b[^.]{0,20}\bor names?\b`)
-
-// strip drops annotations from a schema and widens ID-or-name strings to
-// take integers. byID says the enclosing array was described as IDs or
-// names.
-func strip(v any, byID bool) any {
+// strip drops annotations from a schema.
+func strip(v any) any {
 	s, ok := v.(map[string]any)
 	if !ok {
 		return v
 	}
-	desc, _ := s["description"].(string)
-	byID = byID || idOrName.MatchString(desc)
 	out := map[string]any{}
 	for k, child := range s {
 		switch {
@@ -126,25 +116,20 @@ func strip(v any, byID bool) any {
 		case k == "properties" || k == "patternProperties":
 			props := map[string]any{}
 			for name, ps := range child.(map[string]any) {
-				props[name] = strip(ps, false)
+				props[name] = strip(ps)
 			}
 			out[k] = props
-		case k == "items":
-			out[k] = strip(child, byID)
-		case k == "additionalProperties" || k == "not":
-			out[k] = strip(child, false)
+		case k == "items" || k == "additionalProperties" || k == "not":
+			out[k] = strip(child)
 		case k == "allOf" || k == "anyOf" || k == "oneOf":
 			var list []any
 			for _, sub := range child.([]any) {
-				list = append(list, strip(sub, byID))
+				list = append(list, strip(sub))
 			}
 			out[k] = list
 		default:
 			out[k] = child
 		}
-	}
-	if byID && out["type"] == "string" {
-		out["type"] = []any{"string", "integer"}
 	}
 	return out
 }

@@ -1,0 +1,148 @@
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Where the live API takes more than the description says, fakecloud
+// follows the API. Each deviation names its source:
+//
+//   - A field described as the ID or name of a resource (server_type,
+//     image, location, ssh_keys' items) takes an integer too. The
+//     description types it as a string; hcloud-go sends IDs as numbers
+//     (schema.IDOrName, ServerCreateRequest.SSHKeys []int64).
+//   - A health check's protocol may be https. The description allows tcp
+//     and http; the official CCM sends a service's own protocol, https
+//     included, as its health check's when none is annotated.
+//   - A load balancer service given in a request needs only its protocol
+//     (add_service, services of a new load balancer), or its listen port
+//     (update_service). The description reuses the response models, whose
+//     required lists name every field a response carries; the API fills in
+//     the rest: hcloud-cli's `load-balancer add-service --protocol http`
+//     sends the protocol alone, and so does Terraform's
+//     hcloud_load_balancer_service with no more than a protocol.
+var relaxed = map[string]relaxation{
+	"POST /load_balancers":                             {at: []string{"properties", "services", "items"}, require: []string{"protocol"}},
+	"POST /load_balancers/{id}/actions/add_service":    {require: []string{"protocol"}},
+	"POST /load_balancers/{id}/actions/update_service": {require: []string{"listen_port"}},
+}
+
+type relaxation struct {
+	at      []string // keys from the body schema to the relaxed one
+	require []string
+}
+
+// deviate applies the deviations to one operation's body schema, in place.
+func deviate(method, path string, body any) {
+	widenIDs(body, false)
+	widenHealthChecks(body, false)
+	r, ok := relaxed[method+" "+path]
+	if !ok {
+		return
+	}
+	node, _ := body.(map[string]any)
+	for _, key := range r.at {
+		node, _ = node[key].(map[string]any)
+	}
+	if node == nil {
+		panic(fmt.Sprintf("contract: no schema at %s %s /%s", method, path, strings.Join(r.at, "/")))
+	}
+	dropRequired(node)
+	var require []any
+	for _, name := range r.require {
+		require = append(require, name)
+	}
+	node["required"] = require
+}
+
+// Deviate applies the deviations to a whole OpenAPI description, so that a
+// validator of the description judges requests as fakecloud does.
+func Deviate(spec []byte) ([]byte, error) {
+	var doc map[string]any
+	if err := json.Unmarshal(spec, &doc); err != nil {
+		return nil, err
+	}
+	paths, _ := doc["paths"].(map[string]any)
+	for path, item := range paths {
+		for method, op := range item.(map[string]any) {
+			body, _ := op.(map[string]any)["requestBody"].(map[string]any)
+			content, _ := body["content"].(map[string]any)
+			if media, ok := content["application/json"].(map[string]any); ok {
+				deviate(strings.ToUpper(method), path, media["schema"])
+			}
+		}
+	}
+	return json.Marshal(doc)
+}
+
+// idOrName matches the descriptions of fields that name a resource by ID
+// or by name.
+var idOrName = regexp.MustCompile(`(?i)\bIDs?\b[^.]{0,20}\bor names?\b`)
+
+// widenIDs lets ID-or-name strings take integers. byID says the enclosing
+// array was described as IDs or names.
+func widenIDs(v any, byID bool) {
+	s, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	desc, _ := s["description"].(string)
+	byID = byID || idOrName.MatchString(desc)
+	if props, ok := s["properties"].(map[string]any); ok {
+		for _, ps := range props {
+			widenIDs(ps, false)
+		}
+	}
+	widenIDs(s["items"], byID)
+	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+		list, _ := s[k].([]any)
+		for _, sub := range list {
+			widenIDs(sub, byID)
+		}
+	}
+	if byID && s["type"] == "string" {
+		s["type"] = []any{"string", "integer"}
+	}
+}
+
+// widenHealthChecks adds https to the protocol enum of every schema given
+// as a health_check property.
+func widenHealthChecks(v any, inHealthCheck bool) {
+	switch v := v.(type) {
+	case map[string]any:
+		props, _ := v["properties"].(map[string]any)
+		if p, ok := props["protocol"].(map[string]any); ok && inHealthCheck {
+			if enum, ok := p["enum"].([]any); ok && !slices.Contains(enum, any("https")) {
+				p["enum"] = append(enum, "https")
+			}
+		}
+		for name, ps := range props {
+			widenHealthChecks(ps, name == "health_check")
+		}
+		for _, k := range []string{"allOf", "anyOf", "oneOf"} {
+			list, _ := v[k].([]any)
+			for _, sub := range list {
+				widenHealthChecks(sub, inHealthCheck)
+			}
+		}
+		widenHealthChecks(v["items"], false)
+	}
+}
+
+func dropRequired(v any) {
+	switch v := v.(type) {
+	case map[string]any:
+		delete(v, "required")
+		for _, child := range v {
+			dropRequired(child)
+		}
+	case []any:
+		for _, child := range v {
+			dropRequired(child)
+		}
+	}
+}
