@@ -125,19 +125,26 @@ func (w *world) adopt(o *world) {
 
 // load fills an empty world from a snapshot, checking what a world needs
 // to be consistent.
-func (w *world) load(st state) error {
-	if st.Version != stateVersion {
-		return fmt.Errorf("version: %d is not the supported version %d", st.Version, stateVersion)
-	}
+// uniqueIDs checks that IDs, and the names and fingerprints the API keeps
+// unique, are given once.
+func uniqueIDs(st state) []error {
 	var errs []error
-	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	errs = append(errs, checkIDs("servers", st.Servers, func(s *server) (int64, string) { return s.ID, s.Name })...)
 	errs = append(errs, checkIDs("load_balancers", st.LoadBalancers, func(lb *loadBalancer) (int64, string) { return lb.ID, lb.Name })...)
 	errs = append(errs, checkIDs("networks", st.Networks, func(n *schema.Network) (int64, string) { return n.ID, n.Name })...)
 	errs = append(errs, checkIDs("certificates", st.Certificates, func(c *schema.Certificate) (int64, string) { return c.ID, c.Name })...)
 	errs = append(errs, checkIDs("ssh_keys", st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
-	errs = append(errs, checkIDs("primary_ips", st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, "" })...)
-	errs = append(errs, checkIDs("actions", st.Actions, func(a *action) (int64, string) { return a.ID, "" })...)
+	errs = append(errs, checkIDs("ssh_keys (fingerprint)", st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Fingerprint })...)
+	errs = append(errs, checkIDs("primary_ips", st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
+	return append(errs, checkIDs("actions", st.Actions, func(a *action) (int64, string) { return a.ID, "" })...)
+}
+
+func (w *world) load(st state) error {
+	if st.Version != stateVersion {
+		return fmt.Errorf("version: %d is not the supported version %d", st.Version, stateVersion)
+	}
+	errs := uniqueIDs(st)
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	if len(errs) > 0 {
 		return errors.Join(errs...)
 	}

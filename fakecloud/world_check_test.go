@@ -19,14 +19,7 @@ import (
 func checkWorld(st *state) []error {
 	errs := checkInvariants(st)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	errs = append(errs, checkIDs("servers", st.Servers, func(s *server) (int64, string) { return s.ID, s.Name })...)
-	errs = append(errs, checkIDs("load_balancers", st.LoadBalancers, func(lb *loadBalancer) (int64, string) { return lb.ID, lb.Name })...)
-	errs = append(errs, checkIDs("networks", st.Networks, func(n *schema.Network) (int64, string) { return n.ID, n.Name })...)
-	errs = append(errs, checkIDs("certificates", st.Certificates, func(c *schema.Certificate) (int64, string) { return c.ID, c.Name })...)
-	errs = append(errs, checkIDs("ssh_keys", st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
-	errs = append(errs, checkIDs("ssh_keys (fingerprint)", st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Fingerprint })...)
-	errs = append(errs, checkIDs("primary_ips", st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
-	errs = append(errs, checkIDs("actions", st.Actions, func(a *action) (int64, string) { return a.ID, "" })...)
+	errs = append(errs, uniqueIDs(*st)...)
 	for _, n := range st.Networks {
 		checkRoutes(n, bad)
 	}
