@@ -91,41 +91,7 @@ func checkInvariants(st *state) []error {
 	}
 	checkPool(st.PublicIPv4, public, bad)
 	checkIPv6(st, bad)
-	checkLastIDs(st, bad)
 	return errs
-}
-
-// checkLastIDs: each kind's ID counter is at or past its largest ID, so
-// the next resource cannot take an ID that is in use.
-func checkLastIDs(st *state, bad func(string, ...any)) {
-	largest := map[string]int64{}
-	note := func(kind string, id int64) { largest[kind] = max(largest[kind], id) }
-	for _, s := range st.Servers {
-		note("server", s.ID)
-	}
-	for _, lb := range st.LoadBalancers {
-		note("load_balancer", lb.ID)
-	}
-	for _, n := range st.Networks {
-		note("network", n.ID)
-	}
-	for _, c := range st.Certificates {
-		note("certificate", c.ID)
-	}
-	for _, k := range st.SSHKeys {
-		note("ssh_key", k.ID)
-	}
-	for _, p := range st.PrimaryIPs {
-		note("primary_ip", p.ID)
-	}
-	for _, a := range st.Actions {
-		note("action", a.ID)
-	}
-	for _, kind := range slices.Sorted(maps.Keys(largest)) {
-		if st.LastIDs[kind] < largest[kind] {
-			bad("last_ids.%s: %d is below the largest %s ID %d", kind, st.LastIDs[kind], kind, largest[kind])
-		}
-	}
 }
 
 // checkIPv6: each /64 fakecloud handed out (to a server's primary IP or a

@@ -291,13 +291,10 @@ func (w *world) seedCall(h apiHandler, path, what string, body any, pathValues .
 	for i := 0; i+1 < len(pathValues); i += 2 {
 		r.SetPathValue(pathValues[i], pathValues[i+1])
 	}
-	var f fieldErrors
-	for _, p := range contract.Default().Check("POST", path, nil, data) {
-		f.add(p.Field, "%s", p.Message)
-	}
-	aerr := f.err()
+	var out any
+	aerr := breaches(contract.Default(), "POST", path, nil, data)
 	if aerr == nil {
-		_, body, aerr = h(&call{w: w, r: r, header: make(map[string][]string)})
+		_, out, aerr = h(&call{w: w, r: r, header: make(map[string][]string)})
 	}
 	if aerr != nil {
 		if what != "" {
@@ -305,7 +302,7 @@ func (w *world) seedCall(h apiHandler, path, what string, body any, pathValues .
 		}
 		return nil, fmt.Errorf("%s", aerr.Error())
 	}
-	return body, nil
+	return out, nil
 }
 
 // labelsOf is a seed's labels as a request gives them: {} for none, as

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -123,22 +124,23 @@ func (w *world) adopt(o *world) {
 	w.netMembers, w.netUsed, w.netHint = o.netMembers, o.netUsed, o.netHint
 }
 
-// load fills an empty world from a snapshot, checking what a world needs
-// to be consistent.
-// uniqueIDs checks that IDs, and the names and fingerprints the API keeps
-// unique, are given once.
+// uniqueIDs checks each kind's IDs and its ID counter, and that the names
+// and fingerprints the API keeps unique are given once.
 func uniqueIDs(st state) []error {
+	last := st.LastIDs
 	var errs []error
-	errs = append(errs, checkIDs("servers", st.Servers, func(s *server) (int64, string) { return s.ID, s.Name })...)
-	errs = append(errs, checkIDs("load_balancers", st.LoadBalancers, func(lb *loadBalancer) (int64, string) { return lb.ID, lb.Name })...)
-	errs = append(errs, checkIDs("networks", st.Networks, func(n *schema.Network) (int64, string) { return n.ID, n.Name })...)
-	errs = append(errs, checkIDs("certificates", st.Certificates, func(c *schema.Certificate) (int64, string) { return c.ID, c.Name })...)
-	errs = append(errs, checkIDs("ssh_keys", st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
-	errs = append(errs, checkIDs("ssh_keys (fingerprint)", st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Fingerprint })...)
-	errs = append(errs, checkIDs("primary_ips", st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
-	return append(errs, checkIDs("actions", st.Actions, func(a *action) (int64, string) { return a.ID, "" })...)
+	errs = append(errs, checkIDs("servers", last, st.Servers, func(s *server) (int64, string) { return s.ID, s.Name })...)
+	errs = append(errs, checkIDs("load_balancers", last, st.LoadBalancers, func(lb *loadBalancer) (int64, string) { return lb.ID, lb.Name })...)
+	errs = append(errs, checkIDs("networks", last, st.Networks, func(n *schema.Network) (int64, string) { return n.ID, n.Name })...)
+	errs = append(errs, checkIDs("certificates", last, st.Certificates, func(c *schema.Certificate) (int64, string) { return c.ID, c.Name })...)
+	errs = append(errs, checkIDs("ssh_keys", last, st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
+	errs = append(errs, uniqueField("ssh_keys", "fingerprint", st.SSHKeys, func(k *schema.SSHKey) string { return k.Fingerprint })...)
+	errs = append(errs, checkIDs("primary_ips", last, st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
+	return append(errs, checkIDs("actions", last, st.Actions, func(a *action) (int64, string) { return a.ID, "" })...)
 }
 
+// load fills an empty world from a snapshot, checking what a world needs
+// to be consistent.
 func (w *world) load(st state) error {
 	if st.Version != stateVersion {
 		return fmt.Errorf("version: %d is not the supported version %d", st.Version, stateVersion)
@@ -238,26 +240,46 @@ func putAll[T any](t *table[T], items []*T, id func(*T) int64) {
 }
 
 // checkIDs reports entries that are null, lack a positive ID, or repeat
-// an ID or a (non-empty) name.
-func checkIDs[T any](kind string, items []*T, key func(*T) (int64, string)) []error {
+// an ID or a (non-empty) name, and an ID counter below the largest ID, so
+// that the next resource would take an ID in use. kind is plural, as in a
+// snapshot; last_ids names it in the singular.
+func checkIDs[T any](kind string, lastIDs map[string]int64, items []*T, key func(*T) (int64, string)) []error {
 	var errs []error
-	ids, names := map[int64]bool{}, map[string]bool{}
+	ids := map[int64]bool{}
+	var largest int64
 	for i, it := range items {
 		if it == nil {
 			errs = append(errs, fmt.Errorf("%s[%d]: is null", kind, i))
 			continue
 		}
-		id, name := key(it)
+		id, _ := key(it)
 		switch {
 		case id < 1:
 			errs = append(errs, fmt.Errorf("%s[%d].id: %d is not a positive ID", kind, i, id))
 		case ids[id]:
 			errs = append(errs, fmt.Errorf("%s[%d].id: %d appears twice", kind, i, id))
 		}
-		if name != "" && names[name] {
-			errs = append(errs, fmt.Errorf("%s[%d].name: %q appears twice", kind, i, name))
+		ids[id], largest = true, max(largest, id)
+	}
+	if counter := strings.TrimSuffix(kind, "s"); lastIDs[counter] < largest {
+		errs = append(errs, fmt.Errorf("last_ids.%s: %d is below the largest %s ID %d", counter, lastIDs[counter], counter, largest))
+	}
+	return append(errs, uniqueField(kind, "name", items, func(it *T) string { _, name := key(it); return name })...)
+}
+
+// uniqueField reports a (non-empty) field value given twice within a kind.
+func uniqueField[T any](kind, field string, items []*T, of func(*T) string) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for i, it := range items {
+		if it == nil {
+			continue
 		}
-		ids[id], names[name] = true, true
+		v := of(it)
+		if v != "" && seen[v] {
+			errs = append(errs, fmt.Errorf("%s[%d].%s: %q appears twice", kind, i, field, v))
+		}
+		seen[v] = true
 	}
 	return errs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
@@ -27,11 +28,7 @@ func checkContract(c *contract.Contract) func(http.Handler) http.Handler {
 			}
 			if checkJSONText(body) == nil {
 				path := strings.TrimPrefix(r.URL.Path, "/v1")
-				var f fieldErrors
-				for _, p := range c.Check(r.Method, path, r.URL.Query(), body) {
-					f.add(p.Field, "%s", p.Message)
-				}
-				if err := f.err(); err != nil {
+				if err := breaches(c, r.Method, path, r.URL.Query(), body); err != nil {
 					writeError(w, err)
 					return
 				}
@@ -39,4 +36,14 @@ func checkContract(c *contract.Contract) func(http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// breaches is invalid_input naming each field where a request breaks the
+// description, nil where it keeps to it.
+func breaches(c *contract.Contract, method, path string, query url.Values, body []byte) *apiError {
+	var f fieldErrors
+	for _, p := range c.Check(method, path, query, body) {
+		f.add(p.Field, "%s", p.Message)
+	}
+	return f.err()
 }
