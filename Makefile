@@ -38,7 +38,7 @@ e2e-kind: ## a real kind cluster, fakecloud and the CCM in-cluster, offline (nod
 	bash kind/e2e-kind.sh
 
 economy: ## print the API requests per hour, join and leave, and the load balancer figures (BENCHMARKS.md)
-	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/
+	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/ ./ccm/loadbalancer/
 
 bench: ## run the benchmarks recorded in BENCHMARKS.md
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./fakecloud/ ./fakecloud/lbtraffic/

@@ -6,24 +6,26 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // TestBudgetPacesBackgroundWorkAndKeepsTheReserve: with 210 requests left
 // and a reserve of 200, background requests stop at the reserve and wait
 // for the refill, while urgent ones go on.
 func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
-	clk := &clock{t: time.Now()}
-	c := newCloud(t, 1, fakecloud.Options{RateLimit: 3600, Now: clk.now})
-	if err := c.fc.SetRateLimit(210, -1); err != nil {
+	clk := cloudtest.NewClock(time.Now())
+	c := newCloud(t, 1, fakecloud.Options{RateLimit: 3600, Now: clk.Now})
+	if err := c.FC.SetRateLimit(210, -1); err != nil {
 		t.Fatal(err)
 	}
 	b := newBudget(200)
-	b.now = clk.now
+	b.now = clk.Now
 	var slept time.Duration
-	b.sleep = func(_ context.Context, d time.Duration) error { slept += d; clk.advance(d); return nil }
-	client := hcloud.NewClient(hcloud.WithEndpoint(c.url+"/v1"), hcloud.WithToken(fakecloud.DefaultToken),
+	b.sleep = func(_ context.Context, d time.Duration) error { slept += d; clk.Advance(d); return nil }
+	client := hcloud.NewClient(hcloud.WithEndpoint(c.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken),
 		hcloud.WithHTTPClient(&http.Client{Transport: b.transport(http.DefaultTransport)}))
 	for i := range 20 {
 		if _, _, err := client.Location.GetByID(t.Context(), 1); err != nil {

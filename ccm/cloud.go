@@ -18,6 +18,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 )
 
 // ProviderName is the name of this cloud provider, as the official CCM's.
@@ -32,11 +34,17 @@ type Cloud struct {
 	inv         *inventory
 	instances   *instances
 	routes      *routes
-	lbs         *loadBalancers
+	lbs         loadBalancing
 	metricsAddr net.Addr
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
+
+// loadBalancing is what the provider needs of the load balancer package.
+type loadBalancing interface {
+	cloudprovider.LoadBalancer
+	Start(ctx context.Context, recorder record.EventRecorder)
+}
 
 // New builds the provider: it serves metrics (HCLOUD_METRICS_ENABLED)
 // until ctx ends, resolves HCLOUD_NETWORK and checks that this server is
@@ -119,7 +127,8 @@ func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
 		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: now}
 	}
 	if c.cfg.LoadBalancers.Enabled {
-		c.lbs = newLoadBalancers(client, c.cfg, networkZone, now)
+		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
+			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now})
 	}
 	return c, nil
 }
@@ -164,8 +173,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	if c.lbs != nil {
-		c.lbs.recorder, c.lbs.ctx = recorder, ctx
-		go c.lbs.actions.run(ctx, time.Second)
+		c.lbs.Start(ctx, recorder)
 	}
 	go func() {
 		<-stop

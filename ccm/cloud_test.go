@@ -11,8 +11,8 @@ import (
 )
 
 func testConfig(c *cloudFixture) Config {
-	return Config{Token: fakecloud.DefaultToken, Endpoint: c.url + "/v1", AddressFamily: AddressFamilyIPv4,
-		MetadataEndpoint: c.url + "/metadata/node-0000/hetzner/v1/metadata",
+	return Config{Token: fakecloud.DefaultToken, Endpoint: c.URL + "/v1", AddressFamily: AddressFamilyIPv4,
+		MetadataEndpoint: c.URL + "/metadata/node-0000/hetzner/v1/metadata",
 		InventoryMaxAge:  5 * time.Minute, LifecycleMaxAge: time.Minute}
 }
 
@@ -33,11 +33,11 @@ func TestNewResolvesNetworkAndListsServers(t *testing.T) {
 	if _, ok := cl.InstancesV2(); !ok || cl.ProviderName() != "hcloud" || cl.HasClusterID() {
 		t.Error("provider identity")
 	}
-	if got := c.fc.Requests("GET", "/servers"); got != 2 {
+	if got := c.FC.Requests("GET", "/servers"); got != 2 {
 		t.Errorf("start listed servers with %d requests, want one listing of 2 pages", got)
 	}
 	// The start-up listing fills the inventory: metadata costs nothing.
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 	i, _ := cl.InstancesV2()
 	if _, err := i.InstanceMetadata(t.Context(), node("node-0042", "")); err != nil {
 		t.Fatal(err)
@@ -64,18 +64,18 @@ func TestNewFailsClearly(t *testing.T) {
 
 func TestAttachedCheck(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
-	c.createServer(t, "outsider")
+	c.CreateServer(t, "outsider")
 	cfg := testConfig(c)
 	cfg.Network = "k8s"
 	if _, err := New(t.Context(), cfg); err != nil {
 		t.Fatalf("server in the network refused: %v", err)
 	}
-	cfg.MetadataEndpoint = c.url + "/metadata/outsider/hetzner/v1/metadata"
+	cfg.MetadataEndpoint = c.URL + "/metadata/outsider/hetzner/v1/metadata"
 	_, err := New(t.Context(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "not attached") || !strings.Contains(err.Error(), "HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK") {
 		t.Errorf("server outside the network: %v", err)
 	}
-	cfg.MetadataEndpoint = c.url + "/nowhere"
+	cfg.MetadataEndpoint = c.URL + "/nowhere"
 	if _, err = New(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "not possible") {
 		t.Errorf("no metadata service: %v", err)
 	}

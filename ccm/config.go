@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 )
 
 // Address families for node addresses (HCLOUD_INSTANCES_ADDRESS_FAMILY).
@@ -54,7 +56,7 @@ type Config struct {
 	// initialisation; background work waits below it (HCLOUD_BUDGET_RESERVE).
 	BudgetReserve int
 
-	LoadBalancers LoadBalancerDefaults
+	LoadBalancers loadbalancer.Defaults
 
 	// Warnings are problems that do not stop the CCM, such as a token that
 	// is not 64 characters long; they are logged at start.
@@ -215,14 +217,4 @@ func (r *envReader) token(readFile func(string) ([]byte, error)) (string, []stri
 		return token, []string{fmt.Sprintf("the API token is %d characters long; Hetzner Cloud tokens have 64 (proceeding anyway)", len(token))}
 	}
 	return token, nil
-}
-
-func splitComma(s string) []string {
-	var out []string
-	for v := range strings.SplitSeq(s, ",") {
-		if v = strings.TrimSpace(v); v != "" {
-			out = append(out, v)
-		}
-	}
-	return out
 }

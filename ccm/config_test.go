@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 )
 
 const token64 = "0123456789012345678901234567890123456789012345678901234567890123"
@@ -22,7 +24,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
-		LoadBalancers: LoadBalancerDefaults{Enabled: true, Type: "lb11"}}
+		LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -51,7 +53,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 	want := Config{Token: token64, Endpoint: "http://127.0.0.1:8080/v1", Debug: true, Network: "k8s", NetworkDisableAttachedCheck: true,
 		MetadataEndpoint: "http://127.0.0.1:8080/metadata/cp-1/hetzner/v1/metadata",
 		AddressFamily:    "dualstack", MetricsAddress: "127.0.0.1:9000", InventoryMaxAge: 10 * time.Minute, LifecycleMaxAge: 30 * time.Second, BudgetReserve: 50,
-		LoadBalancers: LoadBalancerDefaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
+		LoadBalancers: loadbalancer.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
 			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two}}
 	if diff := cmp.Diff(want, c); diff != "" {

@@ -13,11 +13,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"k8s.io/apimachinery/pkg/types"
 	cloudprovider "k8s.io/cloud-provider"
 	cloudnode "k8s.io/cloud-provider/controllers/node"
 	"k8s.io/cloud-provider/controllers/nodelifecycle"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // economy drives the provider as the upstream controllers do, on the
@@ -84,7 +86,7 @@ func (e *economy) run(t *testing.T, d time.Duration) {
 	t.Helper()
 	for range int(d / time.Second) {
 		e.second++
-		e.clock.advance(time.Second)
+		e.clock.Advance(time.Second)
 		if e.second%5 == 0 {
 			e.lc.MonitorNodes(e.ctx)
 		}
@@ -104,7 +106,7 @@ func (e *economy) run(t *testing.T, d time.Duration) {
 // hour is the requests of one simulated hour.
 func (e *economy) hour(t *testing.T) uint64 {
 	t.Helper()
-	e.fc.ResetCounters()
+	e.FC.ResetCounters()
 	e.run(t, time.Hour)
 	return e.requests()
 }
@@ -144,7 +146,7 @@ func (e *economy) join(t *testing.T, i int) (initCost, routeCost uint64) {
 	if e.routes == nil {
 		return initCost, 0
 	}
-	e.fc.ResetCounters()
+	e.FC.ResetCounters()
 	e.createRoute(t, i)
 	return initCost, e.requests()
 }
@@ -157,11 +159,11 @@ func (e *economy) leave(t *testing.T, i int) (lifecycleCost, routeCost uint64) {
 	id := e.nodeServerID(t, name(i))
 	e.setReady(t, name(i), false)
 	e.seen(t, name(i), false)
-	if err := e.fc.Apply(fakecloud.Event{Type: "delete_server", Server: id}); err != nil {
+	if err := e.FC.Apply(fakecloud.Event{Type: "delete_server", Server: id}); err != nil {
 		t.Fatal(err)
 	}
-	e.fc.ResetCounters()
-	e.clock.advance(61 * time.Second)
+	e.FC.ResetCounters()
+	e.clock.Advance(61 * time.Second)
 	e.lc.MonitorNodes(e.ctx)
 	if e.nodeExists(name(i)) {
 		t.Fatalf("%s not deleted", name(i))
@@ -170,7 +172,7 @@ func (e *economy) leave(t *testing.T, i int) (lifecycleCost, routeCost uint64) {
 	if e.routes == nil {
 		return lifecycleCost, 0
 	}
-	e.fc.ResetCounters()
+	e.FC.ResetCounters()
 	rs, err := e.routes.ListRoutes(e.ctx, "")
 	if err != nil {
 		t.Fatal(err)
@@ -190,7 +192,7 @@ func (e *economy) leave(t *testing.T, i int) (lifecycleCost, routeCost uint64) {
 
 func (e *economy) nodeServerID(t *testing.T, n string) int64 {
 	t.Helper()
-	id, err := serverIDFromProviderID(e.node(t, n).Spec.ProviderID)
+	id, err := providerid.ToServerID(e.node(t, n).Spec.ProviderID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
@@ -13,6 +14,8 @@ import (
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 )
 
 const (
@@ -43,7 +46,7 @@ var _ cloudprovider.InstancesV2 = (*instances)(nil)
 // within maxAge. nil means the API confirmed there is none.
 func (i *instances) server(ctx context.Context, node *corev1.Node, maxAge time.Duration) (*hcloud.Server, error) {
 	if node.Spec.ProviderID != "" {
-		id, err := serverIDFromProviderID(node.Spec.ProviderID)
+		id, err := providerid.ToServerID(node.Spec.ProviderID)
 		if err != nil {
 			return nil, err
 		}
@@ -88,7 +91,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, errServerNotFound)
 	}
 	md := &cloudprovider.InstanceMetadata{
-		ProviderID:       providerID(s.ID),
+		ProviderID:       providerid.FromServerID(s.ID),
 		InstanceType:     s.ServerType.Name,
 		NodeAddresses:    nodeAddresses(s, i.cfg),
 		AdditionalLabels: map[string]string{labelProvidedBy: "cloud"},
@@ -144,8 +147,8 @@ func (i *instances) checkNodeIP(node *corev1.Node, addrs []corev1.NodeAddress) {
 	if want == "" || i.recorder == nil {
 		return
 	}
-	for _, ip := range splitComma(want) {
-		if !slices.ContainsFunc(addrs, func(a corev1.NodeAddress) bool { return a.Address == ip }) {
+	for ip := range strings.SplitSeq(want, ",") {
+		if ip = strings.TrimSpace(ip); ip != "" && !slices.ContainsFunc(addrs, func(a corev1.NodeAddress) bool { return a.Address == ip }) {
 			i.recorder.Eventf(node, corev1.EventTypeWarning, eventNodeIPMismatch,
 				"kubelet --node-ip %s is not an address of server %s (%v); check --node-ip and HCLOUD_NETWORK / HCLOUD_INSTANCES_ADDRESS_FAMILY",
 				ip, node.Name, addressList(addrs))

@@ -6,21 +6,23 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 func newInstances(t *testing.T, c *cloudFixture, family string) (*instances, *record.FakeRecorder) {
 	t.Helper()
-	nets, err := c.client.Network.All(t.Context())
+	nets, err := c.Client.Network.All(t.Context())
 	if err != nil || len(nets) != 1 {
 		t.Fatal(nets, err)
 	}
 	rec := record.NewFakeRecorder(10)
 	cfg := Config{NetworkID: nets[0].ID, AddressFamily: family, ZoneLabelEnabled: true, InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute}
-	return &instances{inv: newInventory(c.client, nil), cfg: cfg, recorder: rec}, rec
+	return &instances{inv: newInventory(c.Client, nil), cfg: cfg, recorder: rec}, rec
 }
 
 func node(name, providerID string) *corev1.Node {
@@ -34,7 +36,7 @@ func TestInstanceMetadata(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ := c.client.Server.GetByName(t.Context(), "node-0001")
+	s, _, _ := c.Client.Server.GetByName(t.Context(), "node-0001")
 	want := []corev1.NodeAddress{
 		{Type: corev1.NodeHostName, Address: "node-0001"},
 		{Type: corev1.NodeExternalIP, Address: s.PublicNet.IPv4.IP.String()},
@@ -44,11 +46,11 @@ func TestInstanceMetadata(t *testing.T) {
 	if diff := cmp.Diff(want, md.NodeAddresses); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
 	}
-	if md.ProviderID != providerID(s.ID) || md.InstanceType != "cx22" || md.Region != "fsn1" || md.Zone != "fsn1-dc14" ||
+	if md.ProviderID != providerid.FromServerID(s.ID) || md.InstanceType != "cx22" || md.Region != "fsn1" || md.Zone != "fsn1-dc14" ||
 		md.AdditionalLabels[labelProvidedBy] != "cloud" {
 		t.Errorf("metadata %+v", md)
 	}
-	byID, err := i.InstanceMetadata(t.Context(), node("renamed-node", providerID(s.ID)))
+	byID, err := i.InstanceMetadata(t.Context(), node("renamed-node", providerid.FromServerID(s.ID)))
 	if err != nil || byID.NodeAddresses[0].Address != "node-0001" {
 		t.Errorf("lookup by provider ID: %+v %v", byID, err)
 	}
@@ -69,28 +71,28 @@ func TestInstanceExistsOnlyFalseWhenConfirmed(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
 	i, _ := newInstances(t, c, AddressFamilyIPv4)
 	i.cfg.LifecycleMaxAge = 0 // always ask the API
-	s, _, _ := c.client.Server.GetByName(t.Context(), "node-0000")
-	n := node("node-0000", providerID(s.ID))
+	s, _, _ := c.Client.Server.GetByName(t.Context(), "node-0000")
+	n := node("node-0000", providerid.FromServerID(s.ID))
 	if ok, err := i.InstanceExists(t.Context(), n); !ok || err != nil {
 		t.Fatalf("existing server: %v %v", ok, err)
 	}
 	for _, rule := range []fakecloud.Rule{{Path: "/**", Status: 500}, {Path: "/**", Status: 429}, {Path: "/**", Status: 503, PlainBody: true}} {
-		c.fc.ClearFaults()
-		if _, err := c.fc.AddFault(rule); err != nil {
+		c.FC.ClearFaults()
+		if _, err := c.FC.AddFault(rule); err != nil {
 			t.Fatal(err)
 		}
 		if ok, err := i.InstanceExists(t.Context(), n); err == nil {
 			t.Errorf("with %d answers: exists=%v and no error; the node could be deleted", rule.Status, ok)
 		}
 	}
-	c.fc.ClearFaults()
-	if err := c.fc.Apply(fakecloud.Event{Type: "power_off_server", Server: s.ID}); err != nil {
+	c.FC.ClearFaults()
+	if err := c.FC.Apply(fakecloud.Event{Type: "power_off_server", Server: s.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if off, err := i.InstanceShutdown(t.Context(), n); !off || err != nil {
 		t.Errorf("powered off server: shutdown=%v %v", off, err)
 	}
-	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
+	if err := c.FC.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if ok, err := i.InstanceExists(t.Context(), n); ok || err != nil {
@@ -112,7 +114,7 @@ func TestNodeIPMismatchEvent(t *testing.T) {
 func TestServerNotInNetworkEvent(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
 	i, rec := newInstances(t, c, AddressFamilyIPv4)
-	c.createServer(t, "outsider")
+	c.CreateServer(t, "outsider")
 	if _, err := i.InstanceMetadata(t.Context(), node("node-0000", "")); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -13,8 +14,8 @@ import (
 // listings the first time, nothing while fresh, and one listing once stale.
 func TestInventorySweeps(t *testing.T) {
 	c := newCloud(t, 120, fakecloud.Options{}) // 3 pages of 50
-	clk := &clock{t: time.Unix(1e9, 0)}
-	inv := newInventory(c.client, clk.now)
+	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	inv := newInventory(c.Client, clk.Now)
 	sweep := func() {
 		t.Helper()
 		for i := range 120 {
@@ -28,13 +29,13 @@ func TestInventorySweeps(t *testing.T) {
 	if got := c.requests(); got > 7 {
 		t.Errorf("first sweep: %d requests, want at most 4 targeted + 3 pages", got)
 	}
-	c.fc.ResetCounters()
-	clk.advance(time.Minute)
+	c.FC.ResetCounters()
+	clk.Advance(time.Minute)
 	sweep()
 	if got := c.requests(); got != 0 {
 		t.Errorf("sweep within max age: %d requests, want 0", got)
 	}
-	clk.advance(5 * time.Minute)
+	clk.Advance(5 * time.Minute)
 	sweep()
 	if got := c.requests(); got != 3 {
 		t.Errorf("sweep after max age: %d requests, want one listing of 3 pages", got)
@@ -45,15 +46,15 @@ func TestInventorySweeps(t *testing.T) {
 // a 1-minute freshness costs one request a minute.
 func TestInventoryLifecycleChecks(t *testing.T) {
 	c := newCloud(t, 120, fakecloud.Options{})
-	clk := &clock{t: time.Unix(1e9, 0)}
-	inv := newInventory(c.client, clk.now)
+	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	inv := newInventory(c.Client, clk.Now)
 	if err := inv.refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := inv.byServerName(t.Context(), "node-0007", time.Minute)
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 	for range 720 {
-		clk.advance(5 * time.Second)
+		clk.Advance(5 * time.Second)
 		if _, err := inv.byServerID(t.Context(), s.ID, time.Minute); err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func TestInventoryLifecycleChecks(t *testing.T) {
 // inventory it would be 100.
 func TestInventoryJoinBurst(t *testing.T) {
 	c := newCloud(t, 100, fakecloud.Options{})
-	inv := newInventory(c.client, nil)
+	inv := newInventory(c.Client, nil)
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
@@ -89,21 +90,21 @@ func TestInventoryJoinBurst(t *testing.T) {
 // gone; errors stay errors.
 func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
 	c := newCloud(t, 3, fakecloud.Options{})
-	clk := &clock{t: time.Unix(1e9, 0)}
-	inv := newInventory(c.client, clk.now)
+	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	inv := newInventory(c.Client, clk.Now)
 	s, err := inv.byServerName(t.Context(), "node-0001", time.Minute)
 	if err != nil || s == nil {
 		t.Fatal(s, err)
 	}
-	if _, err := c.fc.AddFault(fakecloud.Rule{Path: "/**", Status: 500}); err != nil {
+	if _, err := c.FC.AddFault(fakecloud.Rule{Path: "/**", Status: 500}); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(2 * time.Minute)
+	clk.Advance(2 * time.Minute)
 	if got, err := inv.byServerID(t.Context(), s.ID, time.Minute); err == nil || got != nil {
 		t.Fatalf("during an outage: %v %v, want an error", got, err)
 	}
-	c.fc.ClearFaults()
-	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
+	c.FC.ClearFaults()
+	if err := c.FC.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := inv.byServerID(t.Context(), s.ID, time.Minute); err != nil || got != nil {

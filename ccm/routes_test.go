@@ -6,22 +6,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 func newRoutes(t *testing.T, c *cloudFixture) (*routes, *hcloud.Network, *record.FakeRecorder) {
 	t.Helper()
-	nets, err := c.client.Network.All(t.Context())
+	nets, err := c.Client.Network.All(t.Context())
 	if err != nil || len(nets) != 1 {
 		t.Fatal(nets, err)
 	}
 	rec := record.NewFakeRecorder(10)
-	return &routes{client: c.client, inv: newInventory(c.client, nil), networkID: nets[0].ID, maxAge: 5 * time.Minute,
+	return &routes{client: c.Client, inv: newInventory(c.Client, nil), networkID: nets[0].ID, maxAge: 5 * time.Minute,
 		recorder: rec, now: time.Now}, nets[0], rec
 }
 
@@ -56,7 +57,7 @@ func TestRoutesCreateReplaceDelete(t *testing.T) {
 		t.Fatalf("routes %v", got)
 	}
 	// Creating the same route again sends nothing.
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 	if err := r.CreateRoute(ctx, "", "", &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "10.244.0.0/24"}); err != nil {
 		t.Fatal(err)
 	}
@@ -67,8 +68,8 @@ func TestRoutesCreateReplaceDelete(t *testing.T) {
 	if err := r.CreateRoute(ctx, "", "", &cloudprovider.Route{TargetNode: "node-0002", DestinationCIDR: "10.244.0.0/24"}); err != nil {
 		t.Fatal(err)
 	}
-	got, _, _ := c.client.Network.GetByID(ctx, nw.ID)
-	s2, _, _ := c.client.Server.GetByName(ctx, "node-0002")
+	got, _, _ := c.Client.Network.GetByID(ctx, nw.ID)
+	s2, _, _ := c.Client.Server.GetByName(ctx, "node-0002")
 	if len(got.Routes) != 2 || !slices.ContainsFunc(got.Routes, func(rt hcloud.NetworkRoute) bool {
 		return rt.Destination.String() == "10.244.0.0/24" && rt.Gateway.Equal(s2.PrivateNet[0].IP)
 	}) {
@@ -94,8 +95,8 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 	if err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0001", DestinationCIDR: "10.244.1.0/24"}); err != nil {
 		t.Fatal(err)
 	}
-	s, _, _ := c.client.Server.GetByName(t.Context(), "node-0001")
-	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
+	s, _, _ := c.Client.Server.GetByName(t.Context(), "node-0001")
+	if err := c.FC.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
 		t.Fatal(err)
 	}
 	// The inventory still knows the server: not a blackhole yet.
@@ -106,7 +107,7 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 	if got, err := r.inv.byServerID(t.Context(), s.ID, 0); got != nil || err != nil {
 		t.Fatal(got, err)
 	}
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.1.0/24 blackhole"}) {
 		t.Errorf("routes after the server is gone: %v", got)
 	}
@@ -119,13 +120,13 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 	r.network = nil
 	r.mu.Unlock()
 	r.inv.listedAt = time.Time{}
-	if _, err := c.fc.AddFault(fakecloud.Rule{Path: "/servers", Status: 500}); err != nil {
+	if _, err := c.FC.AddFault(fakecloud.Rule{Path: "/servers", Status: 500}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.ListRoutes(t.Context(), ""); err == nil {
 		t.Error("routes listed as blackholes while the server listing failed")
 	}
-	c.fc.ClearFaults()
+	c.FC.ClearFaults()
 	if got := routeSet(t, r); !slices.Equal(got, []string{"10.244.1.0/24 blackhole", "10.244.7.0/24 blackhole"}) {
 		t.Errorf("routes after a listing: %v", got)
 	}
@@ -134,7 +135,7 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 func TestRoutesRefuseIPv6AndReportConflicts(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
 	r, _, rec := newRoutes(t, c)
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 	err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "fd00:244::/64"})
 	if err == nil || !strings.Contains(err.Error(), "IPv6") {
 		t.Fatalf("IPv6 route: %v", err)
@@ -143,7 +144,7 @@ func TestRoutesRefuseIPv6AndReportConflicts(t *testing.T) {
 	if c.requests() != 0 {
 		t.Errorf("an IPv6 route cost %d requests", c.requests())
 	}
-	if _, err := c.fc.AddFault(fakecloud.Rule{Method: "POST", Path: "/networks/{id}/actions/add_route", Code: "locked"}); err != nil {
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "POST", Path: "/networks/{id}/actions/add_route", Code: "locked"}); err != nil {
 		t.Fatal(err)
 	}
 	err = r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "10.244.0.0/24"})

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -26,6 +25,10 @@ import (
 	servicecontroller "k8s.io/cloud-provider/controllers/service"
 	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
 	_ "k8s.io/controller-manager/pkg/features/register" // the gates the route controller reads, as cmd/ccm gets them through options
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // cluster is the provider on fakecloud with the upstream controllers of
@@ -36,7 +39,7 @@ type cluster struct {
 	*cloudFixture
 	cloud   *Cloud
 	kube    *fake.Clientset
-	clock   *clock
+	clock   *cloudtest.Clock
 	ctx     context.Context
 	factory informers.SharedInformerFactory
 
@@ -49,13 +52,13 @@ type cluster struct {
 func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*Config)) *cluster {
 	t.Helper()
 	fx := newCloud(t, n, opts)
-	clk := &clock{t: time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)}
+	clk := cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	cfg := testConfig(fx)
 	cfg.Network, cfg.RoutesEnabled, cfg.ZoneLabelEnabled = "k8s", true, true
 	for _, f := range configure {
 		f(&cfg)
 	}
-	cl, err := build(t.Context(), cfg, buildOptions{now: clk.now, httpTimeout: 300 * time.Millisecond,
+	cl, err := build(t.Context(), cfg, buildOptions{now: clk.Now, httpTimeout: 300 * time.Millisecond,
 		retry: &hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}})
 	if err != nil {
 		t.Fatal(err)
@@ -69,9 +72,28 @@ func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*
 	})
 	cl.Initialize(clientBuilder{kube}, t.Context().Done())
 	c.factory = informers.NewSharedInformerFactory(kube, 0)
-	fx.fc.ResetCounters()
+	fx.FC.ResetCounters()
 	return c
 }
+
+// lbCluster is newCluster with load balancers on (in fsn1, lb11) and
+// the servers' Nodes at hand.
+type lbCluster struct {
+	*cluster
+	nodes []*corev1.Node // one per server, node-0000...
+}
+
+func newLBCluster(t *testing.T, n int, opts fakecloud.Options) *lbCluster {
+	t.Helper()
+	c := newCluster(t, n, opts, func(c *Config) {
+		c.LoadBalancers = loadbalancer.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}
+	})
+	lc := &lbCluster{cluster: c, nodes: c.Nodes(t)}
+	c.FC.ResetCounters()
+	return lc
+}
+
+var lbService = cloudtest.LBService
 
 // start starts the informers the controllers asked for (run them first)
 // and waits until nodes are watched, so no Node created afterwards is missed.
@@ -200,18 +222,6 @@ func (c *cluster) hasEvent(t *testing.T, eventType, reason, object string) bool 
 		}
 	}
 	return false
-}
-
-// eventually polls cond every 10 ms for at most 20 s.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // clientBuilder hands the fake clientset to Cloud.Initialize.

@@ -5,17 +5,18 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // joinAll registers a Node for each server, initialised (provider ID set,
 // no taint) and Ready, and returns the server IDs by node name.
 func joinAll(t *testing.T, c *cluster) map[string]int64 {
 	t.Helper()
-	servers, err := c.client.Server.All(c.ctx)
+	servers, err := c.Client.Server.All(c.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +30,7 @@ func joinAll(t *testing.T, c *cluster) map[string]int64 {
 		}
 		ids[s.Name] = s.ID
 	}
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 	return ids
 }
 
@@ -50,7 +51,7 @@ func TestLifecycleDeletesTheNodeOfADeletedServer(t *testing.T) {
 	c.runLifecycle(t, 10*time.Millisecond)
 	c.start(t)
 	ids := joinAll(t, c)
-	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: ids["node-0001"]}); err != nil {
+	if err := c.FC.Apply(fakecloud.Event{Type: "delete_server", Server: ids["node-0001"]}); err != nil {
 		t.Fatal(err)
 	}
 	c.setReady(t, "node-0001", false)
@@ -59,13 +60,13 @@ func TestLifecycleDeletesTheNodeOfADeletedServer(t *testing.T) {
 	if got := c.requests(); got != 0 {
 		t.Errorf("%d requests within the freshness bound", got)
 	}
-	c.clock.advance(61 * time.Second)
+	c.clock.Advance(61 * time.Second)
 	eventually(t, "node-0001 deleted", func() bool { return !c.nodeExists("node-0001") })
 	if !c.nodeExists("node-0000") || !c.nodeExists("node-0002") {
 		t.Error("a Ready node was deleted")
 	}
 	// One targeted GET /servers/{id} answered 404; the absence is remembered.
-	if got, gone := c.requests(), c.fc.Requests("GET", "/servers/{id}"); got != 1 || gone != 1 {
+	if got, gone := c.requests(), c.FC.Requests("GET", "/servers/{id}"); got != 1 || gone != 1 {
 		t.Errorf("deleting the node cost %d requests (%d GET /servers/{id}), want 1", got, gone)
 	}
 	eventually(t, "DeletingNode event", func() bool { return c.hasEvent(t, corev1.EventTypeNormal, "DeletingNode", "node-0001") })
@@ -91,25 +92,25 @@ func TestLifecycleKeepsNodesThroughAnOutage(t *testing.T) {
 			c.runLifecycle(t, 10*time.Millisecond)
 			c.start(t)
 			ids := joinAll(t, c)
-			if _, err := c.fc.AddFault(tc.rule); err != nil {
+			if _, err := c.FC.AddFault(tc.rule); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", Server: ids["node-0002"]}); err != nil {
+			if err := c.FC.Apply(fakecloud.Event{Type: "delete_server", Server: ids["node-0002"]}); err != nil {
 				t.Fatal(err)
 			}
 			c.setReady(t, "node-0001", false)
 			c.setReady(t, "node-0002", false)
 			// An hour (a quarter for hangs) passes; the controller keeps asking and failing.
 			for range tc.minutes {
-				c.clock.advance(61 * time.Second)
+				c.clock.Advance(61 * time.Second)
 				before := c.requests()
 				eventually(t, "the controller asking again", func() bool { return c.requests() > before })
 				if !c.nodeExists("node-0001") || !c.nodeExists("node-0002") {
 					t.Fatalf("a Node was deleted during the outage (%d requests)", c.requests())
 				}
 			}
-			c.fc.ClearFaults()
-			c.clock.advance(time.Minute)
+			c.FC.ClearFaults()
+			c.clock.Advance(time.Minute)
 			eventually(t, "node-0002 deleted once the API answers", func() bool { return !c.nodeExists("node-0002") })
 			stays(t, "node-0001 kept", func() bool { return c.nodeExists("node-0001") })
 		})
@@ -121,11 +122,11 @@ func TestLifecycleShutdownTaint(t *testing.T) {
 	c.runLifecycle(t, 10*time.Millisecond)
 	c.start(t)
 	ids := joinAll(t, c)
-	if err := c.fc.Apply(fakecloud.Event{Type: "power_off_server", Server: ids["node-0001"]}); err != nil {
+	if err := c.FC.Apply(fakecloud.Event{Type: "power_off_server", Server: ids["node-0001"]}); err != nil {
 		t.Fatal(err)
 	}
 	c.setReady(t, "node-0001", false)
-	c.clock.advance(61 * time.Second)
+	c.clock.Advance(61 * time.Second)
 	eventually(t, "shutdown taint", func() bool { return hasTaint(c.node(t, "node-0001"), cloudproviderapi.TaintNodeShutdown) })
 	// Exists and shutdown share one targeted request.
 	if got := c.requests(); got != 1 {
@@ -133,7 +134,7 @@ func TestLifecycleShutdownTaint(t *testing.T) {
 	}
 	stays(t, "node kept while off", func() bool { return c.nodeExists("node-0001") })
 
-	if err := c.fc.Apply(fakecloud.Event{Type: "power_on_server", Server: ids["node-0001"]}); err != nil {
+	if err := c.FC.Apply(fakecloud.Event{Type: "power_on_server", Server: ids["node-0001"]}); err != nil {
 		t.Fatal(err)
 	}
 	c.setReady(t, "node-0001", true)

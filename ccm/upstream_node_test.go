@@ -4,21 +4,22 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // createServers adds servers behind the CCM's back, as an autoscaler does.
 func createServers(t *testing.T, c *cluster, from, n int) {
 	t.Helper()
-	nets, err := c.client.Network.All(c.ctx)
+	nets, err := c.Client.Network.All(c.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for i := from; i < from+n; i++ {
-		c.createServer(t, name(i), nets...)
+		c.CreateServer(t, name(i), nets...)
 	}
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 }
 
 func TestNodeControllerInitialisesANodeWithOneRequest(t *testing.T) {
@@ -33,7 +34,7 @@ func TestNodeControllerInitialisesANodeWithOneRequest(t *testing.T) {
 		t.Errorf("initialisation cost %d requests, want 1 (GET /servers?name=node-0002)", got)
 	}
 	n := c.node(t, "node-0002")
-	s, _, _ := c.client.Server.GetByName(c.ctx, "node-0002")
+	s, _, _ := c.Client.Server.GetByName(c.ctx, "node-0002")
 	if n.Spec.ProviderID != "hcloud://"+strconv.FormatInt(s.ID, 10) {
 		t.Errorf("provider ID %q", n.Spec.ProviderID)
 	}

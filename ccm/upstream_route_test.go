@@ -5,19 +5,20 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // networkRoutes lists the routes in fakecloud as "destination via node".
 func networkRoutes(t *testing.T, c *cluster) []string {
 	t.Helper()
-	n, _, err := c.client.Network.GetByName(c.ctx, "k8s")
+	n, _, err := c.Client.Network.GetByName(c.ctx, "k8s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	servers, err := c.client.Server.All(c.ctx)
+	servers, err := c.Client.Server.All(c.ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,11 +51,11 @@ func (c *cluster) setPodCIDRs(t *testing.T, name string, cidrs ...string) {
 // an event, and reads the network once for all of it.
 func TestRouteController(t *testing.T) {
 	c := newCluster(t, 4, fakecloud.Options{})
-	nw, _, err := c.client.Network.GetByName(c.ctx, "k8s")
+	nw, _, err := c.Client.Network.GetByName(c.ctx, "k8s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	node3, _, _ := c.client.Server.GetByName(c.ctx, "node-0003")
+	node3, _, _ := c.Client.Server.GetByName(c.ctx, "node-0003")
 	// Before the CCM looks: 10.244.1.0/24 leads to node-0003 (stale), and
 	// 10.244.9.0/24 to an address no server holds (a blackhole).
 	c.addRoute(t, nw, "10.244.1.0/24", node3.PrivateNet[0].IP.String())
@@ -63,7 +64,7 @@ func TestRouteController(t *testing.T) {
 	c.setPodCIDRs(t, "node-0000", "10.244.0.0/24")
 	c.setPodCIDRs(t, "node-0001", "10.244.1.0/24")
 	c.setPodCIDRs(t, "node-0002", "10.244.2.0/24", "fd00:10:244:2::/64")
-	c.fc.ResetCounters()
+	c.FC.ResetCounters()
 	c.runRoutes(t, "10.244.0.0/16", 20*time.Millisecond)
 	c.start(t)
 
@@ -86,10 +87,10 @@ func TestRouteController(t *testing.T) {
 		return c.hasEvent(t, corev1.EventTypeWarning, eventRouteRefused, "node-0002")
 	})
 	// The network was read once; the controller's later reconciles used the copy.
-	if got := c.fc.Requests("GET", "/networks/{id}"); got != 1 {
+	if got := c.FC.Requests("GET", "/networks/{id}"); got != 1 {
 		t.Errorf("the network was read %d times, want once", got)
 	}
-	if add, del := c.fc.Requests("POST", "/networks/{id}/actions/add_route"), c.fc.Requests("POST", "/networks/{id}/actions/delete_route"); add != 3 || del != 2 {
+	if add, del := c.FC.Requests("POST", "/networks/{id}/actions/add_route"), c.FC.Requests("POST", "/networks/{id}/actions/delete_route"); add != 3 || del != 2 {
 		t.Errorf("%d routes added and %d deleted, want 3 and 2", add, del)
 	}
 

@@ -11,9 +11,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 const finalizer = "service.kubernetes.io/load-balancer-cleanup"
@@ -46,7 +47,7 @@ func TestServiceControllerLifecycle(t *testing.T) {
 	if !slices.Contains(get().Finalizers, finalizer) {
 		t.Errorf("finalizers %v, want %s", get().Finalizers, finalizer)
 	}
-	lb := c.cloudLB(t, svc)
+	lb := c.LoadBalancerOf(t, svc)
 	if got := get().Status.LoadBalancer.Ingress[0].IP; got != lb.PublicNet.IPv4.IP.String() {
 		t.Errorf("ingress %s, want %s", got, lb.PublicNet.IPv4.IP)
 	}
@@ -54,12 +55,12 @@ func TestServiceControllerLifecycle(t *testing.T) {
 		t.Errorf("%d targets, %d services; want 3 and 2", len(lb.Targets), len(lb.Services))
 	}
 
-	before, reads := c.requests(), c.fc.Requests("GET", "/load_balancers")
+	before, reads := c.requests(), c.FC.Requests("GET", "/load_balancers")
 	if _, err := c.kube.CoreV1().Nodes().Create(c.ctx, c.nodes[3], metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the joining node as a target", func() bool { return len(c.cloudLB(t, svc).Targets) == 4 })
-	if n := c.requests() - before - (c.fc.Requests("GET", "/load_balancers") - reads); n != 1 { // less the test's own reads
+	eventually(t, "the joining node as a target", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+	if n := c.requests() - before - (c.FC.Requests("GET", "/load_balancers") - reads); n != 1 { // less the test's own reads
 		t.Errorf("a node join sent %d requests, want 1", n)
 	}
 
@@ -72,7 +73,7 @@ func TestServiceControllerLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the finalizer released", func() bool { return !slices.Contains(get().Finalizers, finalizer) })
-	if all := c.allLBs(t); len(all) != 0 {
+	if all := c.LoadBalancers(t); len(all) != 0 {
 		t.Errorf("%d load balancers left after the Service was deleted", len(all))
 	}
 }

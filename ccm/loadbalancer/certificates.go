@@ -1,4 +1,4 @@
-package ccm
+package loadbalancer
 
 import (
 	"context"

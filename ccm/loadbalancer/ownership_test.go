@@ -1,17 +1,19 @@
-package ccm
+package loadbalancer
 
 import (
 	"testing"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // createBehindTheBack makes a load balancer as an operator would.
 func (c *lbCluster) createBehindTheBack(t *testing.T, name string, labels map[string]string) *hcloud.LoadBalancer {
 	t.Helper()
-	res, _, err := c.client.LoadBalancer.Create(t.Context(), hcloud.LoadBalancerCreateOpts{Name: name, Labels: labels,
+	res, _, err := c.Client.LoadBalancer.Create(t.Context(), hcloud.LoadBalancerCreateOpts{Name: name, Labels: labels,
 		LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"},
 		Services: []hcloud.LoadBalancerCreateOptsService{{Protocol: "tcp", ListenPort: hcloud.Ptr(9999), DestinationPort: hcloud.Ptr(9999)}}})
 	if err != nil {
@@ -25,7 +27,7 @@ func TestLBAdoptedByNameThenLabelled(t *testing.T) {
 	existing := c.createBehindTheBack(t, "shop", map[string]string{"team": "shop"})
 	svc := lbService("shop", []int32{80}, "name", "shop")
 	c.ensure(t, svc, c.nodes)
-	all := c.allLBs(t)
+	all := c.LoadBalancers(t)
 	if len(all) != 1 {
 		t.Fatalf("%d load balancers, want the adopted one only", len(all))
 	}
@@ -46,7 +48,7 @@ func TestLBNameOfAnotherServiceIsNotTaken(t *testing.T) {
 	if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", svc, c.nodes); err == nil {
 		t.Fatal("EnsureLoadBalancer took another Service's load balancer")
 	}
-	if lb := c.allLBs(t)[0]; lb.Labels[uidLabel] != "someone-else" || len(lb.Services) != 1 || lb.Services[0].ListenPort != 9999 {
+	if lb := c.LoadBalancers(t)[0]; lb.Labels[uidLabel] != "someone-else" || len(lb.Services) != 1 || lb.Services[0].ListenPort != 9999 {
 		t.Errorf("the other Service's load balancer was changed: %v", lb.Labels)
 	}
 	eventually(t, "LoadBalancerNameTaken event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, "LoadBalancerNameTaken", "shop") })
@@ -60,7 +62,7 @@ func TestLBDeletedOnlyByLabel(t *testing.T) {
 	other := lbService("other", []int32{80}, "name", "not-mine")
 	c.createBehindTheBack(t, "not-mine", nil)
 
-	before := c.requests()
+	before := c.Requests()
 	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {
 		t.Fatal(err)
 	}
@@ -68,10 +70,10 @@ func TestLBDeletedOnlyByLabel(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Per Service: one listing by label, one DELETE where there is one.
-	if n := c.requests() - before; n != 3 {
+	if n := c.Requests() - before; n != 3 {
 		t.Errorf("deleting sent %d requests, want 3", n)
 	}
-	all := c.allLBs(t)
+	all := c.LoadBalancers(t)
 	if len(all) != 1 || all[0].Name != "not-mine" {
 		t.Errorf("load balancers left: %v, want only not-mine", names(all))
 	}
@@ -84,23 +86,23 @@ func TestLBDeleteProtectedIsKept(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
 	svc := lbService("web", []int32{80})
 	c.ensure(t, svc, c.nodes)
-	lb := c.cloudLB(t, svc)
-	if _, _, err := c.client.LoadBalancer.ChangeProtection(t.Context(), lb, hcloud.LoadBalancerChangeProtectionOpts{Delete: hcloud.Ptr(true)}); err != nil {
+	lb := c.LoadBalancerOf(t, svc)
+	if _, _, err := c.Client.LoadBalancer.ChangeProtection(t.Context(), lb, hcloud.LoadBalancerChangeProtectionOpts{Delete: hcloud.Ptr(true)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {
 		t.Fatalf("a protected load balancer must not block the Service's deletion: %v", err)
 	}
-	if c.fc.Requests("DELETE", "/load_balancers/{id}") != 0 {
+	if c.FC.Requests("DELETE", "/load_balancers/{id}") != 0 {
 		t.Error("a DELETE was sent for a protected load balancer")
 	}
-	c.cloudLB(t, svc) // still there
+	c.LoadBalancerOf(t, svc) // still there
 	eventually(t, "LoadBalancerProtected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBProtected, "web") })
 }
 
 func TestLBCreateAnsweredWithAnErrorAfterCommitMakesNoDuplicate(t *testing.T) {
 	c := newLBCluster(t, 3, fakecloud.Options{})
-	if _, err := c.fc.AddFault(fakecloud.Rule{Method: "POST", Path: "/load_balancers", Status: 503, AfterCommit: true, Count: 1}); err != nil {
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "POST", Path: "/load_balancers", Status: 503, AfterCommit: true, Count: 1}); err != nil {
 		t.Fatal(err)
 	}
 	svc := lbService("web", []int32{80})
@@ -108,13 +110,13 @@ func TestLBCreateAnsweredWithAnErrorAfterCommitMakesNoDuplicate(t *testing.T) {
 		t.Fatal("the lost answer was not reported")
 	}
 	st, _ := c.ensure(t, svc, c.nodes)
-	if all := c.allLBs(t); len(all) != 1 {
+	if all := c.LoadBalancers(t); len(all) != 1 {
 		t.Fatalf("%d load balancers after a retried create, want 1", len(all))
 	}
 	if len(st.Ingress) == 0 {
 		t.Error("no status after the retry")
 	}
-	if n := c.fc.Requests("POST", "/load_balancers"); n != 1 {
+	if n := c.FC.Requests("POST", "/load_balancers"); n != 1 {
 		t.Errorf("%d POSTs, want 1: the retry finds the load balancer by its label", n)
 	}
 }
@@ -124,13 +126,13 @@ func TestLBRejectedTargetDoesNotBlockTheRest(t *testing.T) {
 	svc := lbService("web", []int32{80})
 	c.ensure(t, svc, c.nodes[:2])
 	// node-0002's server is deleted before the CCM hears of it.
-	if err := c.fc.Apply(fakecloud.Event{Type: "delete_server", ServerName: "node-0002"}); err != nil {
+	if err := c.FC.Apply(fakecloud.Event{Type: "delete_server", ServerName: "node-0002"}); err != nil {
 		t.Fatal(err)
 	}
 	if n := c.update(t, svc, c.nodes); n != 2 {
 		t.Errorf("update sent %d requests, want 2 (one rejected target, one added)", n)
 	}
-	got := sorted(targetIDs(c.cloudLB(t, svc)))
+	got := sorted(targetIDs(c.LoadBalancerOf(t, svc)))
 	want := sorted(append(serverIDs(c.nodes[:2]), serverIDs(c.nodes[3:])...))
 	if len(got) != 3 || got[2] != want[2] {
 		t.Errorf("targets %v, want %v", got, want)
@@ -157,17 +159,17 @@ func TestLBTargetLimitIsTheLoadBalancersOwn(t *testing.T) {
 	if _, n := c.ensure(t, svc, c.nodes); n != 2 {
 		t.Errorf("%d requests, want 2: the two new nodes fit lb21", n)
 	}
-	if got := len(c.cloudLB(t, svc).Targets); got != 30 {
+	if got := len(c.LoadBalancerOf(t, svc).Targets); got != 30 {
 		t.Errorf("%d targets, want 30", got)
 	}
 	// On a full lb11, leaving nodes make room for joining ones.
 	small := lbService("small", []int32{80})
 	c.ensure(t, small, c.nodes[:25])
-	before := targetIDs(c.cloudLB(t, small))
+	before := targetIDs(c.LoadBalancerOf(t, small))
 	if _, n := c.ensure(t, small, c.nodes[5:]); n != 10 {
 		t.Errorf("%d requests, want 10: 5 leave, 5 of the 5 new nodes join", n)
 	}
-	after := targetIDs(c.cloudLB(t, small))
+	after := targetIDs(c.LoadBalancerOf(t, small))
 	if len(after) != 25 || len(before) != 25 {
 		t.Errorf("targets %d then %d, want 25", len(before), len(after))
 	}
@@ -177,22 +179,22 @@ func TestLBTargetLimitIsTheLoadBalancersOwn(t *testing.T) {
 // as a private target does not hold back the create or the other nodes.
 func TestLBServerOutsideTheNetwork(t *testing.T) {
 	c := newLBCluster(t, 3, fakecloud.Options{})
-	c.createServer(t, "outsider") // not in the network
-	servers, _ := c.client.Server.All(t.Context())
+	c.CreateServer(t, "outsider") // not in the network
+	servers, _ := c.Client.Server.All(t.Context())
 	nodes := append([]*corev1.Node{}, c.nodes...)
 	for _, s := range servers {
 		if s.Name == "outsider" {
 			n := c.nodes[0].DeepCopy()
-			n.Name, n.Spec.ProviderID = "outsider", providerID(s.ID)
+			n.Name, n.Spec.ProviderID = "outsider", providerid.FromServerID(s.ID)
 			nodes = append([]*corev1.Node{n}, nodes...)
 		}
 	}
 	svc := lbService("web", []int32{80}, "use-private-ip", "true")
 	c.ensure(t, svc, nodes)
-	if got := sorted(targetIDs(c.cloudLB(t, svc))); len(got) != 3 {
+	if got := sorted(targetIDs(c.LoadBalancerOf(t, svc))); len(got) != 3 {
 		t.Errorf("targets %v, want the 3 servers in the network", got)
 	}
-	if n := c.fc.Requests("POST", "/load_balancers"); n != 2 {
+	if n := c.FC.Requests("POST", "/load_balancers"); n != 2 {
 		t.Errorf("%d creates, want 2: with inline targets, refused, then without", n)
 	}
 	eventually(t, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })

@@ -1,4 +1,4 @@
-package ccm
+package loadbalancer
 
 import (
 	"errors"
@@ -179,7 +179,7 @@ var statusCodePattern = regexp.MustCompile(`^[1-5][0-9?*]{0,2}$|^\*$`)
 
 // parseLBOptions reads a Service's annotations over the defaults. Every
 // bad value is reported, joined; the options are then not to be used.
-func parseLBOptions(svc *corev1.Service, d LoadBalancerDefaults) (lbOptions, error) {
+func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
 	a := &annotations{m: svc.Annotations}
 	o := lbOptions{
 		Name:                  strings.TrimSpace(a.str("name", "")),
@@ -263,7 +263,7 @@ func parseHTTPOptions(a *annotations, svc *corev1.Service) lbHTTPOptions {
 	return h
 }
 
-func parseHealthCheck(a *annotations, d LoadBalancerDefaults) lbHealthCheckOptions {
+func parseHealthCheck(a *annotations, d Defaults) lbHealthCheckOptions {
 	h := lbHealthCheckOptions{
 		Protocol:     a.oneOf("health-check-protocol", "", "tcp", "http", "https"),
 		Port:         a.integer("health-check-port", 0, 1, 65535),
@@ -304,4 +304,15 @@ func parseHealthCheck(a *annotations, d LoadBalancerDefaults) lbHealthCheckOptio
 	}
 	h.Configured = h.Configured || d.HealthCheckInterval != 0 || d.HealthCheckTimeout != 0 || d.HealthCheckRetries != nil
 	return h
+}
+
+// splitComma is the comma-separated list s, trimmed, without empty items.
+func splitComma(s string) []string {
+	var out []string
+	for v := range strings.SplitSeq(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
 }

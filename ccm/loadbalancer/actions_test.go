@@ -1,13 +1,14 @@
-package ccm
+package loadbalancer
 
 import (
 	"errors"
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cloud-provider/api"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // TestLBLongActionsAreRetryErrors: a sync waits at most actionWait for the
@@ -40,7 +41,7 @@ func TestLBLongActionsAreRetryErrors(t *testing.T) {
 		}
 		time.Sleep(re.RetryAfter() / 10)
 	}
-	if got := len(c.cloudLB(t, svc).Targets); got != 6 {
+	if got := len(c.LoadBalancerOf(t, svc).Targets); got != 6 {
 		t.Errorf("%d targets, want 6", got)
 	}
 }
@@ -51,17 +52,17 @@ func TestLBFailedActionIsAppliedAgain(t *testing.T) {
 	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: 100 * time.Millisecond})
 	svc := lbService("web", []int32{80})
 	c.ensure(t, svc, c.nodes[:2])
-	eventually(t, "create action done", func() bool { return c.lbs.actions.pending(c.cloudLB(t, svc).ID) == nil })
-	if _, err := c.fc.AddActionFault(fakecloud.ActionFault{Command: "add_target", Count: 1, ErrorCode: "server_error", ErrorMessage: "simulated"}); err != nil {
+	eventually(t, "create action done", func() bool { return c.lbs.actions.pending(c.LoadBalancerOf(t, svc).ID) == nil })
+	if _, err := c.FC.AddActionFault(fakecloud.ActionFault{Command: "add_target", Count: 1, ErrorCode: "server_error", ErrorMessage: "simulated"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "LoadBalancerActionFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBActionFailed, "web") })
-	eventually(t, "the target added again", func() bool { return c.fc.Requests("POST", "/load_balancers/{id}/actions/add_target") == 2 })
-	eventually(t, "the second add_target done", func() bool { return c.lbs.actions.pending(c.cloudLB(t, svc).ID) == nil })
-	if n := len(c.cloudLB(t, svc).Targets); n != 3 {
+	eventually(t, "the target added again", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") == 2 })
+	eventually(t, "the second add_target done", func() bool { return c.lbs.actions.pending(c.LoadBalancerOf(t, svc).ID) == nil })
+	if n := len(c.LoadBalancerOf(t, svc).Targets); n != 3 {
 		t.Errorf("%d targets, want 3", n)
 	}
 }
@@ -73,9 +74,9 @@ func TestLBOutageDeletesNothingAndConverges(t *testing.T) {
 	c := newLBCluster(t, 5, fakecloud.Options{})
 	web := lbService("web", []int32{80})
 	c.ensure(t, web, c.nodes[:3])
-	c.clock.advance(10 * time.Minute) // the store's listing is stale: the next sync lists
+	c.clock.Advance(10 * time.Minute) // the store's listing is stale: the next sync lists
 	for _, r := range []fakecloud.Rule{{Path: "/load_balancers/**", Status: 500}, {Path: "/load_balancers", Hang: true}} {
-		if _, err := c.fc.AddFault(r); err != nil {
+		if _, err := c.FC.AddFault(r); err != nil {
 			t.Fatal(err)
 		}
 		for _, svc := range []*corev1.Service{web, lbService("api", []int32{80})} {
@@ -86,17 +87,17 @@ func TestLBOutageDeletesNothingAndConverges(t *testing.T) {
 		if err := c.lbs.UpdateLoadBalancer(t.Context(), "", web, c.nodes); err == nil {
 			t.Errorf("fault %+v: UpdateLoadBalancer succeeded", r)
 		}
-		c.fc.ClearFaults()
+		c.FC.ClearFaults()
 	}
-	if n := c.fc.Requests("DELETE", "/load_balancers/{id}"); n != 0 {
+	if n := c.FC.Requests("DELETE", "/load_balancers/{id}"); n != 0 {
 		t.Errorf("%d DELETEs during the outage", n)
 	}
 	c.ensure(t, web, c.nodes)
 	c.ensure(t, lbService("api", []int32{80}), c.nodes)
-	if all := c.allLBs(t); len(all) != 2 {
+	if all := c.LoadBalancers(t); len(all) != 2 {
 		t.Fatalf("%d load balancers, want 2", len(all))
 	}
-	if got := len(c.cloudLB(t, web).Targets); got != 5 {
+	if got := len(c.LoadBalancerOf(t, web).Targets); got != 5 {
 		t.Errorf("%d targets after the outage, want 5", got)
 	}
 }

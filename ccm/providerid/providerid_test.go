@@ -1,4 +1,4 @@
-package ccm
+package providerid
 
 import (
 	"errors"
@@ -25,8 +25,8 @@ func TestProviderID(t *testing.T) {
 		{"hcloud://bm-321", 0, true, true},
 	}
 	for _, tt := range tests {
-		got, err := serverIDFromProviderID(tt.in)
-		if (err != nil) != tt.wantErr || got != tt.want || errors.Is(err, errRobotServer) != tt.robot {
+		got, err := ToServerID(tt.in)
+		if (err != nil) != tt.wantErr || got != tt.want || errors.Is(err, ErrRobotServer) != tt.robot {
 			t.Errorf("%q: got %d, %v; want %d, error %v (robot %v)", tt.in, got, err, tt.want, tt.wantErr, tt.robot)
 		}
 	}
@@ -39,7 +39,7 @@ func FuzzProviderIDRoundTrip(f *testing.F) {
 		if id < 1 {
 			return
 		}
-		got, err := serverIDFromProviderID(providerID(id))
+		got, err := ToServerID(FromServerID(id))
 		if err != nil || got != id {
 			t.Fatalf("round trip of %d: %d, %v", id, got, err)
 		}

@@ -1,4 +1,4 @@
-package ccm
+package loadbalancer
 
 import (
 	"errors"
@@ -22,7 +22,7 @@ func service(annotations map[string]string) *corev1.Service {
 	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "1234-abcd", Annotations: m}}
 }
 
-var lbDefaults = LoadBalancerDefaults{Enabled: true, Type: "lb11"}
+var lbDefaults = Defaults{Enabled: true, Type: "lb11"}
 
 func TestLBOptionsDefaults(t *testing.T) {
 	o, err := parseLBOptions(service(nil), lbDefaults)
@@ -35,7 +35,7 @@ func TestLBOptionsDefaults(t *testing.T) {
 	}
 	// The environment's defaults apply where no annotation is set.
 	yes, three := true, 3
-	o, err = parseLBOptions(service(nil), LoadBalancerDefaults{Type: "lb21", Location: "nbg1", AlgorithmType: "least_connections",
+	o, err = parseLBOptions(service(nil), Defaults{Type: "lb21", Location: "nbg1", AlgorithmType: "least_connections",
 		DisableIPv6: true, DisablePublicNetwork: &yes, UsesProxyProtocol: &yes, UsePrivateIP: true, DisablePrivateIngress: true,
 		PrivateSubnetIPRange: "10.0.1.0/24", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &three})
 	if err != nil {

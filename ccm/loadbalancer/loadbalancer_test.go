@@ -1,13 +1,14 @@
-package ccm
+package loadbalancer
 
 import (
 	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 func TestLBCreateIsOnePOSTAndANoOpSyncSendsNothing(t *testing.T) {
@@ -15,10 +16,10 @@ func TestLBCreateIsOnePOSTAndANoOpSyncSendsNothing(t *testing.T) {
 	svc := lbService("web", []int32{80, 443})
 	st, n := c.ensure(t, svc, c.nodes)
 	// The first sync lists the labelled load balancers and the types, then POSTs.
-	if n != 3 || c.fc.Requests("POST", "/load_balancers") != 1 {
-		t.Errorf("create sent %d requests (%d POSTs), want 3 with 1 POST", n, c.fc.Requests("POST", "/load_balancers"))
+	if n != 3 || c.FC.Requests("POST", "/load_balancers") != 1 {
+		t.Errorf("create sent %d requests (%d POSTs), want 3 with 1 POST", n, c.FC.Requests("POST", "/load_balancers"))
 	}
-	lb := c.cloudLB(t, svc)
+	lb := c.LoadBalancerOf(t, svc)
 	if lb.Name != defaultLBName(svc) || lb.LoadBalancerType.Name != "lb11" || lb.Location.Name != "fsn1" {
 		t.Errorf("load balancer %s %s %s", lb.Name, lb.LoadBalancerType.Name, lb.Location.Name)
 	}
@@ -36,7 +37,7 @@ func TestLBCreateIsOnePOSTAndANoOpSyncSendsNothing(t *testing.T) {
 	if diff := cmp.Diff(serverIDs(c.nodes), sorted(targetIDs(lb))); diff != "" {
 		t.Errorf("targets (-want +got):\n%s", diff)
 	}
-	if len(lb.PrivateNet) != 1 || lb.PrivateNet[0].Network.ID != c.cloud.cfg.NetworkID {
+	if len(lb.PrivateNet) != 1 || lb.PrivateNet[0].Network.ID != c.networkID {
 		t.Errorf("private networks %+v, want the cluster network", lb.PrivateNet)
 	}
 	want := []string{lb.PublicNet.IPv4.IP.String(), lb.PublicNet.IPv6.IP.String(), lb.PrivateNet[0].IP.String()}
@@ -88,7 +89,7 @@ func TestLBUpdatesSendOnlyTheDifference(t *testing.T) {
 		if n != s.want {
 			t.Errorf("%s: %d requests, want %d", s.name, n, s.want)
 		}
-		if !s.check(c.cloudLB(t, svc)) {
+		if !s.check(c.LoadBalancerOf(t, svc)) {
 			t.Errorf("%s: not reflected in the load balancer", s.name)
 		}
 		if _, n := c.ensure(t, s.svc, s.nodes); n != 0 {

@@ -1,4 +1,4 @@
-package ccm
+package loadbalancer
 
 import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"

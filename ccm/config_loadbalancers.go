@@ -5,31 +5,13 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
-	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 )
 
-// LoadBalancerDefaults are the HCLOUD_LOAD_BALANCERS_* defaults that
-// Service annotations override. Pointer fields are unset unless the
-// variable is: the API's own default then applies, as with the official CCM.
-type LoadBalancerDefaults struct {
-	Enabled               bool
-	Location              string
-	NetworkZone           string
-	DisablePrivateIngress bool
-	UsePrivateIP          bool
-	DisableIPv6           bool
-	DisablePublicNetwork  *bool
-	UsesProxyProtocol     *bool
-	PrivateSubnetIPRange  string
-	AlgorithmType         string // empty: not sent
-	Type                  string
-	HealthCheckInterval   time.Duration // 0: not sent
-	HealthCheckTimeout    time.Duration
-	HealthCheckRetries    *int
-}
-
-func loadBalancerDefaults(r *envReader) LoadBalancerDefaults {
-	d := LoadBalancerDefaults{
+// loadBalancerDefaults reads the HCLOUD_LOAD_BALANCERS_* variables.
+func loadBalancerDefaults(r *envReader) loadbalancer.Defaults {
+	d := loadbalancer.Defaults{
 		Enabled:               r.boolean("HCLOUD_LOAD_BALANCERS_ENABLED", true),
 		Location:              r.str("HCLOUD_LOAD_BALANCERS_LOCATION", ""),
 		NetworkZone:           r.str("HCLOUD_LOAD_BALANCERS_NETWORK_ZONE", ""),

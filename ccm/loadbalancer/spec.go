@@ -1,4 +1,4 @@
-package ccm
+package loadbalancer
 
 import (
 	"cmp"
@@ -11,6 +11,8 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 )
 
 // uidLabel marks a load balancer as the one of a Service, as the official CCM does.
@@ -61,21 +63,6 @@ type lbNotice struct {
 	Node            *corev1.Node // nil: the event goes on the Service
 	Reason, Message string
 }
-
-// Event reasons for load balancers.
-const (
-	eventPortSkipped           = "PortNotSupported"
-	eventNodeSkipped           = "NodeNotTargeted"
-	eventMaxTargets            = "MaxTargetsReached"
-	eventBadAnnotation         = "InvalidAnnotation"
-	eventTypeDowngrade         = "TypeNotDowngraded"
-	eventLocationKept          = "LocationNotChanged"
-	eventPrivateIPKept         = "PrivateIPNotChanged"
-	eventTargetRejected        = "TargetRejected"
-	eventLBProtected           = "LoadBalancerProtected"
-	eventLBActionFailed        = "LoadBalancerActionFailed"
-	eventCertificateNotDeleted = "CertificateNotDeleted"
-)
 
 // defaultLBName is the official CCM's name for a Service's load balancer.
 func defaultLBName(svc *corev1.Service) string {
@@ -230,7 +217,7 @@ func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node) ([]l
 		if node.Spec.ProviderID == "" {
 			continue // not initialised yet: the provider ID's arrival triggers a sync
 		}
-		id, err := serverIDFromProviderID(node.Spec.ProviderID)
+		id, err := providerid.ToServerID(node.Spec.ProviderID)
 		if err != nil {
 			notices = append(notices, lbNotice{Node: node, Reason: eventNodeSkipped,
 				Message: fmt.Sprintf("not a target of the load balancer of Service %s/%s: %v", svc.Namespace, svc.Name, err)})

@@ -1,4 +1,4 @@
-package ccm
+package loadbalancer
 
 import (
 	"context"
@@ -47,6 +47,13 @@ func (t *actionTracker) started(uid string, lbID int64, a *hcloud.Action) {
 	t.running[lbID] = trackedAction{uid: uid, action: a, since: time.Now()}
 	delete(t.failed, lbID)
 	t.mu.Unlock()
+}
+
+// count is how many actions the tracker waits to see finish.
+func (t *actionTracker) count() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return len(t.running)
 }
 
 func (t *actionTracker) pending(lbID int64) *hcloud.Action {

@@ -1,4 +1,4 @@
-package ccm
+package loadbalancer
 
 import (
 	"crypto/ecdsa"
@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/pem"
 	"math/big"
+	"net/netip"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,10 +16,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 func TestLBHTTPAnnotationsReachTheCloud(t *testing.T) {
@@ -30,7 +31,7 @@ func TestLBHTTPAnnotationsReachTheCloud(t *testing.T) {
 		"health-check-http-path", "/healthz", "http-status-codes", "2??,301", "use-private-ip", "true",
 		"private-ipv4", "10.0.255.10", "ipv4-rdns", "lb.example.com", "ipv6-disabled", "true")
 	st, _ := c.ensure(t, svc, c.nodes)
-	lb := c.cloudLB(t, svc)
+	lb := c.LoadBalancerOf(t, svc)
 	if lb.Algorithm.Type != hcloud.LoadBalancerAlgorithmTypeLeastConnections || lb.PublicNet.IPv4.DNSPtr != "lb.example.com" {
 		t.Errorf("algorithm %s, rDNS %s", lb.Algorithm.Type, lb.PublicNet.IPv4.DNSPtr)
 	}
@@ -70,13 +71,13 @@ func TestLBHTTPAnnotationsReachTheCloud(t *testing.T) {
 func TestLBHTTPSWithUploadedAndManagedCertificates(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
 	certPEM, keyPEM := selfSigned(t, "shop.example.com")
-	cert, _, err := c.client.Certificate.Create(t.Context(), hcloud.CertificateCreateOpts{Name: "shop-tls", Certificate: certPEM, PrivateKey: keyPEM})
+	cert, _, err := c.Client.Certificate.Create(t.Context(), hcloud.CertificateCreateOpts{Name: "shop-tls", Certificate: certPEM, PrivateKey: keyPEM})
 	if err != nil {
 		t.Fatal(err)
 	}
 	uploaded := lbService("shop", []int32{443}, "protocol", "https", "http-certificates", "shop-tls", "http-redirect-http", "true")
 	c.ensure(t, uploaded, c.nodes)
-	s := c.cloudLB(t, uploaded).Services[0]
+	s := c.LoadBalancerOf(t, uploaded).Services[0]
 	if s.Protocol != "https" || !s.HTTP.RedirectHTTP || len(s.HTTP.Certificates) != 1 || s.HTTP.Certificates[0].ID != cert.ID {
 		t.Errorf("https service %+v, want certificate %d and redirect", s.HTTP, cert.ID)
 	}
@@ -87,7 +88,7 @@ func TestLBHTTPSWithUploadedAndManagedCertificates(t *testing.T) {
 	managed := lbService("blog", []int32{443}, "protocol", "https", "certificate-type", "managed",
 		"http-managed-certificate-domains", "blog.example.com,www.blog.example.com")
 	c.ensure(t, managed, c.nodes)
-	certs, err := c.client.Certificate.AllWithOpts(t.Context(), hcloud.CertificateListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + string(managed.UID)}})
+	certs, err := c.Client.Certificate.AllWithOpts(t.Context(), hcloud.CertificateListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + string(managed.UID)}})
 	if err != nil || len(certs) != 1 {
 		t.Fatalf("managed certificates for the Service: %d (%v), want 1", len(certs), err)
 	}
@@ -96,14 +97,14 @@ func TestLBHTTPSWithUploadedAndManagedCertificates(t *testing.T) {
 		!slices.Equal(mc.DomainNames, []string{"blog.example.com", "www.blog.example.com"}) {
 		t.Errorf("managed certificate %s %s %v", mc.Type, mc.Name, mc.DomainNames)
 	}
-	if got := c.cloudLB(t, managed).Services[0].HTTP.Certificates; len(got) != 1 || got[0].ID != mc.ID {
+	if got := c.LoadBalancerOf(t, managed).Services[0].HTTP.Certificates; len(got) != 1 || got[0].ID != mc.ID {
 		t.Errorf("service certificates %v, want the managed one %d", got, mc.ID)
 	}
 	// Deleting the Service removes the certificate made for it, and only that one.
 	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", managed); err != nil {
 		t.Fatal(err)
 	}
-	left, _ := c.client.Certificate.All(t.Context())
+	left, _ := c.Client.Certificate.All(t.Context())
 	if len(left) != 1 || left[0].ID != cert.ID {
 		t.Errorf("certificates left %d, want only the uploaded one", len(left))
 	}
@@ -113,7 +114,7 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
 	private := lbService("internal", []int32{80}, "disable-public-network", "true", "use-private-ip", "true")
 	st, _ := c.ensure(t, private, c.nodes)
-	lb := c.cloudLB(t, private)
+	lb := c.LoadBalancerOf(t, private)
 	if lb.PublicNet.Enabled {
 		t.Error("public interface enabled")
 	}
@@ -127,8 +128,8 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 	}
 	// Turning the public interface back on is one action.
 	private.Annotations[annotationPrefix+"disable-public-network"] = "false"
-	if _, n := c.ensure(t, private, c.nodes); n != 1 || !c.cloudLB(t, private).PublicNet.Enabled {
-		t.Errorf("enabling the public interface: %d requests, enabled=%v", n, c.cloudLB(t, private).PublicNet.Enabled)
+	if _, n := c.ensure(t, private, c.nodes); n != 1 || !c.LoadBalancerOf(t, private).PublicNet.Enabled {
+		t.Errorf("enabling the public interface: %d requests, enabled=%v", n, c.LoadBalancerOf(t, private).PublicNet.Enabled)
 	}
 	// Turning it off on a load balancer whose targets use public IPs moves
 	// the targets to private IPs first; the API refuses it the other way round.
@@ -137,7 +138,7 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 	public.Annotations[annotationPrefix+"disable-public-network"] = "true"
 	public.Annotations[annotationPrefix+"use-private-ip"] = "true"
 	c.ensure(t, public, c.nodes)
-	lb = c.cloudLB(t, public)
+	lb = c.LoadBalancerOf(t, public)
 	if lb.PublicNet.Enabled || len(lb.Targets) != 2 || !lb.Targets[0].UsePrivateIP || !lb.Targets[1].UsePrivateIP {
 		t.Errorf("public interface %v, targets %+v; want off, with 2 private targets", lb.PublicNet.Enabled, lb.Targets)
 	}
@@ -146,11 +147,11 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 func TestLBBadAnnotationsAreEventsAndTouchNothing(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
 	svc := lbService("web", []int32{80}, "algorithm-type", "fastest", "health-check-interval", "5", "uses-proxyprotocol", "yes please")
-	before := c.requests()
+	before := c.Requests()
 	if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", svc, c.nodes); err == nil {
 		t.Fatal("bad annotations accepted")
 	}
-	if n := c.requests() - before; n != 0 {
+	if n := c.Requests() - before; n != 0 {
 		t.Errorf("%d requests sent for a Service with bad annotations, want 0", n)
 	}
 	want := map[string]string{
@@ -160,7 +161,7 @@ func TestLBBadAnnotationsAreEventsAndTouchNothing(t *testing.T) {
 	}
 	eventually(t, "an event per bad annotation", func() bool {
 		found := 0
-		for _, e := range c.events(t, "web") {
+		for _, e := range c.rec.about("web") {
 			for name, accepted := range want {
 				if e.Reason == eventBadAnnotation && e.Type == corev1.EventTypeWarning &&
 					strings.Contains(e.Message, annotationPrefix+name) && strings.Contains(e.Message, accepted) {
@@ -175,7 +176,7 @@ func TestLBBadAnnotationsAreEventsAndTouchNothing(t *testing.T) {
 	if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", typo, c.nodes); err == nil || !strings.Contains(err.Error(), "lb11, lb21, lb31") {
 		t.Errorf("type lb99: %v, want the accepted types", err)
 	}
-	if len(c.allLBs(t)) != 0 {
+	if len(c.LoadBalancers(t)) != 0 {
 		t.Error("a load balancer was created for a Service with bad annotations")
 	}
 }
@@ -192,7 +193,7 @@ func TestLBTargetsFollowTheNodes(t *testing.T) {
 	svc := lbService("web", []int32{80, 53})
 	svc.Spec.Ports[1].Protocol = corev1.ProtocolUDP
 	c.ensure(t, svc, nodes)
-	lb := c.cloudLB(t, svc)
+	lb := c.LoadBalancerOf(t, svc)
 	// lb11 takes 25 targets: the 25 oldest eligible nodes.
 	if diff := cmp.Diff(serverIDs(c.nodes[3:28]), sorted(targetIDs(lb))); diff != "" {
 		t.Errorf("targets (-want +got):\n%s", diff)
@@ -211,7 +212,7 @@ func TestLBTargetsFollowTheNodes(t *testing.T) {
 	nodes[3].Labels["pool"] = "b"
 	svc.Annotations[annotationPrefix+"node-selector"] = "pool=b"
 	c.ensure(t, svc, nodes)
-	if got := targetIDs(c.cloudLB(t, svc)); !slices.Equal(got, serverIDs(nodes[3:4])) {
+	if got := targetIDs(c.LoadBalancerOf(t, svc)); !slices.Equal(got, serverIDs(nodes[3:4])) {
 		t.Errorf("targets %v, want only node-0003's server", got)
 	}
 }
@@ -221,23 +222,14 @@ func TestLBTypeIsUpgradedNeverDowngraded(t *testing.T) {
 	svc := lbService("web", []int32{80}, "type", "lb21")
 	c.ensure(t, svc, c.nodes)
 	svc.Annotations[annotationPrefix+"type"] = "lb31"
-	if _, n := c.ensure(t, svc, c.nodes); n != 1 || c.cloudLB(t, svc).LoadBalancerType.Name != "lb31" {
-		t.Errorf("upgrade: %d requests, type %s", n, c.cloudLB(t, svc).LoadBalancerType.Name)
+	if _, n := c.ensure(t, svc, c.nodes); n != 1 || c.LoadBalancerOf(t, svc).LoadBalancerType.Name != "lb31" {
+		t.Errorf("upgrade: %d requests, type %s", n, c.LoadBalancerOf(t, svc).LoadBalancerType.Name)
 	}
 	svc.Annotations[annotationPrefix+"type"] = "lb11"
-	if _, n := c.ensure(t, svc, c.nodes); n != 0 || c.cloudLB(t, svc).LoadBalancerType.Name != "lb31" {
-		t.Errorf("downgrade: %d requests, type %s; want no change", n, c.cloudLB(t, svc).LoadBalancerType.Name)
+	if _, n := c.ensure(t, svc, c.nodes); n != 0 || c.LoadBalancerOf(t, svc).LoadBalancerType.Name != "lb31" {
+		t.Errorf("downgrade: %d requests, type %s; want no change", n, c.LoadBalancerOf(t, svc).LoadBalancerType.Name)
 	}
 	eventually(t, "TypeNotDowngraded event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTypeDowngrade, "web") })
-}
-
-func (c *cluster) events(t *testing.T, object string) []corev1.Event {
-	t.Helper()
-	l, err := c.kube.CoreV1().Events("").List(c.ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.DeleteFunc(l.Items, func(e corev1.Event) bool { return e.InvolvedObject.Name != object })
 }
 
 // selfSigned is a certificate and key for an uploaded certificate.
@@ -264,7 +256,7 @@ func selfSigned(t *testing.T, host string) (string, string) {
 func TestLBPlacementAndHTTPSHealthCheckAnnotations(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
 	certPEM, keyPEM := selfSigned(t, "api.example.com")
-	cert, _, err := c.client.Certificate.Create(t.Context(), hcloud.CertificateCreateOpts{Name: "api-tls", Certificate: certPEM, PrivateKey: keyPEM})
+	cert, _, err := c.Client.Certificate.Create(t.Context(), hcloud.CertificateCreateOpts{Name: "api-tls", Certificate: certPEM, PrivateKey: keyPEM})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,11 +266,11 @@ func TestLBPlacementAndHTTPSHealthCheckAnnotations(t *testing.T) {
 		"health-check-protocol", "https", "health-check-http-validate-certificate", "true", "health-check-http-path", "/ready")
 	svc.Annotations[annotationPrefix+"http-certificates"] = strconv.FormatInt(cert.ID, 10)
 	c.ensure(t, svc, c.nodes)
-	lb := c.cloudLB(t, svc)
+	lb := c.LoadBalancerOf(t, svc)
 	if lb.Location.NetworkZone != "eu-central" || lb.PublicNet.IPv6.DNSPtr != "v6.example.com" {
 		t.Errorf("zone %s, IPv6 rDNS %s", lb.Location.NetworkZone, lb.PublicNet.IPv6.DNSPtr)
 	}
-	if len(lb.PrivateNet) != 1 || !mustCIDR("10.0.0.0/16").Contains(lb.PrivateNet[0].IP) {
+	if len(lb.PrivateNet) != 1 || !netip.MustParsePrefix("10.0.0.0/16").Contains(netip.MustParseAddr(lb.PrivateNet[0].IP.String())) {
 		t.Errorf("private networks %+v, want an address in 10.0.0.0/16", lb.PrivateNet)
 	}
 	hc := lb.Services[0].HealthCheck

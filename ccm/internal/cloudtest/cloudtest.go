@@ -1,0 +1,100 @@
+// Package cloudtest starts fakecloud for the tests of the ccm packages:
+// a world of servers in one network, an hcloud-go client that neither
+// sleeps nor retries slowly, a test clock and a bounded poll.
+package cloudtest
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+)
+
+// Cloud is fakecloud on httptest and a client of it.
+type Cloud struct {
+	FC     *fakecloud.Server
+	Client *hcloud.Client
+	URL    string
+}
+
+// Start serves a fakecloud whose world has n servers, node-0000 on, each
+// attached to the network k8s (10.0.0.0/8, subnet 10.0.0.0/16 in
+// eu-central), with no rate limit unless opts sets one. clientOpts come
+// after the defaults, so they override them. Counters start at zero.
+func Start(t testing.TB, n int, opts fakecloud.Options, clientOpts ...hcloud.ClientOption) *Cloud {
+	t.Helper()
+	if opts.RateLimit == 0 {
+		opts.RateLimit = -1
+	}
+	fc := fakecloud.New(opts)
+	w := fakecloud.World{Networks: []fakecloud.SeedNetwork{{Name: "k8s", IPRange: "10.0.0.0/8",
+		Subnets: []schema.NetworkSubnet{{Type: "cloud", IPRange: "10.0.0.0/16", NetworkZone: "eu-central"}}}}}
+	for i := range n {
+		w.Servers = append(w.Servers, fakecloud.SeedServer{Name: fmt.Sprintf("node-%04d", i), Networks: []fakecloud.SeedServerNetwork{{Network: "k8s"}}})
+	}
+	if err := fc.Seed(w); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(fc)
+	t.Cleanup(srv.Close)
+	t.Cleanup(fc.Close)
+	client := hcloud.NewClient(append([]hcloud.ClientOption{hcloud.WithEndpoint(srv.URL + "/v1"), hcloud.WithToken(fakecloud.DefaultToken),
+		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(time.Millisecond)}),
+		hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(0), MaxRetries: 5})}, clientOpts...)...)
+	fc.ResetCounters()
+	return &Cloud{FC: fc, Client: client, URL: srv.URL}
+}
+
+// CreateServer adds a cx22 in fsn1, attached to the networks, behind the
+// CCM's back, as an autoscaler or an operator does.
+func (c *Cloud) CreateServer(t testing.TB, name string, networks ...*hcloud.Network) {
+	t.Helper()
+	if _, _, err := c.Client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: name, ServerType: &hcloud.ServerType{Name: "cx22"},
+		Image: &hcloud.Image{Name: "ubuntu-24.04"}, Location: &hcloud.Location{Name: "fsn1"}, Networks: networks}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Requests is how many API requests fakecloud answered since the last reset.
+func (c *Cloud) Requests() uint64 { return c.FC.Requests("", "") }
+
+// Clock is a test clock, safe to read from other goroutines.
+type Clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+// NewClock is a clock standing at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+// Advance moves the clock on by d.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// Eventually polls cond every 10 ms for at most 20 s.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

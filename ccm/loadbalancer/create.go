@@ -1,0 +1,46 @@
+package loadbalancer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// create sends one POST with everything inline. A name that is taken is
+// the load balancer to adopt; an answer that never came is looked for by
+// label before the next attempt, so no duplicate is made.
+func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) (*hcloud.LoadBalancer, error) {
+	opts := createOpts(want)
+	res, _, err := l.client.LoadBalancer.Create(ctx, opts)
+	if err != nil && len(opts.Targets) > 0 && targetError(err) {
+		// A node the API will not take: create without targets, then add
+		// them one by one, so the others are not held back.
+		opts.Targets = nil
+		res, _, err = l.client.LoadBalancer.Create(ctx, opts)
+	}
+	if err == nil {
+		l.store.put(want.UID, res.LoadBalancer)
+		l.actions.started(want.UID, res.LoadBalancer.ID, res.Action)
+		l.event(svc, corev1.EventTypeNormal, "CreatedLoadBalancer", fmt.Sprintf("Created load balancer %s (ID %d)", want.Name, res.LoadBalancer.ID))
+		return res.LoadBalancer, nil
+	}
+	if !hcloud.IsError(err, hcloud.ErrorCodeUniquenessError) {
+		l.store.invalidate(want.UID)
+		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, err)
+	}
+	lb, _, gerr := l.client.LoadBalancer.GetByName(ctx, want.Name)
+	if gerr != nil || lb == nil {
+		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, errors.Join(err, gerr))
+	}
+	if owner := lb.Labels[uidLabel]; owner != "" && owner != want.UID {
+		err := fmt.Errorf("load balancer %s belongs to the Service with UID %s; choose another name with the annotation %sname", want.Name, owner, annotationPrefix)
+		l.event(svc, corev1.EventTypeWarning, "LoadBalancerNameTaken", err.Error())
+		return nil, err
+	}
+	l.event(svc, corev1.EventTypeNormal, "AdoptedLoadBalancer", fmt.Sprintf("Adopted the existing load balancer %s (ID %d) by its name", lb.Name, lb.ID))
+	l.store.put(want.UID, lb)
+	return lb, nil
+}

@@ -1,0 +1,23 @@
+package loadbalancer
+
+import "time"
+
+// Defaults are the HCLOUD_LOAD_BALANCERS_* defaults that
+// Service annotations override. Pointer fields are unset unless the
+// variable is: the API's own default then applies, as with the official CCM.
+type Defaults struct {
+	Enabled               bool
+	Location              string
+	NetworkZone           string
+	DisablePrivateIngress bool
+	UsePrivateIP          bool
+	DisableIPv6           bool
+	DisablePublicNetwork  *bool
+	UsesProxyProtocol     *bool
+	PrivateSubnetIPRange  string
+	AlgorithmType         string // empty: not sent
+	Type                  string
+	HealthCheckInterval   time.Duration // 0: not sent
+	HealthCheckTimeout    time.Duration
+	HealthCheckRetries    *int
+}

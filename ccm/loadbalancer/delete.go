@@ -1,0 +1,77 @@
+package loadbalancer
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+)
+
+// EnsureLoadBalancerDeleted deletes only a load balancer found by the
+// Service's label, never one found by name, and never a protected one.
+func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *corev1.Service) error {
+	uid := string(svc.UID)
+	defer l.store.lock(uid)()
+	lb, err := l.byLabel(ctx, uid)
+	if err != nil {
+		return err
+	}
+	kept := lb != nil && lb.Protection.Delete
+	if kept {
+		l.event(svc, corev1.EventTypeWarning, eventLBProtected, fmt.Sprintf(
+			"Load balancer %s (ID %d) has delete protection and is kept; delete it yourself once you no longer need it", lb.Name, lb.ID))
+	} else if lb != nil {
+		if err := l.delete(ctx, uid, lb); err != nil {
+			return err
+		}
+		l.actions.forget(lb.ID)
+	}
+	l.store.put(uid, nil)
+	l.mu.Lock()
+	delete(l.last, uid)
+	l.mu.Unlock()
+	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.HTTP.CertificateType == "managed" && !kept {
+		if err := l.deleteManagedCert(ctx, svc); err != nil {
+			// The certificate is left; it must not keep the Service from going.
+			l.event(svc, corev1.EventTypeWarning, eventCertificateNotDeleted, err.Error()+"; delete it in the Hetzner Console")
+		}
+	}
+	return nil
+}
+
+func (l *Manager) delete(ctx context.Context, uid string, lb *hcloud.LoadBalancer) error {
+	if err := l.actions.settle(ctx, lb.ID, l.actionWait); err != nil && isRetry(err) {
+		return err
+	}
+	_, _, err := l.client.LoadBalancer.DeleteWithResult(ctx, lb)
+	switch {
+	case err == nil, hcloud.IsError(err, hcloud.ErrorCodeNotFound):
+		return nil
+	case busy(err):
+		return retryBusy(lb, err)
+	case hcloud.IsError(err, hcloud.ErrorCodeProtected):
+		return nil // protected since it was read: kept
+	}
+	l.store.invalidate(uid)
+	return fmt.Errorf("deleting load balancer %s: %w", lb.Name, err)
+}
+
+// deleteManagedCert removes the certificate the CCM created for svc.
+func (l *Manager) deleteManagedCert(ctx context.Context, svc *corev1.Service) error {
+	found, err := l.client.Certificate.AllWithOpts(ctx, hcloud.CertificateListOpts{
+		ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + string(svc.UID)}})
+	if err != nil {
+		return err
+	}
+	for _, c := range found {
+		if c.Type != hcloud.CertificateTypeManaged {
+			continue
+		}
+		if _, err := l.client.Certificate.Delete(ctx, c); err != nil && !hcloud.IsError(err, hcloud.ErrorCodeNotFound) {
+			return fmt.Errorf("deleting managed certificate %s: %w", c.Name, err)
+		}
+	}
+	l.certs.forget(string(svc.UID))
+	return nil
+}

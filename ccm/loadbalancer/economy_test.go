@@ -1,0 +1,35 @@
+// The figures of a load balancer's creation in BENCHMARKS.md; make
+// economy prints them.
+
+package loadbalancer
+
+import (
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+)
+
+// actionTime is how long each fakecloud action runs in these figures.
+const actionTime = time.Second
+
+func TestLBEconomyCreate(t *testing.T) {
+	c := newLBCluster(t, 10, fakecloud.Options{ActionDuration: actionTime})
+	start := time.Now()
+	st, n := c.ensure(t, lbService("web", []int32{80, 443}), c.nodes)
+	took := time.Since(start)
+	lb := c.LoadBalancerOf(t, lbService("web", []int32{80, 443}))
+	if len(st.Ingress) != 3 || len(lb.Targets) != 10 || len(lb.Services) != 2 || len(lb.PrivateNet) != 1 {
+		t.Fatalf("incomplete load balancer: status %v, %d targets, %d services, %d networks", st.Ingress, len(lb.Targets), len(lb.Services), len(lb.PrivateNet))
+	}
+	// The first create also lists the labelled load balancers and the types.
+	if n > 3 {
+		t.Errorf("create: %d requests, aim ≤ 3", n)
+	}
+	_, second := c.ensure(t, lbService("api", []int32{80, 443}), c.nodes)
+	if second != 1 {
+		t.Errorf("a later create: %d requests, want 1", second)
+	}
+	t.Logf("create (2 ports, 10 targets, network; action time %s): %d requests (first of the process), %d after; status after %s",
+		actionTime, n, second, took.Round(time.Millisecond))
+}

@@ -1,0 +1,196 @@
+package loadbalancer
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/record"
+	cloudprovider "k8s.io/cloud-provider"
+)
+
+// Manager turns LoadBalancer Services into Hetzner load balancers:
+// each sync computes the desired load balancer (desiredLB), compares it
+// with the known one (lbPlan) and sends only the differences.
+type Manager struct {
+	client      *hcloud.Client
+	defaults    Defaults
+	networkID   int64
+	networkZone string
+	store       *lbStore
+	actions     *actionTracker
+	certs       *certs
+	recorder    record.EventRecorder
+	// actionWait bounds how long a sync waits for an earlier action on the
+	// same load balancer before it returns an api.RetryError.
+	actionWait time.Duration
+
+	mu        sync.Mutex
+	last      map[string]lastSync  // by Service UID: what to re-apply when an action fails
+	reapplied map[string]time.Time // when it last was
+	ctx       context.Context      // the provider's lifetime, for re-applying
+}
+
+type lastSync struct {
+	svc   *corev1.Service
+	nodes []*corev1.Node
+}
+
+var _ cloudprovider.LoadBalancer = (*Manager)(nil)
+
+// Options are what a Manager needs besides the client.
+type Options struct {
+	Defaults    Defaults
+	NetworkID   int64         // 0: no network
+	NetworkZone string        // the network's zone, for load balancers placed by zone
+	MaxAge      time.Duration // how old a listing of load balancers or certificates may be
+	Now         func() time.Time
+}
+
+// New returns a Manager; Start runs its background work.
+func New(client *hcloud.Client, o Options) *Manager {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone,
+		store: newLBStore(client, o.Now, o.MaxAge), actions: newActionTracker(client),
+		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second,
+		last: map[string]lastSync{}, reapplied: map[string]time.Time{}, ctx: context.Background()}
+	l.actions.onFail = l.actionFailed
+	return l
+}
+
+// Start sends events to recorder and, until ctx ends, polls the actions
+// the Manager started and re-applies a Service whose action failed.
+func (l *Manager) Start(ctx context.Context, recorder record.EventRecorder) {
+	l.mu.Lock()
+	l.recorder, l.ctx = recorder, ctx
+	l.mu.Unlock()
+	go l.actions.run(ctx, time.Second)
+}
+
+// ActionsRunning is how many of its actions the Manager has not yet
+// seen finish.
+func (l *Manager) ActionsRunning() int { return l.actions.count() }
+
+// GetLoadBalancerName is the name annotation, else the official default.
+func (l *Manager) GetLoadBalancerName(_ context.Context, _ string, svc *corev1.Service) string {
+	if n := strings.TrimSpace(svc.Annotations[annotationPrefix+"name"]); n != "" {
+		return n
+	}
+	return defaultLBName(svc)
+}
+
+// GetLoadBalancer finds the load balancer by its label. A miss is checked
+// with the API, since the service controller deletes only what exists.
+func (l *Manager) GetLoadBalancer(ctx context.Context, _ string, svc *corev1.Service) (*corev1.LoadBalancerStatus, bool, error) {
+	uid := string(svc.UID)
+	defer l.store.lock(uid)()
+	lb, err := l.store.get(ctx, uid)
+	if err != nil {
+		return nil, false, err
+	}
+	if lb == nil {
+		if lb, err = l.byLabel(ctx, uid); err != nil || lb == nil {
+			return nil, false, err
+		}
+		l.store.put(uid, lb)
+	}
+	o, _ := parseLBOptions(svc, l.defaults) // bad annotations: the status with what parsed
+	return lbStatus(lb, o), true, nil
+}
+
+func (l *Manager) byLabel(ctx context.Context, uid string) (*hcloud.LoadBalancer, error) {
+	all, err := l.client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + uid}})
+	if err != nil || len(all) == 0 {
+		return nil, err
+	}
+	if len(all) > 1 {
+		return nil, fmt.Errorf("%d load balancers carry the label %s=%s; remove it from all but one", len(all), uidLabel, uid)
+	}
+	return all[0], nil
+}
+
+// EnsureLoadBalancer creates or updates the Service's load balancer.
+func (l *Manager) EnsureLoadBalancer(ctx context.Context, _ string, svc *corev1.Service, nodes []*corev1.Node) (*corev1.LoadBalancerStatus, error) {
+	return l.sync(ctx, svc, nodes, true)
+}
+
+// UpdateLoadBalancer updates the targets, and whatever else differs, of an
+// existing load balancer; without one it does nothing, as upstream.
+func (l *Manager) UpdateLoadBalancer(ctx context.Context, _ string, svc *corev1.Service, nodes []*corev1.Node) error {
+	_, err := l.sync(ctx, svc, nodes, false)
+	return err
+}
+
+func (l *Manager) sync(ctx context.Context, svc *corev1.Service, nodes []*corev1.Node, create bool) (*corev1.LoadBalancerStatus, error) {
+	uid := string(svc.UID)
+	defer l.store.lock(uid)()
+	l.mu.Lock()
+	l.last[uid] = lastSync{svc: svc, nodes: nodes}
+	l.mu.Unlock()
+	return l.syncLocked(ctx, svc, nodes, create)
+}
+
+// syncLocked is a sync under the Service's lock.
+func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*corev1.Node, create bool) (*corev1.LoadBalancerStatus, error) {
+	o, err := parseLBOptions(svc, l.defaults)
+	if err != nil {
+		return nil, l.badConfig(svc, err)
+	}
+	l.unsupported(svc)
+	types, err := l.store.loadTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if types[o.Type] == nil {
+		return nil, l.badConfig(svc, &annotationError{"type", o.Type, "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+	}
+	certIDs, err := l.certs.resolve(ctx, svc, o)
+	if err != nil {
+		return nil, l.badConfig(svc, err)
+	}
+	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, CertIDs: certIDs})
+	if err != nil {
+		return nil, l.badConfig(svc, err)
+	}
+	lb, err := l.store.get(ctx, string(svc.UID))
+	if err != nil {
+		return nil, err
+	}
+	if lb == nil {
+		if !create {
+			l.notify(svc, notices)
+			return nil, nil
+		}
+		if want.Location == "" && want.NetworkZone == "" {
+			return nil, l.badConfig(svc, &annotationError{"location", "", "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})
+		}
+		l.notify(svc, append(notices, limitTargets(svc, &want, nil, types.maxTargets(want.Type))...))
+		if lb, err = l.create(ctx, svc, want); err != nil {
+			return nil, err
+		}
+	} else {
+		l.notify(svc, append(notices, limitTargets(svc, &want, lb.Targets, types.maxTargets(typeAfter(want, lb, types)))...))
+	}
+	steps, notices := lbPlan(want, lb, types)
+	l.notify(svc, notices)
+	if err := l.apply(ctx, svc, lb, steps); err != nil {
+		return nil, err
+	}
+	return lbStatus(lb, o), nil
+}
+
+// typeAfter is the type lb will have once want is applied: types only grow.
+func typeAfter(want lbSpec, lb *hcloud.LoadBalancer, types lbTypes) string {
+	if lb.LoadBalancerType == nil || (want.ChangeType && types.bigger(want.Type, lb.LoadBalancerType.Name)) {
+		return want.Type
+	}
+	return lb.LoadBalancerType.Name
+}
