@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,9 +13,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 )
-
-// annotationPrefix is the official CCM's prefix for Service annotations.
-const annotationPrefix = "load-balancer.hetzner.cloud/"
 
 // lbOptions is what a Service's annotations, over the HCLOUD_LOAD_BALANCERS_*
 // defaults, ask of its load balancer. Pointers and empty values are
@@ -76,98 +74,101 @@ func (e *annotationError) Error() string {
 	return fmt.Sprintf("annotation %s%s=%q is not valid: want %s", annotationPrefix, e.Annotation, e.Value, e.Accepted)
 }
 
-// annotations reads typed annotation values and collects every error.
+// annotations reads typed annotation values, as the table of specs says,
+// and collects every error.
 type annotations struct {
 	m    map[string]string
 	errs []error
 }
 
-func (a *annotations) get(name string) (string, bool) {
-	v, ok := a.m[annotationPrefix+name]
+func (a *annotations) get(name Annotation) (string, bool) {
+	v, ok := a.m[string(name)]
 	return v, ok
 }
 
-func (a *annotations) fail(name, value, accepted string) {
-	a.errs = append(a.errs, &annotationError{name, value, accepted})
+// fail reports value as not what name accepts.
+func (a *annotations) fail(name Annotation, value string) {
+	a.errs = append(a.errs, &annotationError{name.short(), value, specs[name].accepted()})
 }
 
-func (a *annotations) str(name, def string) string {
+func (a *annotations) str(name Annotation, def string) string {
 	if v, ok := a.get(name); ok {
 		return v
 	}
 	return def
 }
 
-func (a *annotations) optStr(name string) *string {
+func (a *annotations) optStr(name Annotation) *string {
 	if v, ok := a.get(name); ok {
 		return &v
 	}
 	return nil
 }
 
-func (a *annotations) boolean(name string, def bool) bool {
+func (a *annotations) boolean(name Annotation, def bool) bool {
 	if b := a.optBool(name); b != nil {
 		return *b
 	}
 	return def
 }
 
-func (a *annotations) optBool(name string) *bool {
+func (a *annotations) optBool(name Annotation) *bool {
 	v, ok := a.get(name)
 	if !ok {
 		return nil
 	}
 	b, err := strconv.ParseBool(strings.TrimSpace(v))
 	if err != nil {
-		a.fail(name, v, "true or false")
+		a.fail(name, v)
 		return nil
 	}
 	return &b
 }
 
-// integer parses a whole number in [lo, hi]; def when unset.
-func (a *annotations) integer(name string, def, lo, hi int) int {
+// integer parses a whole number in the spec's range; def when unset.
+func (a *annotations) integer(name Annotation, def int) int {
 	v, ok := a.get(name)
 	if !ok {
 		return def
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < lo || n > hi {
-		a.fail(name, v, fmt.Sprintf("a whole number from %d to %d", lo, hi))
+	if s := specs[name]; err != nil || n < s.lo || n > s.hi {
+		a.fail(name, v)
 		return def
 	}
 	return n
 }
 
-// seconds parses a duration of whole seconds in [lo, hi], such as 15s.
-func (a *annotations) seconds(name string, def, lo, hi time.Duration) time.Duration {
+// seconds parses a duration of whole seconds in the spec's range, such as 15s.
+func (a *annotations) seconds(name Annotation, def time.Duration) time.Duration {
 	v, ok := a.get(name)
 	if !ok {
 		return def
 	}
 	d, err := time.ParseDuration(strings.TrimSpace(v))
-	if err != nil || d%time.Second != 0 || d < lo || d > hi {
-		a.fail(name, v, fmt.Sprintf("whole seconds from %s to %s, such as %s", lo, hi, lo))
+	if s := specs[name]; err != nil || d%time.Second != 0 || d < s.min || d > s.max {
+		a.fail(name, v)
 		return def
 	}
 	return d
 }
 
-func (a *annotations) oneOf(name, def string, accepted ...string) string {
+// oneOf is one of the spec's choices, in any case; def when unset.
+func (a *annotations) oneOf(name Annotation, def string) string {
 	v, ok := a.get(name)
 	if !ok {
 		return def
 	}
-	for _, s := range accepted {
-		if strings.EqualFold(strings.TrimSpace(v), s) {
-			return s
+	for _, c := range specs[name].choices {
+		if strings.EqualFold(strings.TrimSpace(v), c) {
+			return c
 		}
 	}
-	a.fail(name, v, "one of "+strings.Join(accepted, ", "))
+	a.fail(name, v)
 	return def
 }
 
-func (a *annotations) list(name string) []string {
+func (a *annotations) list(name Annotation) []string {
 	v, ok := a.get(name)
 	if !ok {
 		return nil
@@ -182,24 +183,24 @@ var statusCodePattern = regexp.MustCompile(`^[1-5][0-9?*]{0,2}$|^\*$`)
 func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
 	a := &annotations{m: svc.Annotations}
 	o := lbOptions{
-		Name:                  strings.TrimSpace(a.str("name", "")),
-		Type:                  strings.ToLower(strings.TrimSpace(a.str("type", d.Type))),
-		Location:              a.str("location", d.Location),
-		NetworkZone:           a.str("network-zone", d.NetworkZone),
-		Algorithm:             a.oneOf("algorithm-type", d.AlgorithmType, "round_robin", "least_connections"),
-		Hostname:              a.str("hostname", ""),
-		IPv6Disabled:          a.boolean("ipv6-disabled", d.DisableIPv6),
-		IPv4RDNS:              a.optStr("ipv4-rdns"),
-		IPv6RDNS:              a.optStr("ipv6-rdns"),
-		DisablePublicNetwork:  a.optBool("disable-public-network"),
-		DisablePrivateIngress: a.boolean("disable-private-ingress", d.DisablePrivateIngress),
-		UsePrivateIP:          a.boolean("use-private-ip", d.UsePrivateIP),
-		Protocol:              a.oneOf("protocol", "tcp", "tcp", "http", "https"),
+		Name:                  strings.TrimSpace(a.str(AnnotationName, "")),
+		Type:                  strings.ToLower(strings.TrimSpace(a.str(AnnotationType, d.Type))),
+		Location:              a.str(AnnotationLocation, d.Location),
+		NetworkZone:           a.str(AnnotationNetworkZone, d.NetworkZone),
+		Algorithm:             a.oneOf(AnnotationAlgorithmType, d.AlgorithmType),
+		Hostname:              a.str(AnnotationHostname, ""),
+		IPv6Disabled:          a.boolean(AnnotationIPv6Disabled, d.DisableIPv6),
+		IPv4RDNS:              a.optStr(AnnotationIPv4RDNS),
+		IPv6RDNS:              a.optStr(AnnotationIPv6RDNS),
+		DisablePublicNetwork:  a.optBool(AnnotationDisablePublicNetwork),
+		DisablePrivateIngress: a.boolean(AnnotationDisablePrivateIngress, d.DisablePrivateIngress),
+		UsePrivateIP:          a.boolean(AnnotationUsePrivateIP, d.UsePrivateIP),
+		Protocol:              a.oneOf(AnnotationProtocol, "tcp"),
 	}
-	_, typed := a.get("type")
+	_, typed := a.get(AnnotationType)
 	o.TypeExplicit = typed || d.Type != "lb11"
 	if strings.TrimSpace(o.Type) == "" {
-		a.fail("type", o.Type, "a load balancer type such as lb11, lb21 or lb31")
+		a.fail(AnnotationType, o.Type)
 	}
 	if o.Location != "" {
 		o.NetworkZone = "" // a location implies its zone, as upstream
@@ -207,29 +208,29 @@ func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
 	if o.DisablePublicNetwork == nil {
 		o.DisablePublicNetwork = d.DisablePublicNetwork
 	}
-	if v, ok := a.get("node-selector"); ok {
+	if v, ok := a.get(AnnotationNodeSelector); ok {
 		sel, err := labels.Parse(v)
 		if err != nil {
-			a.fail("node-selector", v, "a label selector such as role=worker,zone!=fsn1")
+			a.fail(AnnotationNodeSelector, v)
 		}
 		o.NodeSelector = sel
 	}
-	if v, ok := a.get("private-ipv4"); ok {
+	if v, ok := a.get(AnnotationPrivateIPv4); ok {
 		ip, err := netip.ParseAddr(strings.TrimSpace(v))
 		if err != nil || !ip.Is4() {
-			a.fail("private-ipv4", v, "an IPv4 address in the network, such as 10.0.0.100")
+			a.fail(AnnotationPrivateIPv4, v)
 		}
 		o.PrivateIPv4 = ip
 	}
-	subnet := a.str("private-subnet-ip-range", d.PrivateSubnetIPRange)
+	subnet := a.str(AnnotationPrivateSubnetIPRange, d.PrivateSubnetIPRange)
 	if subnet != "" {
 		p, err := netip.ParsePrefix(strings.TrimSpace(subnet))
 		if err != nil {
-			a.fail("private-subnet-ip-range", subnet, "a subnet of the network, such as 10.0.1.0/24")
+			a.fail(AnnotationPrivateSubnetIPRange, subnet)
 		}
 		o.PrivateSubnetIPRange = p
 	}
-	proxy := a.optBool("uses-proxyprotocol")
+	proxy := a.optBool(AnnotationUsesProxyProtocol)
 	if proxy == nil {
 		proxy = d.UsesProxyProtocol
 	}
@@ -241,23 +242,23 @@ func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
 
 func parseHTTPOptions(a *annotations, svc *corev1.Service) lbHTTPOptions {
 	h := lbHTTPOptions{
-		CookieName:      a.str("http-cookie-name", ""),
-		CookieLifetime:  a.seconds("http-cookie-lifetime", 0, 30*time.Second, 86400*time.Second),
-		StickySessions:  a.optBool("http-sticky-sessions"),
-		RedirectHTTP:    a.optBool("http-redirect-http"),
-		TimeoutIdle:     a.seconds("http-timeout-idle", 0, 30*time.Second, 300*time.Second),
-		CertificateType: a.oneOf("certificate-type", "uploaded", "uploaded", "managed"),
-		Certificates:    a.list("http-certificates"),
-		ManagedCertName: a.str("http-managed-certificate-name", "ccm-managed-certificate-"+string(svc.UID)),
+		CookieName:      a.str(AnnotationHTTPCookieName, ""),
+		CookieLifetime:  a.seconds(AnnotationHTTPCookieLifetime, 0),
+		StickySessions:  a.optBool(AnnotationHTTPStickySessions),
+		RedirectHTTP:    a.optBool(AnnotationHTTPRedirectHTTP),
+		TimeoutIdle:     a.seconds(AnnotationHTTPTimeoutIdle, 0),
+		CertificateType: a.oneOf(AnnotationCertificateType, "uploaded"),
+		Certificates:    a.list(AnnotationHTTPCertificates),
+		ManagedCertName: a.str(AnnotationHTTPManagedCertificateName, "ccm-managed-certificate-"+string(svc.UID)),
 	}
 	if len(h.CookieName) > 100 {
-		a.fail("http-cookie-name", h.CookieName, "1 to 100 characters")
+		a.fail(AnnotationHTTPCookieName, h.CookieName)
 	}
 	if h.CertificateType == "managed" {
-		h.ManagedCertDomains = a.list("http-managed-certificate-domains")
+		h.ManagedCertDomains = a.list(AnnotationHTTPManagedCertificateDomains)
 		if len(h.ManagedCertDomains) == 0 {
-			v, _ := a.get("http-managed-certificate-domains")
-			a.fail("http-managed-certificate-domains", v, "the domains of the managed certificate, such as example.com,www.example.com (required with certificate-type managed)")
+			v, _ := a.get(AnnotationHTTPManagedCertificateDomains)
+			a.fail(AnnotationHTTPManagedCertificateDomains, v)
 		}
 	}
 	return h
@@ -265,39 +266,32 @@ func parseHTTPOptions(a *annotations, svc *corev1.Service) lbHTTPOptions {
 
 func parseHealthCheck(a *annotations, d Defaults) lbHealthCheckOptions {
 	h := lbHealthCheckOptions{
-		Protocol:     a.oneOf("health-check-protocol", "", "tcp", "http", "https"),
-		Port:         a.integer("health-check-port", 0, 1, 65535),
-		Interval:     a.seconds("health-check-interval", d.HealthCheckInterval, 3*time.Second, 60*time.Second),
-		Timeout:      a.seconds("health-check-timeout", d.HealthCheckTimeout, time.Second, 60*time.Second),
-		HTTPDomain:   a.str("health-check-http-domain", ""),
-		HTTPPath:     a.str("health-check-http-path", ""),
-		ValidateCert: a.optBool("health-check-http-validate-certificate"),
-		StatusCodes:  a.list("http-status-codes"),
+		Protocol:     a.oneOf(AnnotationHealthCheckProtocol, ""),
+		Port:         a.integer(AnnotationHealthCheckPort, 0),
+		Interval:     a.seconds(AnnotationHealthCheckInterval, d.HealthCheckInterval),
+		Timeout:      a.seconds(AnnotationHealthCheckTimeout, d.HealthCheckTimeout),
+		HTTPDomain:   a.str(AnnotationHealthCheckHTTPDomain, ""),
+		HTTPPath:     a.str(AnnotationHealthCheckHTTPPath, ""),
+		ValidateCert: a.optBool(AnnotationHealthCheckHTTPValidateCertificate),
+		StatusCodes:  a.list(AnnotationHTTPStatusCodes),
 	}
 	retries := 0
 	if d.HealthCheckRetries != nil {
 		retries = *d.HealthCheckRetries
 	}
-	h.Retries = a.integer("health-check-retries", retries, 1, 5)
+	h.Retries = a.integer(AnnotationHealthCheckRetries, retries)
 	if len(h.HTTPDomain) > 128 || strings.ContainsAny(h.HTTPDomain, " %\\") {
-		a.fail("health-check-http-domain", h.HTTPDomain, "a host name of at most 128 characters without spaces, % or \\")
+		a.fail(AnnotationHealthCheckHTTPDomain, h.HTTPDomain)
 	}
 	if len(h.HTTPPath) > 256 || strings.Contains(h.HTTPPath, " ") || (h.HTTPPath != "" && !strings.HasPrefix(h.HTTPPath, "/")) {
-		a.fail("health-check-http-path", h.HTTPPath, "a path starting with / of at most 256 characters, spaces percent-encoded")
+		a.fail(AnnotationHealthCheckHTTPPath, h.HTTPPath)
 	}
-	if len(h.StatusCodes) > 20 {
-		v, _ := a.get("http-status-codes")
-		a.fail("http-status-codes", v, "at most 20 status codes")
+	if len(h.StatusCodes) > 20 || slices.ContainsFunc(h.StatusCodes, func(c string) bool { return !statusCodePattern.MatchString(c) }) {
+		v, _ := a.get(AnnotationHTTPStatusCodes)
+		a.fail(AnnotationHTTPStatusCodes, v)
 	}
-	for _, c := range h.StatusCodes {
-		if !statusCodePattern.MatchString(c) {
-			v, _ := a.get("http-status-codes")
-			a.fail("http-status-codes", v, "comma-separated status codes with ? or * as wildcards, such as 2??,301")
-			break
-		}
-	}
-	for _, name := range []string{"health-check-protocol", "health-check-port", "health-check-interval", "health-check-timeout",
-		"health-check-retries", "health-check-http-domain", "health-check-http-path", "health-check-http-validate-certificate", "http-status-codes"} {
+	for _, name := range []Annotation{AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckInterval, AnnotationHealthCheckTimeout,
+		AnnotationHealthCheckRetries, AnnotationHealthCheckHTTPDomain, AnnotationHealthCheckHTTPPath, AnnotationHealthCheckHTTPValidateCertificate, AnnotationHTTPStatusCodes} {
 		if _, ok := a.get(name); ok {
 			h.Configured = true
 		}

@@ -73,7 +73,7 @@ func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) (
 				return nil, err
 			}
 			if cert == nil {
-				return nil, &annotationError{"http-certificates", ref, "the IDs or names of existing certificates"}
+				return nil, &annotationError{AnnotationHTTPCertificates.short(), ref, "the IDs or names of existing certificates"}
 			}
 			id = cert.ID
 			c.remember(ref, id)

@@ -36,7 +36,7 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, errors.Join(err, gerr))
 	}
 	if owner := lb.Labels[uidLabel]; owner != "" && owner != want.UID {
-		err := fmt.Errorf("load balancer %s belongs to the Service with UID %s; choose another name with the annotation %sname", want.Name, owner, annotationPrefix)
+		err := fmt.Errorf("load balancer %s belongs to the Service with UID %s; choose another name with the annotation %s", want.Name, owner, AnnotationName)
 		l.event(svc, corev1.EventTypeWarning, "LoadBalancerNameTaken", err.Error())
 		return nil, err
 	}

@@ -11,10 +11,10 @@ import (
 
 // unsupported reports annotations of the official CCM this one does not act on.
 func (l *Manager) unsupported(svc *corev1.Service) {
-	for _, name := range []string{"public-net-ipv4", "public-net-ipv6"} {
-		if v, ok := svc.Annotations[annotationPrefix+name]; ok {
+	for _, name := range []Annotation{AnnotationPublicNetIPv4, AnnotationPublicNetIPv6} {
+		if v, ok := svc.Annotations[string(name)]; ok {
 			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, fmt.Sprintf(
-				"annotation %s%s=%q is not supported by this CCM and is ignored: the load balancer gets its own addresses", annotationPrefix, name, v))
+				"annotation %s=%q is not supported by this CCM and is ignored: the load balancer gets its own addresses", name, v))
 		}
 	}
 }

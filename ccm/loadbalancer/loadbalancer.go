@@ -81,7 +81,7 @@ func (l *Manager) ActionsRunning() int { return l.actions.count() }
 
 // GetLoadBalancerName is the name annotation, else the official default.
 func (l *Manager) GetLoadBalancerName(_ context.Context, _ string, svc *corev1.Service) string {
-	if n := strings.TrimSpace(svc.Annotations[annotationPrefix+"name"]); n != "" {
+	if n := strings.TrimSpace(svc.Annotations[string(AnnotationName)]); n != "" {
 		return n
 	}
 	return defaultLBName(svc)
@@ -150,7 +150,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 		return nil, err
 	}
 	if types[o.Type] == nil {
-		return nil, l.badConfig(svc, &annotationError{"type", o.Type, "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+		return nil, l.badConfig(svc, &annotationError{AnnotationType.short(), o.Type, "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
 	}
 	certIDs, err := l.certs.resolve(ctx, svc, o)
 	if err != nil {
@@ -170,7 +170,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 			return nil, nil
 		}
 		if want.Location == "" && want.NetworkZone == "" {
-			return nil, l.badConfig(svc, &annotationError{"location", "", "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})
+			return nil, l.badConfig(svc, &annotationError{AnnotationLocation.short(), "", "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})
 		}
 		l.notify(svc, append(notices, limitTargets(svc, &want, nil, types.maxTargets(want.Type))...))
 		if lb, err = l.create(ctx, svc, want); err != nil {

@@ -82,8 +82,8 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 			steps = append(steps, lbStep{Kind: "change_type", Type: want.Type})
 		} else {
 			notices = append(notices, lbNotice{Reason: eventTypeDowngrade, Message: fmt.Sprintf(
-				"load balancer type %s is not changed to the smaller %s (annotation %stype): downgrade it in the Hetzner Console if you mean to",
-				have.LoadBalancerType.Name, want.Type, annotationPrefix)})
+				"load balancer type %s is not changed to the smaller %s (annotation %s): downgrade it in the Hetzner Console if you mean to",
+				have.LoadBalancerType.Name, want.Type, AnnotationType)})
 		}
 	}
 	if want.Location != "" && have.Location != nil && have.Location.Name != want.Location {
@@ -151,7 +151,7 @@ func networkSteps(want lbSpec, have *hcloud.LoadBalancer) (attach, detach []lbSt
 		attached = true
 		if want.PrivateIP != nil && !want.PrivateIP.Equal(pn.IP) {
 			notices = append(notices, lbNotice{Reason: eventPrivateIPKept, Message: fmt.Sprintf(
-				"load balancer %s keeps %s in the network: %sprivate-ipv4=%s applies when it is attached", have.Name, pn.IP, annotationPrefix, want.PrivateIP)})
+				"load balancer %s keeps %s in the network: %s=%s applies when it is attached", have.Name, pn.IP, AnnotationPrivateIPv4, want.PrivateIP)})
 		}
 	}
 	if !attached {

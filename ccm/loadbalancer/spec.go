@@ -85,8 +85,8 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 		s.Name = defaultLBName(svc)
 	}
 	var errs []error
-	bad := func(annotation, value, accepted string) {
-		errs = append(errs, &annotationError{annotation, value, accepted})
+	bad := func(name Annotation, value, accepted string) {
+		errs = append(errs, &annotationError{name.short(), value, accepted})
 	}
 	if s.Location == "" && s.NetworkZone == "" {
 		s.NetworkZone = env.NetworkZone // still empty: an error only when one is created
@@ -94,12 +94,12 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 	if o.DisablePublicNetwork != nil {
 		s.PublicInterface = hcloud.Ptr(!*o.DisablePublicNetwork)
 		if *o.DisablePublicNetwork && (env.NetworkID == 0 || !o.UsePrivateIP) {
-			bad("disable-public-network", "true", "false unless HCLOUD_NETWORK is set and use-private-ip is true: "+
+			bad(AnnotationDisablePublicNetwork, "true", "false unless HCLOUD_NETWORK is set and use-private-ip is true: "+
 				"without a public interface the load balancer reaches its targets only on the network")
 		}
 	}
 	if o.UsePrivateIP && env.NetworkID == 0 {
-		bad("use-private-ip", "true", "false unless HCLOUD_NETWORK is set")
+		bad(AnnotationUsePrivateIP, "true", "false unless HCLOUD_NETWORK is set")
 	}
 	if env.NetworkID != 0 {
 		if o.PrivateIPv4.IsValid() {
@@ -110,7 +110,7 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 		}
 	}
 	if o.Protocol == "https" && o.HTTP.CertificateType == "uploaded" && len(o.HTTP.Certificates) == 0 {
-		bad("http-certificates", "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert")
+		bad(AnnotationHTTPCertificates, "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert")
 	}
 	var notices []lbNotice
 	for _, p := range svc.Spec.Ports {

@@ -1,0 +1,163 @@
+package loadbalancer
+
+import (
+	"flag"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite README's annotation table from annotation_table.go")
+
+// annotationDoc is what a constant's doc comment says.
+type annotationDoc struct {
+	Const, What                           string
+	Name                                  Annotation
+	Type, Accepted, Default, Env, Example string
+}
+
+var docKey = regexp.MustCompile(`\b(Type|Accepted|Default|Env|Example): `)
+
+// readAnnotationDocs parses the Annotation constants' doc comments, in order.
+func readAnnotationDocs(t *testing.T) []annotationDoc {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "annotation_table.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var docs []annotationDoc
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, s := range g.Specs {
+			v := s.(*ast.ValueSpec)
+			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Annotation" {
+				continue
+			}
+			lit := v.Values[0].(*ast.BasicLit).Value
+			docs = append(docs, parseDoc(t, v.Names[0].Name, Annotation(strings.Trim(lit, `"`)), v.Doc.Text()))
+		}
+	}
+	return docs
+}
+
+// parseDoc reads "X is what it does.\n\nType: ... Accepted: ... Default: ... Env: ... Example: ...".
+func parseDoc(t *testing.T, name string, a Annotation, text string) annotationDoc {
+	what, fields, ok := strings.Cut(text, "\n\n")
+	if !ok {
+		t.Errorf("%s: the doc comment lacks its Type/Accepted/Default/Example paragraph", name)
+	}
+	d := annotationDoc{Const: name, Name: a, What: strings.TrimSuffix(strings.TrimSpace(strings.TrimPrefix(strings.Join(strings.Fields(what), " "), name+" ")), ".")}
+	d.What = strings.TrimPrefix(strings.TrimPrefix(d.What, "is "), "are ")
+	fields = strings.Join(strings.Fields(fields), " ")
+	keys := docKey.FindAllStringSubmatchIndex(fields, -1)
+	for i, k := range keys {
+		end := len(fields)
+		if i+1 < len(keys) {
+			end = keys[i+1][0]
+		}
+		v := strings.TrimSuffix(strings.TrimSpace(fields[k[1]:end]), ".")
+		switch fields[k[2]:k[3]] {
+		case "Type":
+			d.Type = v
+		case "Accepted":
+			d.Accepted = v
+		case "Default":
+			d.Default = v
+		case "Env":
+			d.Env = v
+		case "Example":
+			d.Example = v
+		}
+	}
+	return d
+}
+
+// TestAnnotationDocsMatchTheTable: every constant is in the table the
+// parser reads and back, and its doc comment states the table's type,
+// accepted values and variable.
+func TestAnnotationDocsMatchTheTable(t *testing.T) {
+	docs := readAnnotationDocs(t)
+	if len(docs) != len(specs) {
+		t.Errorf("%d annotation constants, %d in the table", len(docs), len(specs))
+	}
+	for _, d := range docs {
+		s, ok := specs[d.Name]
+		switch {
+		case !ok:
+			t.Errorf("%s (%s) is not in the table", d.Const, d.Name)
+		case d.Const != "Annotation"+camel(d.Name.short()):
+			t.Errorf("%s is named for %s: want Annotation%s", d.Const, d.Name, camel(d.Name.short()))
+		case d.Type != string(s.kind) || d.Accepted != s.accepted() || d.Env != s.env:
+			t.Errorf("%s doc says type %q, accepted %q, env %q; the table says %q, %q, %q", d.Const, d.Type, d.Accepted, d.Env, s.kind, s.accepted(), s.env)
+		case d.What == "" || d.Default == "" || d.Example == "":
+			t.Errorf("%s: the doc comment lacks what it does, its default or an example", d.Const)
+		}
+	}
+}
+
+// camel is health-check-http-path as HealthCheckHTTPPath.
+func camel(s string) string {
+	initialisms := map[string]string{"http": "HTTP", "ip": "IP", "ipv4": "IPv4", "ipv6": "IPv6", "rdns": "RDNS", "proxyprotocol": "ProxyProtocol"}
+	var b strings.Builder
+	for w := range strings.SplitSeq(s, "-") {
+		if v, ok := initialisms[w]; ok {
+			b.WriteString(v)
+		} else {
+			b.WriteString(strings.ToUpper(w[:1]) + w[1:])
+		}
+	}
+	return b.String()
+}
+
+const (
+	readmeBegin = "<!-- annotations: generated from ccm/loadbalancer/annotation_table.go; go test ./ccm/loadbalancer -run TestREADMEAnnotations -update -->\n"
+	readmeEnd   = "<!-- end of annotations -->\n"
+)
+
+// TestREADMEAnnotations: README's annotation table is the one the doc
+// comments make; -update rewrites it.
+func TestREADMEAnnotations(t *testing.T) {
+	raw, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := string(raw)
+	i, j := strings.Index(readme, readmeBegin), strings.Index(readme, readmeEnd)
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the markers %q and %q", readmeBegin, readmeEnd)
+	}
+	want := readmeTable(readAnnotationDocs(t))
+	if got := readme[i+len(readmeBegin) : j]; got == want {
+		return
+	}
+	if !*update {
+		t.Fatalf("README's annotation table differs from annotation_table.go; run go test ./ccm/loadbalancer -run TestREADMEAnnotations -update")
+	}
+	if err := os.WriteFile("../../README.md", []byte(readme[:i+len(readmeBegin)]+want+readme[j:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readmeTable(docs []annotationDoc) string {
+	var b strings.Builder
+	b.WriteString("| annotation | value | default | example | what |\n| --- | --- | --- | --- | --- |\n")
+	for _, d := range docs {
+		def := d.Default
+		if d.Env != "" {
+			def += "; `" + d.Env + "` sets it"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s: %s | %s | `%s` | %s |\n", d.Name.short(), d.Type, cell(d.Accepted), cell(def), d.Example, cell(d.What))
+	}
+	return b.String()
+}
+
+// cell escapes what would end a Markdown table cell.
+func cell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
