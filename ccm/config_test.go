@@ -117,8 +117,8 @@ func TestLoadConfigReportsEveryErrorWithoutTheToken(t *testing.T) {
 	if strings.Contains(err.Error(), "secret-part") {
 		t.Error("the error shows the token")
 	}
-	if n := len(strings.Split(err.Error(), "\n")); n < 10 {
-		t.Errorf("%d errors reported, want every one", n)
+	if n := len(strings.Split(err.Error(), "\n")); n != 11 {
+		t.Errorf("%d errors reported, want all 11, one a line", n)
 	}
 	_, err = LoadConfig(env(nil), noFile)
 	if err == nil || !strings.Contains(err.Error(), "HCLOUD_TOKEN") {
