@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -114,5 +118,58 @@ func TestClientJournalFollowStopsWithContext(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "/locations") {
 		t.Errorf("followed journal:\n%s", out.String())
+	}
+}
+
+// serveFake serves an empty fakecloud in process and returns its address.
+func serveFake(t *testing.T) (*fakecloud.Server, string) {
+	t.Helper()
+	fc := fakecloud.New(fakecloud.Options{})
+	srv := httptest.NewServer(fc)
+	t.Cleanup(srv.Close)
+	return fc, srv.URL
+}
+
+// adminAnswer is fakecloud's answer to GET path under /_fakecloud, as sent.
+func adminAnswer(t *testing.T, url, path string) []byte {
+	t.Helper()
+	resp, err := http.Get(url + "/_fakecloud" + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %v", path, resp.StatusCode, err)
+	}
+	return body
+}
+
+// indented is an answer as the client commands print it: indented, with a
+// blank line after.
+func indented(t *testing.T, answer []byte) string {
+	t.Helper()
+	var out bytes.Buffer
+	if err := json.Indent(&out, answer, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	return out.String() + "\n"
+}
+
+func TestClientFlagsAnywhere(t *testing.T) {
+	fc, url := serveFake(t)
+	env := envOf(map[string]string{"FAKECLOUD_URL": "http://127.0.0.1:1"})
+	for _, args := range [][]string{
+		{"--url", url, "faults", "add", "{path: /a, status: 500}"},
+		{"faults", "--url", url, "add", "{path: /b, status: 500}"},
+		{"faults", "add", "--url=" + url, "{path: /c, status: 500}"},
+		{"faults", "add", "{path: /d, status: 500}", "--url", url},
+	} {
+		if err := dispatch(t.Context(), args, env, io.Discard, io.Discard); err != nil {
+			t.Errorf("%q: %v", args, err)
+		}
+	}
+	if rules, _ := fc.Faults(); len(rules) != 4 {
+		t.Errorf("rules: %+v, want 4", rules)
 	}
 }

@@ -28,62 +28,25 @@ func main() {
 	}
 }
 
-// dispatch runs a subcommand; with none (or only flags) it serves.
+// dispatch runs the command that args name; with none (or only flags) it
+// serves. An unknown command prints the table of commands.
 func dispatch(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	args = clientFlagsLast(args)
 	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
-		return run(ctx, args, getenv, stderr, nil)
+		args = append([]string{"serve"}, args...)
 	}
-	switch args[0] {
-	case "serve":
-		return run(ctx, args[1:], getenv, stderr, nil)
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return nil
-	}
-	return client(ctx, args, getenv, stdout, stderr)
-}
-
-// clientFlagsLast moves leading --url and --admin-token flags behind the
-// subcommand, so "fakecloud --url U faults" works like "fakecloud faults --url U".
-func clientFlagsLast(args []string) []string {
-	var lead []string
-	for len(args) > 0 {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[0], "-"), "=")
-		if !strings.HasPrefix(args[0], "-") || (name != "url" && name != "admin-token") {
-			break
+	cmd, rest, ok := find(args)
+	in := &invocation{name: args[0], args: rest, getenv: getenv, stdout: stdout, stderr: stderr}
+	if !ok || cmd.admin {
+		words, err := in.parseClient(args)
+		if err != nil {
+			return err
 		}
-		n := 2
-		if hasValue || len(args) < 2 {
-			n = 1
-		}
-		lead, args = append(lead, args[:n]...), args[n:]
+		cmd, in.args, ok = find(words)
 	}
-	if len(lead) == 0 || len(args) == 0 {
-		return append(lead, args...)
+	if !ok {
+		printCommands(stderr)
+		return fmt.Errorf("unknown command %q", in.name)
 	}
-	return append(append([]string{args[0]}, lead...), args[1:]...)
+	return cmd.run(ctx, in)
 }
-
-const usage = `fakecloud: a simulated Hetzner Cloud API.
-
-Serve:
-  fakecloud [serve] [flags]            serve the API (fakecloud serve -h lists the flags)
-
-Script a running fakecloud (flags --url, env FAKECLOUD_URL, default http://127.0.0.1:8080;
---admin-token, env FAKECLOUD_ADMIN_TOKEN):
-  fakecloud faults                     list fault rules and action faults with their hits
-  fakecloud faults add RULE            add a request fault, RULE as YAML or JSON (or -f FILE)
-  fakecloud faults add-action FAULT    make actions fail or run longer
-  fakecloud faults rm ID               remove one
-  fakecloud faults clear               remove all
-  fakecloud event EVENT                make something happen behind the clients' back
-  fakecloud scenario FILE              run a scenario file
-  fakecloud rate-limit [--remaining N] [--refill R]
-  fakecloud reset [empty|seed]         empty the world, or go back to the seed world
-  fakecloud seed FILE                  replace the world with a seed world
-  fakecloud state                      print the world as JSON (a snapshot)
-  fakecloud state import FILE          replace the world with a snapshot
-  fakecloud journal [--follow] [--method M] [--template T] [--status N] [--limit N]
-  fakecloud counters                   request counts by method, route and status
-`
