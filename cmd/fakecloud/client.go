@@ -119,7 +119,7 @@ func (in *invocation) file(i int, what string) ([]byte, error) {
 }
 
 // printJSON prints v indented, as fakecloud writes it (HTML unescaped),
-// and then a blank line, as this command always has.
+// and then a blank line, as the client commands have always printed it.
 func (in *invocation) printJSON(v any) error {
 	enc := json.NewEncoder(in.stdout)
 	enc.SetEscapeHTML(false)
