@@ -39,7 +39,7 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 		}
 		items := slices.DeleteFunc(slices.Clone(e.items(c.w.cat)), func(it T) bool {
 			return (q.hasName && e.name(it) != q.name) || (e.keep != nil && !e.keep(c, it)) ||
-				(q.hasSelector && e.labels != nil && !q.selector.matches(e.labels(it)))
+				(q.hasSelector && e.labels != nil && !q.selector.Matches(e.labels(it)))
 		})
 		if err := applySort(items, q.sort, keys); err != nil {
 			return 0, nil, err

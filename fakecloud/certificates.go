@@ -80,7 +80,7 @@ func listCertificates(c *call) (int, any, *apiError) {
 	}
 	types := c.r.URL.Query()["type"]
 	items := slices.DeleteFunc(c.w.certificates.all(), func(cert *schema.Certificate) bool {
-		return (q.hasName && cert.Name != q.name) || (q.hasSelector && !q.selector.matches(cert.Labels)) ||
+		return (q.hasName && cert.Name != q.name) || (q.hasSelector && !q.selector.Matches(cert.Labels)) ||
 			(len(types) > 0 && !slices.Contains(types, cert.Type))
 	})
 	keys := byIDNameCreated(func(c *schema.Certificate) int64 { return c.ID }, func(c *schema.Certificate) string { return c.Name },

@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"net/http/httptest"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // Example starts fakecloud in a test and points hcloud-go at it.

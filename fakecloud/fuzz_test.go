@@ -30,19 +30,6 @@ func FuzzDecodeRequests(f *testing.F) {
 	})
 }
 
-// FuzzLabelSelector: parsing never panics, and a parsed selector evaluates.
-func FuzzLabelSelector(f *testing.F) {
-	for _, s := range []string{"a=b", "a in (b,c),!d", "x notin (y)", "k!=v,k2", "a,b,(c"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		sel, err := parseSelector(s)
-		if err == nil {
-			sel.matches(map[string]string{"a": "b"})
-		}
-	})
-}
-
 // FuzzHostile sends fuzzed queries and bodies to the API's and the admin
 // API's operations, seeded from the generated cases, with the same checks;
 // an accepted body that takes a body must be UTF-8.

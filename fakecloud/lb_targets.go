@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
 )
 
 // targetSpec is a target as create, add_target and remove_target send it.
@@ -75,7 +77,7 @@ func (w *world) buildTarget(lb *loadBalancer, spec targetSpec, f *fieldErrors, p
 			f.add(prefix+"label_selector", "is required for type label_selector")
 			return t, nil
 		}
-		if _, err := parseSelector(spec.LabelSelector.Selector); err != nil || spec.LabelSelector.Selector == "" {
+		if _, err := labelselector.Parse(spec.LabelSelector.Selector); err != nil || spec.LabelSelector.Selector == "" {
 			f.add(prefix+"label_selector.selector", "is not a valid label selector: %v", err)
 			return t, nil
 		}
@@ -159,13 +161,13 @@ func targetKey(t lbTarget) string {
 
 // selected resolves a label selector target to the servers it matches now.
 func (w *world) selected(sel string) []*server {
-	s, err := parseSelector(sel)
+	s, err := labelselector.Parse(sel)
 	if err != nil {
 		return nil
 	}
 	var out []*server
 	for _, id := range w.servers.ids {
-		if srv := w.servers.byID[id]; s.matches(srv.Labels) {
+		if srv := w.servers.byID[id]; s.Matches(srv.Labels) {
 			out = append(out, srv)
 		}
 	}

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
 )
 
 // startTraffic makes load balancers with an address in the range carry

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic/lbtraffictest"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic/lbtraffictest"
 )
 
 // backend serves HTTP for a server's private address on the network the

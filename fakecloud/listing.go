@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
 )
 
 const (
@@ -20,7 +22,7 @@ const (
 type listQuery struct {
 	page, perPage int
 	sort          []string // field:dir, validated against the endpoint's keys
-	selector      selector
+	selector      labelselector.Selector
 	hasSelector   bool
 	name          string
 	hasName       bool
@@ -46,7 +48,7 @@ func parseList(r *http.Request) (listQuery, *apiError) {
 		lq.perPage = int(n)
 	}
 	if q.Has("label_selector") {
-		sel, err := parseSelector(q.Get("label_selector"))
+		sel, err := labelselector.Parse(q.Get("label_selector"))
 		if err != nil {
 			f.add("label_selector", "%v", err)
 		}

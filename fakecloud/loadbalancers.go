@@ -124,7 +124,7 @@ func listLoadBalancers(c *call) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	items := slices.DeleteFunc(c.w.loadBalancers.all(), func(lb *loadBalancer) bool {
-		return (q.hasName && lb.Name != q.name) || (q.hasSelector && !q.selector.matches(lb.Labels))
+		return (q.hasName && lb.Name != q.name) || (q.hasSelector && !q.selector.Matches(lb.Labels))
 	})
 	if err := applySort(items, q.sort, lbSortKeys); err != nil {
 		return 0, nil, err

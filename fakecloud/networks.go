@@ -95,7 +95,7 @@ func listNetworks(c *call) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	items := slices.DeleteFunc(c.w.networks.all(), func(n *schema.Network) bool {
-		return (q.hasName && n.Name != q.name) || (q.hasSelector && !q.selector.matches(n.Labels))
+		return (q.hasName && n.Name != q.name) || (q.hasSelector && !q.selector.Matches(n.Labels))
 	})
 	if err := applySort(items, q.sort, networkSortKeys); err != nil {
 		return 0, nil, err

@@ -48,7 +48,7 @@ func (s *Server) mountPrimaryIPs(r chi.Router) {
 		}
 		ip := c.r.URL.Query().Get("ip")
 		items := slices.DeleteFunc(c.w.primaryIPs.all(), func(p *schema.PrimaryIP) bool {
-			return (q.hasName && p.Name != q.name) || (q.hasSelector && !q.selector.matches(p.Labels)) || (ip != "" && p.IP != ip)
+			return (q.hasName && p.Name != q.name) || (q.hasSelector && !q.selector.Matches(p.Labels)) || (ip != "" && p.IP != ip)
 		})
 		keys := byIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
 			func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })

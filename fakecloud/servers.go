@@ -121,7 +121,7 @@ func listServers(c *call) (int, any, *apiError) {
 		s := c.w.servers.byID[id]
 		if (q.hasName && s.Name != q.name) ||
 			(len(statuses) > 0 && !slices.Contains(statuses, s.Status)) ||
-			(q.hasSelector && !q.selector.matches(s.Labels)) {
+			(q.hasSelector && !q.selector.Matches(s.Labels)) {
 			continue
 		}
 		items = append(items, s)

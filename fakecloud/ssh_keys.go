@@ -31,7 +31,7 @@ func (s *Server) mountSSHKeys(r chi.Router) {
 		}
 		fp := c.r.URL.Query().Get("fingerprint")
 		items := slices.DeleteFunc(c.w.sshKeys.all(), func(k *schema.SSHKey) bool {
-			return (q.hasName && k.Name != q.name) || (q.hasSelector && !q.selector.matches(k.Labels)) || (fp != "" && k.Fingerprint != fp)
+			return (q.hasName && k.Name != q.name) || (q.hasSelector && !q.selector.Matches(k.Labels)) || (fp != "" && k.Fingerprint != fp)
 		})
 		keys := byIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
 			func(k *schema.SSHKey) int64 { return k.Created.Unix() })

@@ -127,19 +127,3 @@ func (w *world) newID(kind string) int64 {
 	w.lastID[kind] = last
 	return last
 }
-
-// copyLabels returns a non-nil copy of labels, so they encode as {}.
-func copyLabels(labels map[string]string) map[string]string {
-	out := make(map[string]string, len(labels))
-	for k, v := range labels {
-		out[k] = v
-	}
-	return out
-}
-
-func derefLabels(p *map[string]string) map[string]string {
-	if p == nil {
-		return map[string]string{}
-	}
-	return copyLabels(*p)
-}

@@ -1,4 +1,4 @@
-package fakecloud
+package labelselector
 
 import "testing"
 
@@ -31,12 +31,12 @@ func TestLabelSelector(t *testing.T) {
 		{"empty=", true},
 	}
 	for _, tt := range tests {
-		sel, err := parseSelector(tt.sel)
+		sel, err := Parse(tt.sel)
 		if err != nil {
 			t.Errorf("%q: %v", tt.sel, err)
 			continue
 		}
-		if got := sel.matches(labels); got != tt.want {
+		if got := sel.Matches(labels); got != tt.want {
 			t.Errorf("%q matches = %v, want %v", tt.sel, got, tt.want)
 		}
 	}
@@ -44,8 +44,21 @@ func TestLabelSelector(t *testing.T) {
 
 func TestLabelSelectorErrors(t *testing.T) {
 	for _, sel := range []string{"env in (a", "env in a)", "a,", ",a", "bad key=1", "-x=1", "k=v v", "k in (a b)", "a=b,,c"} {
-		if _, err := parseSelector(sel); err == nil {
+		if _, err := Parse(sel); err == nil {
 			t.Errorf("%q parsed, want an error", sel)
 		}
 	}
+}
+
+// FuzzLabelSelector: parsing never panics, and a parsed selector evaluates.
+func FuzzLabelSelector(f *testing.F) {
+	for _, s := range []string{"a=b", "a in (b,c),!d", "x notin (y)", "k!=v,k2", "a,b,(c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		sel, err := Parse(s)
+		if err == nil {
+			sel.Matches(map[string]string{"a": "b"})
+		}
+	})
 }

@@ -1,4 +1,6 @@
-package fakecloud
+// Package labelselector parses the API's label selectors and checks label
+// keys and values against its grammar.
+package labelselector
 
 import (
 	"fmt"
@@ -7,8 +9,8 @@ import (
 	"strings"
 )
 
-// selector is a parsed label selector; every requirement must hold.
-type selector []requirement
+// Selector is a parsed label selector; every requirement must hold.
+type Selector []requirement
 
 type requirement struct {
 	key    string
@@ -22,8 +24,8 @@ var (
 	dnsPrefixRe  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$`)
 )
 
-// validLabelKey reports whether k is an [prefix/]name label key.
-func validLabelKey(k string) bool {
+// ValidKey reports whether k is an [prefix/]name label key.
+func ValidKey(k string) bool {
 	name := k
 	if i := strings.LastIndexByte(k, '/'); i >= 0 {
 		prefix := k[:i]
@@ -35,26 +37,16 @@ func validLabelKey(k string) bool {
 	return labelNameRe.MatchString(name)
 }
 
-func validLabelValue(v string) bool { return labelValueRe.MatchString(v) }
+// ValidValue reports whether v is a label value: empty, or up to 63
+// characters of letters, digits, -, _ and . that begin and end with a
+// letter or digit.
+func ValidValue(v string) bool { return labelValueRe.MatchString(v) }
 
-// validateLabels checks a labels map the way the API does.
-func validateLabels(f *fieldErrors, field string, labels map[string]string) {
-	for k, v := range labels {
-		switch {
-		case !validLabelKey(k):
-			f.add(field, "label key %q is invalid", k)
-		case strings.HasPrefix(k, "hetzner.cloud/"):
-			f.add(field, "label key %q uses the reserved prefix hetzner.cloud/", k)
-		case !validLabelValue(v):
-			f.add(field, "label value %q of key %q is invalid", v, k)
-		}
-	}
-}
-
-// parseSelector parses the API's label selector grammar: k=v, k==v, k!=v, k,
-// !k, k in (v1,v2), k notin (v1,v2), joined by commas.
-func parseSelector(s string) (selector, error) {
-	var sel selector
+// Parse parses the API's label selector grammar: k=v, k==v, k!=v, k, !k,
+// k in (v1,v2), k notin (v1,v2), joined by commas. An empty selector
+// matches everything.
+func Parse(s string) (Selector, error) {
+	var sel Selector
 	rest := strings.TrimSpace(s)
 	if rest == "" {
 		return nil, nil
@@ -112,7 +104,7 @@ func parseRequirement(p string) (requirement, error) {
 		r := requirement{key: m[1], op: m[2]}
 		for v := range strings.SplitSeq(m[3], ",") {
 			v = strings.TrimSpace(v)
-			if !validLabelValue(v) {
+			if !ValidValue(v) {
 				return r, fmt.Errorf("invalid value %q in %q", v, p)
 			}
 			r.values = append(r.values, v)
@@ -125,7 +117,7 @@ func parseRequirement(p string) (requirement, error) {
 			if op == "==" {
 				r.op = "="
 			}
-			if !validLabelValue(r.values[0]) {
+			if !ValidValue(r.values[0]) {
 				return r, fmt.Errorf("invalid value %q in %q", r.values[0], p)
 			}
 			return r, checkKey(r, p)
@@ -140,14 +132,14 @@ func parseRequirement(p string) (requirement, error) {
 }
 
 func checkKey(r requirement, p string) error {
-	if !validLabelKey(r.key) {
+	if !ValidKey(r.key) {
 		return fmt.Errorf("invalid label key %q in %q", r.key, p)
 	}
 	return nil
 }
 
-// matches reports whether labels satisfy every requirement.
-func (s selector) matches(labels map[string]string) bool {
+// Matches reports whether labels satisfy every requirement.
+func (s Selector) Matches(labels map[string]string) bool {
 	for _, r := range s {
 		v, ok := labels[r.key]
 		switch r.op {
