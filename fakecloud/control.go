@@ -1,7 +1,5 @@
 package fakecloud
 
-import "errors"
-
 // AddFault adds a request fault rule after the existing ones and returns
 // it with its ID. A malformed rule is refused, naming each bad field.
 func (s *Server) AddFault(r Rule) (Rule, error) { return s.faults.add(r) }
@@ -17,27 +15,6 @@ func (s *Server) RemoveFault(id int) bool { return s.faults.remove(id) }
 
 // ClearFaults removes every rule and action fault.
 func (s *Server) ClearFaults() { s.faults.clear() }
-
-// RateLimit reports the limit, the remaining budget and the refill rate.
-func (s *Server) RateLimit() (limit, remaining int, refill float64, on bool) {
-	if s.limiter == nil {
-		return 0, 0, 0, false
-	}
-	st := s.limiter.peek()
-	s.limiter.mu.Lock()
-	defer s.limiter.mu.Unlock()
-	return st.limit, st.remaining, s.limiter.refill, true
-}
-
-// SetRateLimit sets the remaining budget and the refill rate (requests per
-// second); a negative value keeps the current one.
-func (s *Server) SetRateLimit(remaining int, refill float64) error {
-	if s.limiter == nil {
-		return errors.New("rate limiting is off")
-	}
-	s.limiter.set(remaining, refill)
-	return nil
-}
 
 // Reset empties the world (the catalogue stays); faults, journal and
 // counters are kept.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
 )
 
@@ -77,7 +78,7 @@ type Options struct {
 type Server struct {
 	opts    Options
 	world   *world
-	limiter *rateLimiter
+	limiter *ratelimit.Bucket
 	faults  *faultSet
 	rec     *recorder
 	api     chi.Router // the API's routes, for naming request templates
@@ -118,7 +119,7 @@ func New(opts Options) *Server {
 		if refill <= 0 {
 			refill = float64(limit) / 3600
 		}
-		s.limiter = newRateLimiter(limit, refill, opts.Now)
+		s.limiter = ratelimit.New(limit, refill, opts.Now)
 	}
 	s.handler = s.routes()
 	if opts.LoadBalancerIPv4Range.IsValid() {

@@ -293,29 +293,6 @@ func TestActionFaultDelay(t *testing.T) {
 	}
 }
 
-func TestRateLimitScenario(t *testing.T) {
-	f := newFixture(t, Options{})
-	if err := f.fc.SetRateLimit(2, 0); err != nil {
-		t.Fatal(err)
-	}
-	for range 2 {
-		if _, err := f.client.Location.All(t.Context()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	_, err := f.client.Location.All(t.Context())
-	wantCode(t, err, hcloud.ErrorCodeRateLimitExceeded)
-	if got := f.fc.Requests("GET", "/locations"); got != 2+6 {
-		t.Errorf("%d requests, want 2 served and 6 refused (hcloud-go retries 429 five times)", got)
-	}
-	if err := f.fc.SetRateLimit(100, -1); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.client.Location.All(t.Context()); err != nil {
-		t.Fatalf("after the budget was restored: %v", err)
-	}
-}
-
 // TestCountersExactUnderConcurrency: every request is counted once.
 func TestCountersExactUnderConcurrency(t *testing.T) {
 	f := newFixture(t, Options{RateLimit: -1})

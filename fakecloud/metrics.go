@@ -32,7 +32,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(requestsDesc, prometheus.CounterValue, float64(n.Count), n.Method, n.Template, strconv.Itoa(n.Status))
 	}
 	if c.s.limiter != nil {
-		ch <- prometheus.MustNewConstMetric(remainingDesc, prometheus.GaugeValue, float64(c.s.limiter.peek().remaining))
+		ch <- prometheus.MustNewConstMetric(remainingDesc, prometheus.GaugeValue, float64(c.s.limiter.Peek().Remaining))
 	}
 	rules, actions := c.s.faults.list()
 	for _, r := range rules {

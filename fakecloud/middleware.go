@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -101,28 +100,6 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				slog.String("correlation_id", id), slog.String("user_agent", r.UserAgent()))
 		}()
 		next.ServeHTTP(rec, r)
-	})
-}
-
-// rateLimit spends one request from the bucket and reports the budget in
-// the RateLimit-* headers; an empty bucket answers 429. It runs after
-// authenticate: the bucket is the project's, and a request without a
-// valid token belongs to no project, so it answers 401 and spends nothing.
-func (s *Server) rateLimit(next http.Handler) http.Handler {
-	if s.limiter == nil {
-		return next
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := s.limiter.take()
-		h := w.Header()
-		h.Set("RateLimit-Limit", strconv.Itoa(st.limit))
-		h.Set("RateLimit-Remaining", strconv.Itoa(st.remaining))
-		h.Set("RateLimit-Reset", strconv.FormatInt(st.reset, 10))
-		if !st.allowed {
-			writeError(w, errorf(codeRateLimitExceeded, "limit of %d requests per hour reached", st.limit))
-			return
-		}
-		next.ServeHTTP(w, r)
 	})
 }
 

@@ -158,7 +158,7 @@ func (s *Server) runDue() {
 			if st.rateLimit.Refill != nil {
 				refill = *st.rateLimit.Refill
 			}
-			s.limiter.set(remaining, refill)
+			s.limiter.Set(remaining, refill)
 		}
 	}
 }

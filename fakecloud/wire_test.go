@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -168,50 +167,6 @@ func TestEmptyListsAndNulls(t *testing.T) {
 	for _, want := range []string{`"ipv4":null`, `"private_net":[]`, `"labels":{}`, `"load_balancers":[]`, `"iso":null`, `"placement_group":null`} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("server body lacks %s: %s", want, body)
-		}
-	}
-}
-
-func TestRateLimit(t *testing.T) {
-	clock := newClock()
-	f := newFixture(t, Options{RateLimit: 5, RateLimitRefill: 1, Now: clock.Now})
-	for i := range 5 {
-		resp, _ := f.do(t, "GET", "/v1/locations", "")
-		if resp.StatusCode != 200 {
-			t.Fatalf("request %d: %d", i, resp.StatusCode)
-		}
-		if got := resp.Header.Get("RateLimit-Remaining"); got != strconv.Itoa(4-i) {
-			t.Errorf("request %d: RateLimit-Remaining %s, want %d", i, got, 4-i)
-		}
-		if resp.Header.Get("RateLimit-Limit") != "5" {
-			t.Errorf("RateLimit-Limit %s", resp.Header.Get("RateLimit-Limit"))
-		}
-	}
-	resp, body := f.do(t, "GET", "/v1/locations", "")
-	if resp.StatusCode != 429 || !containsCode(body, "rate_limit_exceeded") {
-		t.Fatalf("6th request: %d %s", resp.StatusCode, body)
-	}
-	reset, _ := strconv.ParseInt(resp.Header.Get("RateLimit-Reset"), 10, 64)
-	if want := clock.Now().Add(5 * time.Second).Unix(); reset != want {
-		t.Errorf("RateLimit-Reset %d, want %d (bucket full again in 5 s)", reset, want)
-	}
-	clock.Advance(2 * time.Second)
-	for i := range 2 {
-		if resp, _ := f.do(t, "GET", "/v1/locations", ""); resp.StatusCode != 200 {
-			t.Fatalf("after refill, request %d: %d", i, resp.StatusCode)
-		}
-	}
-	if resp, _ := f.do(t, "GET", "/v1/locations", ""); resp.StatusCode != 429 {
-		t.Fatalf("refill of 2 allowed more than 2 requests")
-	}
-}
-
-func TestRateLimitOff(t *testing.T) {
-	f := newFixture(t, Options{RateLimit: -1})
-	for range 10 {
-		resp, _ := f.do(t, "GET", "/v1/locations", "")
-		if resp.StatusCode != 200 || resp.Header.Get("RateLimit-Limit") != "" {
-			t.Fatalf("%d %q", resp.StatusCode, resp.Header.Get("RateLimit-Limit"))
 		}
 	}
 }

@@ -1,0 +1,86 @@
+// Package ratelimit is the API's token bucket: a number of requests,
+// refilled at a steady rate, shared by every token of a project.
+package ratelimit
+
+import (
+	"math"
+	"sync"
+	"time"
+)
+
+// Bucket holds up to limit requests and gets refill of them back every
+// second. It is safe for concurrent use.
+type Bucket struct {
+	mu     sync.Mutex
+	limit  int
+	refill float64 // requests per second
+	tokens float64
+	last   time.Time
+	now    func() time.Time
+}
+
+// New returns a full bucket that reads the time from now.
+func New(limit int, refill float64, now func() time.Time) *Bucket {
+	return &Bucket{limit: limit, refill: refill, tokens: float64(limit), last: now(), now: now}
+}
+
+// State is the budget after a request, as the RateLimit-* headers report it.
+type State struct {
+	Allowed   bool    // the request may be served
+	Limit     int     // the bucket's size
+	Remaining int     // whole requests left
+	Reset     int64   // unix time when the bucket is full again
+	Refill    float64 // requests added back per second
+}
+
+// Take spends one request if the bucket has one.
+func (b *Bucket) Take() State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	b.fill(now)
+	allowed := b.tokens >= 1
+	if allowed {
+		b.tokens--
+	}
+	return b.state(now, allowed)
+}
+
+// Peek reports the budget without spending a request.
+func (b *Bucket) Peek() State {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	b.fill(now)
+	return b.state(now, true)
+}
+
+// Set replaces the remaining budget and the refill rate; a negative
+// argument keeps the current value.
+func (b *Bucket) Set(remaining int, refill float64) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.fill(b.now())
+	if remaining >= 0 {
+		b.tokens = float64(min(remaining, b.limit))
+	}
+	if refill >= 0 {
+		b.refill = refill
+	}
+}
+
+func (b *Bucket) fill(now time.Time) {
+	if el := now.Sub(b.last).Seconds(); el > 0 {
+		b.tokens = math.Min(float64(b.limit), b.tokens+el*b.refill)
+	}
+	b.last = now
+}
+
+func (b *Bucket) state(now time.Time, allowed bool) State {
+	missing := float64(b.limit) - b.tokens
+	reset := now.Unix()
+	if missing > 0 && b.refill > 0 {
+		reset = now.Add(time.Duration(missing / b.refill * float64(time.Second))).Unix()
+	}
+	return State{Allowed: allowed, Limit: b.limit, Remaining: int(math.Floor(b.tokens)), Reset: reset, Refill: b.refill}
+}
