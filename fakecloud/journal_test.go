@@ -1,23 +1,30 @@
 package fakecloud
 
-import "testing"
+import (
+	"sync"
+	"testing"
+)
 
-func TestJournalKeepsTheNewest(t *testing.T) {
-	rc := newRecorder(3)
-	for _, p := range []string{"/a", "/b", "/c", "/d", "/e"} {
-		rc.record(JournalEntry{Method: "GET", Path: p, Template: p, Status: 200})
+// TestCountersExactUnderConcurrency: every request is counted once.
+func TestCountersExactUnderConcurrency(t *testing.T) {
+	f := newFixture(t, Options{RateLimit: -1})
+	const workers, each = 8, 50
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for range each {
+				if _, _, err := f.client.Location.GetByID(t.Context(), 1); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
 	}
-	var got []string
-	for _, e := range rc.journal(JournalFilter{}) {
-		got = append(got, e.Path)
+	wg.Wait()
+	if got := f.fc.Requests("GET", "/locations/{id}"); got != workers*each {
+		t.Errorf("counted %d, want %d", got, workers*each)
 	}
-	if len(got) != 3 || got[0] != "/c" || got[2] != "/e" {
-		t.Errorf("journal %v, want the newest three in order", got)
-	}
-	if n := rc.journal(JournalFilter{Since: 4}); len(n) != 1 || n[0].Seq != 5 {
-		t.Errorf("since 4: %+v", n)
-	}
-	if len(rc.snapshot()) != 5 {
-		t.Errorf("counters forget nothing: %+v", rc.snapshot())
+	if got := len(f.fc.Journal(JournalFilter{Template: "/locations/{id}"})); got != workers*each {
+		t.Errorf("journal has %d, want %d", got, workers*each)
 	}
 }

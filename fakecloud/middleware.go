@@ -92,7 +92,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}()
 			elapsed := time.Since(start)
-			s.rec.record(JournalEntry{Time: start, Method: r.Method, Path: apiPath(r), Template: s.template(r),
+			s.rec.Record(JournalEntry{Time: start, Method: r.Method, Path: apiPath(r), Template: s.template(r),
 				Status: status, UserAgent: r.UserAgent(), CorrelationID: id, Duration: Duration(elapsed), Fault: rec.fault})
 			s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
