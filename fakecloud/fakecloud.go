@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
@@ -80,7 +81,7 @@ type Server struct {
 	opts    Options
 	world   *world
 	limiter *ratelimit.Bucket
-	faults  *faultSet
+	faults  *faults.Set
 	rec     *journal.Recorder
 	api     chi.Router // the API's routes, for naming request templates
 	handler http.Handler
@@ -100,8 +101,8 @@ func New(opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, world: newWorld(opts), tokens: map[string]bool{}, closing: make(chan struct{}),
-		faults: newFaultSet(opts.IDSeed, opts.Now), rec: journal.New(opts.JournalSize)}
-	s.world.actionFault = s.faults.forAction
+		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize)}
+	s.world.actionFault = s.faults.ForAction
 	if len(opts.Tokens) == 0 {
 		s.tokens[DefaultToken] = true
 	}

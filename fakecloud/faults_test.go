@@ -292,28 +292,14 @@ func TestActionFaultDelay(t *testing.T) {
 	}
 }
 
-func TestRuleValidation(t *testing.T) {
-	f := newFixture(t, Options{})
-	tests := []struct {
-		rule  Rule
-		field string
-	}{
-		{Rule{Path: "servers", Status: 500}, "path"},
-		{Rule{Path: "/servers"}, "status"},
-		{Rule{Path: "/servers", Status: 200}, "status"},
-		{Rule{Path: "/servers", Status: 500, Hang: true}, "status"},
-		{Rule{Path: "/servers", Method: "FETCH", Status: 500}, "method"},
-		{Rule{Path: "/servers", Status: 500, Probability: 2}, "probability"},
-		{Rule{Path: "/servers", Latency: Duration(time.Second), AfterCommit: true}, "after_commit"},
-		{Rule{Path: "/servers", Status: 500, Count: -1}, "count"},
+// TestFaultCodesAreAPICodes: a fault answers only with a code the API has.
+func TestFaultCodesAreAPICodes(t *testing.T) {
+	fc, _ := seededServer(t)
+	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"made_up"}`, codeInvalidInput)
+	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","status":503,"latency":"-1s"}`, codeInvalidInput)
+	refuse(t, fc, "POST", "/_fakecloud/action-faults", `{"command":"*","error_code":"oops"}`, codeInvalidInput)
+	if rules, afs := fc.Faults(); len(rules)+len(afs) != 0 {
+		t.Errorf("refused faults were added: %v %v", rules, afs)
 	}
-	for _, tt := range tests {
-		_, err := f.fc.AddFault(tt.rule)
-		if err == nil || !containsString(err.Error(), tt.field+":") {
-			t.Errorf("%+v: got %v, want an error naming %s", tt.rule, err, tt.field)
-		}
-	}
-	if rules, _ := f.fc.Faults(); len(rules) != 0 {
-		t.Errorf("refused rules were added: %+v", rules)
-	}
+	accept(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"server_not_attached_to_network"}`)
 }

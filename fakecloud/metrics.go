@@ -34,7 +34,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if c.s.limiter != nil {
 		ch <- prometheus.MustNewConstMetric(remainingDesc, prometheus.GaugeValue, float64(c.s.limiter.Peek().Remaining))
 	}
-	rules, actions := c.s.faults.list()
+	rules, actions := c.s.faults.List()
 	for _, r := range rules {
 		ch <- prometheus.MustNewConstMetric(faultHitsDesc, prometheus.CounterValue, float64(r.Hits), strconv.Itoa(r.ID))
 	}

@@ -40,6 +40,14 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
 
+// apiPath is the request path without the /v1 prefix.
+func apiPath(r *http.Request) string {
+	if p, ok := strings.CutPrefix(r.URL.Path, "/v1"); ok && (p == "" || p[0] == '/') {
+		return p
+	}
+	return r.URL.Path
+}
+
 // template is the route a request matches, without /v1: "/servers/{id}",
 // "/servers/{id}/actions/poweron", "/actions/{action_id}"; "unmatched" for
 // a path no route serves.

@@ -88,11 +88,9 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		var err error
 		switch {
 		case st.Fault != nil:
-			r := *st.Fault
-			err = r.validate()
+			err = s.faults.Check(*st.Fault)
 		case st.ActionFault != nil:
-			a := *st.ActionFault
-			err = a.validate()
+			err = s.faults.CheckAction(*st.ActionFault)
 		case st.Event != nil:
 			if !slices.Contains(eventTypes, st.Event.Type) {
 				err = fmt.Errorf("type: %q is not one of %v", st.Event.Type, eventTypes)
@@ -120,11 +118,11 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		case st.Fault != nil:
 			r := *st.Fault
 			r.Start += st.At
-			_, _ = s.faults.add(r)
+			_, _ = s.faults.Add(r)
 		case st.ActionFault != nil:
 			a := *st.ActionFault
 			a.Start += st.At
-			_, _ = s.faults.addAction(a)
+			_, _ = s.faults.AddAction(a)
 		default:
 			w.schedule = append(w.schedule, scheduled{at: now.Add(time.Duration(st.At)), event: st.Event, rateLimit: st.RateLimit})
 		}

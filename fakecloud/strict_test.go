@@ -172,18 +172,6 @@ func TestEventsKeepAddressesOwned(t *testing.T) {
 	}
 }
 
-// TestFaultCodesAreAPICodes: a fault answers only with a code the API has.
-func TestFaultCodesAreAPICodes(t *testing.T) {
-	fc, _ := seededServer(t)
-	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"made_up"}`, codeInvalidInput)
-	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","status":503,"latency":"-1s"}`, codeInvalidInput)
-	refuse(t, fc, "POST", "/_fakecloud/action-faults", `{"command":"*","error_code":"oops"}`, codeInvalidInput)
-	if rules, afs := fc.Faults(); len(rules)+len(afs) != 0 {
-		t.Errorf("refused faults were added: %v %v", rules, afs)
-	}
-	accept(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"server_not_attached_to_network"}`)
-}
-
 // TestImportKeepsInvariants: a snapshot in which two resources hold one
 // address, or a private IP lies outside its subnets, is refused whole.
 func TestImportKeepsInvariants(t *testing.T) {

@@ -1,29 +1,42 @@
-package fakecloud
+package faults
 
 import (
 	"bytes"
 	"net/http"
+	"strconv"
 	"time"
 )
 
-// injectFaults applies the first matching fault rule to an API request.
-func (s *Server) injectFaults(next http.Handler) http.Handler {
+// Hooks is what Inject needs from the server it runs in.
+type Hooks struct {
+	// Path is the path rules match a request by: the API path without /v1.
+	Path func(*http.Request) string
+	// Closing, once closed, ends requests that a rule holds.
+	Closing <-chan struct{}
+	// Applied learns which rule applies to a request, for the journal.
+	Applied func(w http.ResponseWriter, id int)
+	// Answer writes a rule's error: its status, code and message.
+	Answer func(w http.ResponseWriter, r Rule)
+}
+
+// Inject applies the first matching rule to each request: it delays,
+// holds, drops, answers with the rule's error, or serves the request and
+// then answers with the error (after commit).
+func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rule, ok := s.faults.match(r.Method, apiPath(r))
+		rule, ok := fs.match(r.Method, h.Path(r))
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
 		}
-		if rec, ok := w.(*statusRecorder); ok {
-			rec.fault = rule.ID
-		}
-		w.Header().Set("X-Fakecloud-Fault", itoa(rule.ID))
-		if rule.Latency > 0 && !s.wait(r, time.Duration(rule.Latency)) {
+		h.Applied(w, rule.ID)
+		w.Header().Set("X-Fakecloud-Fault", strconv.Itoa(rule.ID))
+		if rule.Latency > 0 && !wait(r, time.Duration(rule.Latency), h.Closing) {
 			return
 		}
 		switch {
 		case rule.Hang:
-			s.wait(r, 0)
+			wait(r, 0, h.Closing)
 		case rule.Drop:
 			panic(http.ErrAbortHandler) // net/http closes the connection without an answer
 		case rule.AfterCommit:
@@ -32,13 +45,13 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			if buf.status >= 400 {
 				// The request was refused, so nothing was committed: pass the
 				// real answer through and give the hit back.
-				s.faults.unhit(rule.ID)
+				fs.unhit(rule.ID)
 				buf.copyTo(w)
 				return
 			}
-			writeFault(w, rule)
+			h.Answer(w, rule)
 		case rule.Status != 0:
-			writeFault(w, rule)
+			h.Answer(w, rule)
 		default:
 			next.ServeHTTP(w, r)
 		}
@@ -46,8 +59,8 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 }
 
 // wait blocks for d (or, with d == 0, indefinitely) until the client gives
-// up or fakecloud closes; it reports whether the full time passed.
-func (s *Server) wait(r *http.Request, d time.Duration) bool {
+// up or closing closes; it reports whether the full time passed.
+func wait(r *http.Request, d time.Duration, closing <-chan struct{}) bool {
 	var timeout <-chan time.Time
 	if d > 0 {
 		t := time.NewTimer(d)
@@ -58,35 +71,9 @@ func (s *Server) wait(r *http.Request, d time.Duration) bool {
 	case <-timeout:
 		return true
 	case <-r.Context().Done():
-	case <-s.closing:
+	case <-closing:
 	}
 	return false
-}
-
-// writeFault answers with a rule's error, as the envelope or as plain text.
-func writeFault(w http.ResponseWriter, rule Rule) {
-	code := rule.Code
-	if code == "" {
-		code = codeOfStatus[rule.Status]
-		if code == "" {
-			code = codeServerError
-		}
-	}
-	msg := rule.Message
-	if msg == "" {
-		msg = "injected by fakecloud fault rule " + itoa(rule.ID)
-		if rule.Name != "" {
-			msg += " (" + rule.Name + ")"
-		}
-	}
-	if rule.PlainBody {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(rule.Status)
-		_, _ = w.Write([]byte(msg + "\n"))
-		return
-	}
-	ae := &apiError{Code: code, Message: msg}
-	writeErrorStatus(w, ae, rule.Status)
 }
 
 // bufferedResponse holds an answer until a fault decides what to send.

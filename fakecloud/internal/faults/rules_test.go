@@ -1,0 +1,85 @@
+package faults
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
+)
+
+// serverErrorOnly knows one error code, server_error.
+func serverErrorOnly(code string) (int, bool) { return 500, code == "server_error" }
+
+func TestRuleValidation(t *testing.T) {
+	fs := New(0, time.Now, serverErrorOnly)
+	tests := []struct {
+		rule  Rule
+		field string
+	}{
+		{Rule{Path: "servers", Status: 500}, "path"},
+		{Rule{Path: "/servers"}, "status"},
+		{Rule{Path: "/servers", Status: 200}, "status"},
+		{Rule{Path: "/servers", Status: 500, Hang: true}, "status"},
+		{Rule{Path: "/servers", Method: "FETCH", Status: 500}, "method"},
+		{Rule{Path: "/servers", Status: 500, Probability: 2}, "probability"},
+		{Rule{Path: "/servers", Latency: jsontime.Duration(time.Second), AfterCommit: true}, "after_commit"},
+		{Rule{Path: "/servers", Status: 500, Count: -1}, "count"},
+		{Rule{Path: "/servers", Code: "made_up"}, "code"},
+		{Rule{Path: "/servers", Status: 503, Latency: -1}, "latency"},
+	}
+	for _, tt := range tests {
+		_, err := fs.Add(tt.rule)
+		if err == nil || !strings.Contains(err.Error(), tt.field+":") {
+			t.Errorf("%+v: got %v, want an error naming %s", tt.rule, err, tt.field)
+		}
+	}
+	if rules, _ := fs.List(); len(rules) != 0 {
+		t.Errorf("refused rules were added: %+v", rules)
+	}
+}
+
+func TestActionFaultValidation(t *testing.T) {
+	fs := New(0, time.Now, serverErrorOnly)
+	tests := []struct {
+		fault ActionFault
+		field string
+	}{
+		{ActionFault{ErrorCode: "server_error"}, "command"},
+		{ActionFault{Command: "*"}, "error_code"},
+		{ActionFault{Command: "*", ErrorCode: "oops"}, "error_code"},
+		{ActionFault{Command: "*", ErrorCode: "server_error", Count: -1}, "count"},
+		{ActionFault{Command: "*", Delay: -1}, "delay"},
+	}
+	for _, tt := range tests {
+		_, err := fs.AddAction(tt.fault)
+		if err == nil || !strings.Contains(err.Error(), tt.field) {
+			t.Errorf("%+v: got %v, want an error naming %s", tt.fault, err, tt.field)
+		}
+	}
+	if _, actions := fs.List(); len(actions) != 0 {
+		t.Errorf("refused action faults were added: %+v", actions)
+	}
+}
+
+func TestPathMatches(t *testing.T) {
+	tests := []struct {
+		pattern, path string
+		want          bool
+	}{
+		{"/servers", "/servers", true},
+		{"/servers", "/servers/1", false},
+		{"/servers/{id}", "/servers/1", true},
+		{"/servers/*/actions/poweron", "/servers/1/actions/poweron", true},
+		{"/servers/*/actions/poweron", "/servers/1/actions/poweroff", false},
+		{"/load_balancers/**", "/load_balancers", true},
+		{"/load_balancers/**", "/load_balancers/7/actions/add_target", true},
+		{"/**", "/anything/at/all", true},
+		{"/servers/{id}", "/servers", false},
+	}
+	for _, tt := range tests {
+		if got := pathMatches(tt.pattern, tt.path); got != tt.want {
+			t.Errorf("pathMatches(%q, %q) = %v, want %v", tt.pattern, tt.path, got, tt.want)
+		}
+	}
+}
