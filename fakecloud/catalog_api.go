@@ -102,6 +102,4 @@ func (s *Server) mountCatalog(r chi.Router) {
 			}
 			return im.Created.Unix()
 		}})
-	s.mountPrimaryIPs(r)
-	s.mountSSHKeys(r)
 }
