@@ -40,7 +40,7 @@ type actionSpec struct {
 
 // checkLock returns locked when a running action, or a lock event, holds
 // the resource.
-func (w *world) checkLock(ref resourceRef) *apiError {
+func (w *liveWorld) checkLock(ref resourceRef) *apiError {
 	if _, ok := w.lockedBy[ref]; ok {
 		return locked(ref.Type, ref.ID)
 	}
@@ -55,7 +55,7 @@ func (w *world) checkLock(ref resourceRef) *apiError {
 
 // startAction records a new running action. With no configured duration and
 // no poll count it completes at once, effects included.
-func (w *world) startAction(s actionSpec) *action {
+func (w *liveWorld) startAction(s actionSpec) *action {
 	now := w.now()
 	a := &action{
 		Action: schema.Action{
@@ -101,7 +101,7 @@ func refsToSchema(refs []resourceRef) []schema.ActionResourceReference {
 }
 
 // complete ends a running action with success or its planned failure.
-func (w *world) complete(a *action, at time.Time) {
+func (w *liveWorld) complete(a *action, at time.Time) {
 	finished := at.UTC().Truncate(time.Second)
 	a.Finished = &finished
 	a.Progress = 100
@@ -123,7 +123,7 @@ func (w *world) complete(a *action, at time.Time) {
 }
 
 // finish applies what an action's end does to the resource it locked.
-func (w *world) finish(ref resourceRef, f finish, ok bool) {
+func (w *liveWorld) finish(ref resourceRef, f finish, ok bool) {
 	if s, found := w.servers.get(ref.ID); found && ref.Type == "server" {
 		switch {
 		case ok && f.ServerStatus != "":
@@ -139,7 +139,7 @@ func (w *world) finish(ref resourceRef, f finish, ok bool) {
 
 // settle completes every running action whose time has come. Every request
 // settles first, so effects appear without a background goroutine.
-func (w *world) settle() {
+func (w *liveWorld) settle() {
 	if len(w.running) == 0 {
 		return
 	}
@@ -165,14 +165,14 @@ func (w *world) settle() {
 }
 
 // polled counts a client's look at an action, for Options.ActionPolls.
-func (w *world) polled(a *action) {
+func (w *liveWorld) polled(a *action) {
 	if a.Status == "running" && a.PollsLeft > 0 {
 		a.PollsLeft--
 	}
 }
 
 // view is the action as the API shows it, with progress for running ones.
-func (w *world) viewAction(a *action) schema.Action {
+func (w *liveWorld) viewAction(a *action) schema.Action {
 	v := a.Action
 	v.Resources = slices.Clone(a.Resources)
 	if v.Resources == nil {

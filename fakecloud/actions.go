@@ -70,7 +70,7 @@ func (c *call) resourceID(kind string) (int64, *apiError) {
 	return id, nil
 }
 
-func (w *world) exists(kind string, id int64) bool {
+func (w *liveWorld) exists(kind string, id int64) bool {
 	var ok bool
 	switch kind {
 	case "server":

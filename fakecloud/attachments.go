@@ -15,12 +15,12 @@ type member struct {
 	alias []netip.Addr
 }
 
-func (w *world) ipInUse(netID int64, a netip.Addr) bool {
+func (w *liveWorld) ipInUse(netID int64, a netip.Addr) bool {
 	_, used := w.netUsed[netID][a]
 	return used
 }
 
-func (w *world) memberOf(netID int64, ref resourceRef) (member, bool) {
+func (w *liveWorld) memberOf(netID int64, ref resourceRef) (member, bool) {
 	i := slices.IndexFunc(w.netMembers[netID], func(m member) bool { return m.resourceRef == ref })
 	if i < 0 {
 		return member{}, false
@@ -31,7 +31,7 @@ func (w *world) memberOf(netID int64, ref resourceRef) (member, bool) {
 // allocIP chooses an address for a new member of network n in a network
 // zone: the requested ip, else the first free one of the requested subnet
 // (ip_range), else of the first subnet of the zone with room.
-func (w *world) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Addr, *apiError) {
+func (w *liveWorld) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Addr, *apiError) {
 	subnets := w.usableSubnets(n, zone)
 	if want != "" {
 		a, err := netip.ParseAddr(want)
@@ -79,7 +79,7 @@ func (w *world) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 }
 
 // usableSubnets are the network's cloud and server subnets in a zone.
-func (w *world) usableSubnets(n *schema.Network, zone string) []netip.Prefix {
+func (w *liveWorld) usableSubnets(n *schema.Network, zone string) []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range n.Subnets {
 		if s.NetworkZone != zone || s.Type == "vswitch" {
@@ -98,7 +98,7 @@ func reservedInSubnet(p netip.Prefix, a netip.Addr) bool {
 	return a == p.Addr() || a == p.Addr().Next() || a == lastAddr(p)
 }
 
-func (w *world) attach(netID int64, m member) {
+func (w *liveWorld) attach(netID int64, m member) {
 	w.netMembers[netID] = append(w.netMembers[netID], m)
 	if w.netUsed[netID] == nil {
 		w.netUsed[netID] = map[netip.Addr]struct{}{}
@@ -111,7 +111,7 @@ func (w *world) attach(netID int64, m member) {
 
 // detach removes a member from a network and the network from the
 // member's private_net.
-func (w *world) detach(m member, netID int64) {
+func (w *liveWorld) detach(m member, netID int64) {
 	w.netMembers[netID] = slices.DeleteFunc(w.netMembers[netID], func(o member) bool {
 		if o.resourceRef != m.resourceRef {
 			return false
@@ -134,7 +134,7 @@ func (w *world) detach(m member, netID int64) {
 }
 
 // detachAll removes a resource from every network it is attached to.
-func (w *world) detachAll(ref resourceRef) {
+func (w *liveWorld) detachAll(ref resourceRef) {
 	for netID, members := range w.netMembers {
 		for _, m := range members {
 			if m.resourceRef == ref {

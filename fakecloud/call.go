@@ -4,7 +4,7 @@ import "net/http"
 
 // call is one API request being served under the world lock.
 type call struct {
-	w      *world
+	w      *liveWorld
 	r      *http.Request
 	header http.Header
 }

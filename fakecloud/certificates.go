@@ -54,7 +54,7 @@ func (c *call) certificate() (*schema.Certificate, *apiError) {
 }
 
 // viewCert shows a certificate with the load balancers that use it.
-func (w *world) viewCert(cert *schema.Certificate) schema.Certificate {
+func (w *liveWorld) viewCert(cert *schema.Certificate) schema.Certificate {
 	v := *cert
 	v.Labels = copyLabels(cert.Labels)
 	v.DomainNames = append([]string{}, cert.DomainNames...)
@@ -153,14 +153,14 @@ func createCertificate(c *call) (int, any, *apiError) {
 }
 
 // startIssuance runs the issuance action; endIssuance applies its end.
-func (w *world) startIssuance(cert *schema.Certificate) *action {
+func (w *liveWorld) startIssuance(cert *schema.Certificate) *action {
 	return w.startAction(actionSpec{command: "create_certificate", resources: []resourceRef{{"certificate", cert.ID}},
 		finish: finish{IssueCertificate: true}})
 }
 
 // endIssuance gives a managed certificate a freshly signed certificate for
 // its domains, or marks its issuance failed.
-func (w *world) endIssuance(cert *schema.Certificate, ok bool) {
+func (w *liveWorld) endIssuance(cert *schema.Certificate, ok bool) {
 	failed := func(code, msg string) {
 		cert.Status = &schema.CertificateStatusRef{Issuance: "failed", Renewal: "unavailable", Error: &schema.Error{Code: code, Message: msg}}
 	}

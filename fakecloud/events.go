@@ -43,7 +43,7 @@ func (s *Server) Apply(e Event) error {
 // apply makes an event happen; the caller holds the world lock. A refused
 // event changes nothing, the change counter that persistence watches
 // included.
-func (w *world) apply(e Event) error {
+func (w *liveWorld) apply(e Event) error {
 	if err := w.applyEvent(e); err != nil {
 		return err
 	}
@@ -51,7 +51,7 @@ func (w *world) apply(e Event) error {
 	return nil
 }
 
-func (w *world) applyEvent(e Event) error {
+func (w *liveWorld) applyEvent(e Event) error {
 	if e.ServerName != "" {
 		srv, ok := w.servers.find(func(s *server) bool { return s.Name == e.ServerName })
 		if !ok {
@@ -111,7 +111,7 @@ func (w *world) applyEvent(e Event) error {
 	return nil
 }
 
-func (w *world) eventServer(e Event) (*server, error) {
+func (w *liveWorld) eventServer(e Event) (*server, error) {
 	srv, ok := w.servers.get(e.Server)
 	if !ok {
 		return nil, fmt.Errorf("server: server %d does not exist", e.Server)
@@ -120,12 +120,12 @@ func (w *world) eventServer(e Event) (*server, error) {
 }
 
 // dropLocks ends the running actions and locks on a resource that is gone.
-func (w *world) dropLocks(ref resourceRef) {
+func (w *liveWorld) dropLocks(ref resourceRef) {
 	delete(w.lockedBy, ref)
 	delete(w.locks, ref)
 }
 
-func (w *world) setTargetHealth(e Event) error {
+func (w *liveWorld) setTargetHealth(e Event) error {
 	lb, ok := w.loadBalancers.get(e.LoadBalancer)
 	if !ok {
 		return fmt.Errorf("load_balancer: load balancer %d does not exist", e.LoadBalancer)
@@ -160,7 +160,7 @@ func (w *world) setTargetHealth(e Event) error {
 
 // lbTargets reports whether a target key names a target of the load
 // balancer, directly or through a label selector.
-func (w *world) lbTargets(lb *loadBalancer, key string) bool {
+func (w *liveWorld) lbTargets(lb *loadBalancer, key string) bool {
 	for _, t := range lb.Targets {
 		if targetKey(t) == key {
 			return true
@@ -176,7 +176,7 @@ func (w *world) lbTargets(lb *loadBalancer, key string) bool {
 	return false
 }
 
-func (w *world) setServerIP(e Event) error {
+func (w *liveWorld) setServerIP(e Event) error {
 	srv, err := w.eventServer(e)
 	if err != nil {
 		return err
@@ -195,7 +195,7 @@ func (w *world) setServerIP(e Event) error {
 // a public unicast address that no other server, primary IP or load
 // balancer holds. From fakecloud's own pool only a released address can
 // be taken; one not yet handed out would later be handed out twice.
-func (w *world) setPublicIPv4(srv *server, a netip.Addr) error {
+func (w *liveWorld) setPublicIPv4(srv *server, a netip.Addr) error {
 	old := srv.PublicNet.IPv4.IP
 	switch {
 	case old == "":
@@ -224,7 +224,7 @@ func (w *world) setPublicIPv4(srv *server, a netip.Addr) error {
 // setPrivateIP moves a server's address in a network to a, which must be
 // free and inside a subnet of the network in the server's zone, as for an
 // address asked for when attaching.
-func (w *world) setPrivateIP(srv *server, netID int64, a netip.Addr) error {
+func (w *liveWorld) setPrivateIP(srv *server, netID int64, a netip.Addr) error {
 	ref := resourceRef{"server", srv.ID}
 	m, ok := w.memberOf(netID, ref)
 	if !ok {
@@ -252,7 +252,7 @@ func (w *world) setPrivateIP(srv *server, netID int64, a netip.Addr) error {
 
 // publicIPv4Holder names the server, primary IP or load balancer that
 // holds a public IPv4, or is "".
-func (w *world) publicIPv4Holder(a netip.Addr) string {
+func (w *liveWorld) publicIPv4Holder(a netip.Addr) string {
 	ip := a.String()
 	if s, ok := w.servers.find(func(s *server) bool { return s.PublicNet.IPv4.IP == ip }); ok {
 		return fmt.Sprintf("server %d", s.ID)

@@ -79,7 +79,7 @@ type Options struct {
 // the API under /v1 (and /, as some clients use a bare base URL).
 type Server struct {
 	opts    Options
-	world   *world
+	world   *liveWorld
 	limiter *ratelimit.Bucket
 	faults  *faults.Set
 	rec     *journal.Recorder
@@ -100,7 +100,7 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, world: newWorld(opts), tokens: map[string]bool{}, closing: make(chan struct{}),
+	s := &Server{opts: opts, world: newLiveWorld(opts), tokens: map[string]bool{}, closing: make(chan struct{}),
 		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize)}
 	s.world.actionFault = s.faults.ForAction
 	if len(opts.Tokens) == 0 {

@@ -81,7 +81,7 @@ func TestHostileConcurrent(t *testing.T) {
 
 // usedAddrs is the world's index of addresses in use per network (a
 // network without any is left out: the index may or may not keep it).
-func usedAddrs(w *world) map[int64]map[string]bool {
+func usedAddrs(w *liveWorld) map[int64]map[string]bool {
 	out := map[int64]map[string]bool{}
 	for id, used := range w.netUsed {
 		for a := range maps.Keys(used) {

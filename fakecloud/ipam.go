@@ -59,7 +59,7 @@ func (p *ipPool) release(s string) {
 }
 
 // newIPv6Net returns the next public /64, as "2001:db8:0:N::/64".
-func (w *world) newIPv6Net() string {
+func (w *liveWorld) newIPv6Net() string {
 	w.pubIPv6++
 	b := publicIPv6Base.As16()
 	binary.BigEndian.PutUint64(b[:8], binary.BigEndian.Uint64(b[:8])+w.pubIPv6)

@@ -53,7 +53,7 @@ func lbAction(c *call, command string, body any, plan func(lb *loadBalancer) (fu
 }
 
 // withLimits checks that lb after change still fits its type.
-func (w *world) withLimits(lb *loadBalancer, change func(copy *loadBalancer)) *apiError {
+func (w *liveWorld) withLimits(lb *loadBalancer, change func(copy *loadBalancer)) *apiError {
 	cp := *lb
 	cp.Services = slices.Clone(lb.Services)
 	cp.Targets = slices.Clone(lb.Targets)

@@ -12,7 +12,7 @@ import (
 // fakecloud cannot know which public addresses the project's dedicated
 // servers own (ip_not_owned), so it counts every public unicast address
 // outside its cloud ranges as theirs.
-func (w *world) checkIPTarget(lb *loadBalancer, a netip.Addr) (string, *apiError) {
+func (w *liveWorld) checkIPTarget(lb *loadBalancer, a netip.Addr) (string, *apiError) {
 	switch {
 	case a.Zone() != "" || a.Is4In6():
 		return "is written with a zone or as an IPv4-mapped IPv6 address; write the plain address", nil
@@ -28,7 +28,7 @@ func (w *world) checkIPTarget(lb *loadBalancer, a netip.Addr) (string, *apiError
 
 // checkVSwitchTarget: a private ip target must lie in a vSwitch subnet of
 // a network the load balancer is attached to.
-func (w *world) checkVSwitchTarget(lb *loadBalancer, a netip.Addr) *apiError {
+func (w *liveWorld) checkVSwitchTarget(lb *loadBalancer, a netip.Addr) *apiError {
 	if len(lb.PrivateNet) == 0 {
 		return errorf("load_balancer_not_attached_to_network", "IP %s is private and load balancer %d is not attached to a network", a, lb.ID)
 	}

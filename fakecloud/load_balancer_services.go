@@ -51,7 +51,7 @@ func set[T any](dst *T, src *T) {
 
 // buildService merges spec over base (the zero service for a new one),
 // fills the API's defaults and validates; field names are prefixed.
-func (w *world) buildService(base schema.LoadBalancerService, spec serviceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
+func (w *liveWorld) buildService(base schema.LoadBalancerService, spec serviceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
 	s := base
 	if base.HTTP != nil {
 		h := *base.HTTP
@@ -146,7 +146,7 @@ func (w *world) buildService(base schema.LoadBalancerService, spec serviceSpec, 
 	return s
 }
 
-func (w *world) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *fieldErrors, prefix string) {
+func (w *liveWorld) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *fieldErrors, prefix string) {
 	if s.HealthCheck == nil || protoChanged {
 		proto := s.Protocol
 		if proto == "https" {

@@ -50,7 +50,7 @@ type lbHealth struct {
 func (t lbTarget) private() bool { return t.UsePrivateIP != nil && *t.UsePrivateIP }
 
 // buildTarget validates a target for a load balancer and returns it as stored.
-func (w *world) buildTarget(lb *loadBalancer, spec targetSpec, f *fieldErrors, prefix string) (lbTarget, *apiError) {
+func (w *liveWorld) buildTarget(lb *loadBalancer, spec targetSpec, f *fieldErrors, prefix string) (lbTarget, *apiError) {
 	t := lbTarget{Type: spec.Type}
 	private := spec.UsePrivateIP != nil && *spec.UsePrivateIP
 	if spec.Type != "ip" {
@@ -115,7 +115,7 @@ func (w *world) buildTarget(lb *loadBalancer, spec targetSpec, f *fieldErrors, p
 
 // serverTargetIP is the address the load balancer sends a server target's
 // traffic to: its IP in a shared network, or its public IPv4.
-func (w *world) serverTargetIP(lb *loadBalancer, s *server, private bool) (string, *apiError) {
+func (w *liveWorld) serverTargetIP(lb *loadBalancer, s *server, private bool) (string, *apiError) {
 	if private {
 		if len(lb.PrivateNet) == 0 {
 			return "", errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
@@ -160,7 +160,7 @@ func targetKey(t lbTarget) string {
 }
 
 // selected resolves a label selector target to the servers it matches now.
-func (w *world) selected(sel string) []*server {
+func (w *liveWorld) selected(sel string) []*server {
 	s, err := labelselector.Parse(sel)
 	if err != nil {
 		return nil
@@ -176,7 +176,7 @@ func (w *world) selected(sel string) []*server {
 
 // targetCount counts targets as the type limit does: a label selector
 // counts the servers it matches.
-func (w *world) targetCount(targets []lbTarget) int {
+func (w *liveWorld) targetCount(targets []lbTarget) int {
 	n := 0
 	for _, t := range targets {
 		if t.Type == "label_selector" && t.LabelSelector != nil {
@@ -190,7 +190,7 @@ func (w *world) targetCount(targets []lbTarget) int {
 
 // viewTargets renders targets with health per service port and label
 // selectors resolved live.
-func (w *world) viewTargets(lb *loadBalancer) []lbTarget {
+func (w *liveWorld) viewTargets(lb *loadBalancer) []lbTarget {
 	out := make([]lbTarget, 0, len(lb.Targets))
 	for _, t := range lb.Targets {
 		v := t
@@ -216,7 +216,7 @@ func (w *world) viewTargets(lb *loadBalancer) []lbTarget {
 // health is a target's status per service: one a script forced, else
 // the checked one when load balancers carry traffic (unknown until
 // checked), else healthy.
-func (w *world) health(lb *loadBalancer, t lbTarget) []lbHealth {
+func (w *liveWorld) health(lb *loadBalancer, t lbTarget) []lbHealth {
 	out := []lbHealth{}
 	key := targetKey(t)
 	for _, svc := range lb.Services {

@@ -47,7 +47,7 @@ func (s *Server) startTraffic() {
 // lbPublicIPv4 is a new load balancer's public IPv4: the lowest address
 // of the traffic range no load balancer holds, or else one from the pool
 // servers share.
-func (w *world) lbPublicIPv4() (netip.Addr, bool) {
+func (w *liveWorld) lbPublicIPv4() (netip.Addr, bool) {
 	if !w.lbIPv4.IsValid() {
 		return w.pubIPv4.take()
 	}
@@ -65,7 +65,7 @@ func (w *world) lbPublicIPv4() (netip.Addr, bool) {
 
 // trafficSpec is what the data plane serves: every load balancer whose
 // public interface is on with an address in the traffic range.
-func (w *world) trafficSpec() []lbtraffic.LoadBalancer {
+func (w *liveWorld) trafficSpec() []lbtraffic.LoadBalancer {
 	var out []lbtraffic.LoadBalancer
 	for _, lb := range w.loadBalancers.all() {
 		addr, err := netip.ParseAddr(lb.PublicNet.IPv4.IP)
@@ -107,7 +107,7 @@ func appendTarget(ts []lbtraffic.Target, t lbTarget) []lbtraffic.Target {
 	return append(ts, lbtraffic.Target{Key: key, Addr: addr})
 }
 
-func (w *world) trafficService(lb *loadBalancer, svc schema.LoadBalancerService, targets []lbtraffic.Target) lbtraffic.Service {
+func (w *liveWorld) trafficService(lb *loadBalancer, svc schema.LoadBalancerService, targets []lbtraffic.Target) lbtraffic.Service {
 	out := lbtraffic.Service{Protocol: svc.Protocol, ListenPort: svc.ListenPort, DestinationPort: svc.DestinationPort,
 		ProxyProtocol: svc.Proxyprotocol, Forced: map[string]string{}}
 	if h := svc.HTTP; h != nil {
@@ -137,7 +137,7 @@ func (w *world) trafficService(lb *loadBalancer, svc schema.LoadBalancerService,
 
 // forcedHealth is a status that does not come from checks: one a script
 // set, or unhealthy for a server that is gone or not running.
-func (w *world) forcedHealth(lb *loadBalancer, key string, port int) (string, bool) {
+func (w *liveWorld) forcedHealth(lb *loadBalancer, key string, port int) (string, bool) {
 	var id int64
 	if _, err := fmt.Sscanf(key, "server:%d", &id); err == nil {
 		if s, ok := w.servers.get(id); !ok || (w.probed != nil && s.Status != "running") {

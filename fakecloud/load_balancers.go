@@ -78,7 +78,7 @@ func (c *call) loadBalancer() (*loadBalancer, *apiError) {
 	return lookup(c, &c.w.loadBalancers, "load_balancer")
 }
 
-func (w *world) viewLB(lb *loadBalancer) lbView {
+func (w *liveWorld) viewLB(lb *loadBalancer) lbView {
 	v := lbView{LoadBalancer: lb.LoadBalancer}
 	v.Labels = copyLabels(lb.Labels)
 	v.PrivateNet = append([]schema.LoadBalancerPrivateNet{}, lb.PrivateNet...)
@@ -248,7 +248,7 @@ func createLoadBalancer(c *call) (int, any, *apiError) {
 
 // checkLBLimits enforces the type's max_services, max_targets and
 // max_assigned_certificates.
-func (w *world) checkLBLimits(lb *loadBalancer, lt schema.LoadBalancerType) *apiError {
+func (w *liveWorld) checkLBLimits(lb *loadBalancer, lt schema.LoadBalancerType) *apiError {
 	if len(lb.Services) > lt.MaxServices {
 		return limitExceeded("max_services", "load balancer type %s allows at most %d services", lt.Name, lt.MaxServices)
 	}

@@ -54,7 +54,7 @@ func (c *call) network() (*schema.Network, *apiError) { return lookup(c, &c.w.ne
 
 // networkLock answers conflict while an action runs on the network, as the
 // API documents for networks.
-func (w *world) networkLock(id int64) *apiError {
+func (w *liveWorld) networkLock(id int64) *apiError {
 	if err := w.checkLock(resourceRef{"network", id}); err != nil {
 		return errorf(codeConflict, "network %d is being changed by a running action, please retry", id)
 	}
@@ -62,7 +62,7 @@ func (w *world) networkLock(id int64) *apiError {
 }
 
 // viewNetwork is the network as the API shows it, with its members.
-func (w *world) viewNetwork(n *schema.Network) schema.Network {
+func (w *liveWorld) viewNetwork(n *schema.Network) schema.Network {
 	v := *n
 	v.Labels = copyLabels(n.Labels)
 	v.Subnets = append([]schema.NetworkSubnet{}, n.Subnets...)
@@ -353,7 +353,7 @@ func parseNetworkRange(f *fieldErrors, field, s string) (netip.Prefix, bool) {
 
 // checkSubnet validates a subnet for a network; it returns the subnet or a
 // reason it is refused.
-func checkSubnet(w *world, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
+func checkSubnet(w *liveWorld, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
 	if req.Type != "cloud" && req.Type != "server" && req.Type != "vswitch" {
 		return schema.NetworkSubnet{}, "type must be one of cloud, server, vswitch"
 	}

@@ -20,7 +20,7 @@ type primaryIPList struct {
 }
 
 // newPrimaryIP records the primary IP a new server gets.
-func (w *world) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
+func (w *liveWorld) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
 	id := w.newID("primary_ip")
 	p := &schema.PrimaryIP{ID: id, IP: ip, Type: kind, Name: "primary_ip-" + itoa(int(id)), Labels: map[string]string{},
 		AssigneeID: &serverID, AssigneeType: "server", AutoDelete: true, Created: now, Location: loc,

@@ -6,7 +6,7 @@ import (
 )
 
 // snapshotOf is a resource's JSON, to restore if an action fails.
-func (w *world) snapshotOf(ref resourceRef) json.RawMessage {
+func (w *liveWorld) snapshotOf(ref resourceRef) json.RawMessage {
 	var v any
 	switch ref.Type {
 	case "server":
@@ -27,7 +27,7 @@ func (w *world) snapshotOf(ref resourceRef) json.RawMessage {
 
 // restore puts a resource back as a snapshot had it, if it still exists,
 // and rebuilds the network membership that depends on it.
-func (w *world) restore(ref resourceRef, data json.RawMessage) {
+func (w *liveWorld) restore(ref resourceRef, data json.RawMessage) {
 	switch ref.Type {
 	case "server":
 		restoreInto(&w.servers, ref.ID, data)
@@ -54,7 +54,7 @@ func restoreInto[T any](t *table[T], id int64, data json.RawMessage) {
 
 // reindexNetworks rebuilds who holds which address in which network from
 // the servers' and load balancers' private_net.
-func (w *world) reindexNetworks() {
+func (w *liveWorld) reindexNetworks() {
 	w.netMembers = map[int64][]member{}
 	w.netUsed = map[int64]map[netip.Addr]struct{}{}
 	for _, s := range w.servers.all() {

@@ -92,7 +92,7 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 // run calls h holding the world lock and returns its answer encoded. The
 // lock is released however h ends: a panic goes on to observe, which
 // answers server_error, and the next request is served as usual.
-func (w *world) run(h apiHandler, c *call) (int, []byte, *apiError) {
+func (w *liveWorld) run(h apiHandler, c *call) (int, []byte, *apiError) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle()
@@ -116,7 +116,7 @@ func (w *world) run(h apiHandler, c *call) (int, []byte, *apiError) {
 }
 
 // locked runs f holding the world lock, released however f ends.
-func (w *world) locked(f func()) {
+func (w *liveWorld) locked(f func()) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	f()

@@ -138,7 +138,7 @@ func (s *Server) Seed(seed World) error {
 	return nil
 }
 
-func (w *world) plant(seed World) error {
+func (w *liveWorld) plant(seed World) error {
 	byName := map[string]int64{}
 	for _, k := range seed.SSHKeys {
 		if _, err := w.seedCall(createSSHKey, "/ssh_keys", "ssh_key "+k.Name, schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: labelsOf(k.Labels)}); err != nil {
@@ -172,7 +172,7 @@ func (w *world) plant(seed World) error {
 	return nil
 }
 
-func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
+func (w *liveWorld) seedServer(sv SeedServer, byName map[string]int64) error {
 	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: orDefault(sv.ServerType, "cx22")},
 		Image: schema.IDOrName{Name: orDefault(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: labelsOf(sv.Labels),
 		PublicNet: &schema.ServerCreatePublicNet{EnableIPv4: sv.PublicIPv4 == nil || *sv.PublicIPv4, EnableIPv6: sv.PublicIPv6 == nil || *sv.PublicIPv6}}
@@ -212,7 +212,7 @@ func (w *world) seedServer(sv SeedServer, byName map[string]int64) error {
 	return nil
 }
 
-func (w *world) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
+func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 	req := map[string]any{"name": lb.Name, "load_balancer_type": orDefault(lb.Type, "lb11"), "labels": labelsOf(lb.Labels)}
 	switch {
 	case lb.Location != "":
@@ -282,7 +282,7 @@ func (w *world) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 // seedCall runs the API handler of POST path in-process with a JSON body
 // and path values, after the OpenAPI description's check that the API
 // would make.
-func (w *world) seedCall(h apiHandler, path, what string, body any, pathValues ...string) (any, error) {
+func (w *liveWorld) seedCall(h apiHandler, path, what string, body any, pathValues ...string) (any, error) {
 	data, err := json.Marshal(body)
 	if err != nil {
 		return nil, err

@@ -63,7 +63,7 @@ func (s *Server) mountServers(r chi.Router) {
 func (c *call) server() (*server, *apiError) { return lookup(c, &c.w.servers, "server") }
 
 // viewServer copies a server for the wire, filling derived fields.
-func (w *world) viewServer(s *server) serverView {
+func (w *liveWorld) viewServer(s *server) serverView {
 	v := serverView{Server: s.Server}
 	v.Labels = copyLabels(s.Labels)
 	v.PrivateNet = make([]schema.ServerPrivateNet, 0, len(s.PrivateNet))
@@ -88,7 +88,7 @@ func (w *world) viewServer(s *server) serverView {
 
 // loadBalancersOf lists the load balancers that have the server as a
 // direct target.
-func (w *world) loadBalancersOf(serverID int64) []int64 {
+func (w *liveWorld) loadBalancersOf(serverID int64) []int64 {
 	out := []int64{}
 	for _, lb := range w.loadBalancers.all() {
 		if slices.ContainsFunc(lb.Targets, func(t lbTarget) bool {
@@ -259,7 +259,7 @@ func createServer(c *call) (int, any, *apiError) {
 }
 
 // sshKeyIDs resolves SSH keys given by ID or by name.
-func (w *world) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
+func (w *liveWorld) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
 	ids := make([]int64, 0, len(refs))
 	for _, ref := range refs {
 		k, ok := w.sshKeys.get(ref.ID)
@@ -319,7 +319,7 @@ func deleteServer(c *call) (int, any, *apiError) {
 }
 
 // removeServer deletes a server with its networks and auto-delete primary IPs.
-func (w *world) removeServer(s *server) {
+func (w *liveWorld) removeServer(s *server) {
 	w.detachAll(resourceRef{"server", s.ID})
 	for _, pip := range w.primaryIPs.all() {
 		if pip.AssigneeID != nil && *pip.AssigneeID == s.ID && pip.AssigneeType == "server" {
@@ -337,12 +337,12 @@ func (w *world) removeServer(s *server) {
 }
 
 // newMAC returns a MAC address in Hetzner's locally administered 86:00 range.
-func (w *world) newMAC() string {
+func (w *liveWorld) newMAC() string {
 	b := w.rng.Uint32()
 	return fmt.Sprintf("86:00:00:%02x:%02x:%02x", byte(b>>16), byte(b>>8), byte(b))
 }
 
-func (w *world) newPassword() string {
+func (w *liveWorld) newPassword() string {
 	const letters = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 	b := make([]byte, 20)
 	for i := range b {

@@ -56,7 +56,7 @@ func (s *Server) Export() ([]byte, error) {
 	return w.export()
 }
 
-func (w *world) export() ([]byte, error) {
+func (w *liveWorld) export() ([]byte, error) {
 	random, err := w.pcg.MarshalBinary()
 	if err != nil {
 		return nil, err
@@ -107,8 +107,8 @@ func (s *Server) Import(data []byte) error {
 
 // scratch is an empty world with w's configuration, to build a new
 // content in before w adopts it.
-func (w *world) scratch() *world {
-	fresh := &world{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed,
+func (w *liveWorld) scratch() *liveWorld {
+	fresh := &liveWorld{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed,
 		actionFault: w.actionFault, lbIPv4: w.lbIPv4, probed: w.probed}
 	fresh.reset()
 	return fresh
@@ -116,7 +116,7 @@ func (w *world) scratch() *world {
 
 // adopt takes over another world's content (not its mutex, configuration
 // or scenario schedule).
-func (w *world) adopt(o *world) {
+func (w *liveWorld) adopt(o *liveWorld) {
 	w.rng, w.pcg, w.lastID, w.cat = o.rng, o.pcg, o.lastID, o.cat
 	w.servers, w.loadBalancers, w.networks, w.certificates = o.servers, o.loadBalancers, o.networks, o.certificates
 	w.sshKeys, w.primaryIPs, w.actions, w.running, w.lockedBy = o.sshKeys, o.primaryIPs, o.actions, o.running, o.lockedBy
@@ -141,7 +141,7 @@ func uniqueIDs(st state) []error {
 
 // load fills an empty world from a snapshot, checking what a world needs
 // to be consistent.
-func (w *world) load(st state) error {
+func (w *liveWorld) load(st state) error {
 	if st.Version != stateVersion {
 		return fmt.Errorf("version: %d is not the supported version %d", st.Version, stateVersion)
 	}

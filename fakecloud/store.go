@@ -9,10 +9,12 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// world is the whole simulated project. Every field is guarded by mu; a
-// request holds mu from its first read to its last write, so a request
-// either applies completely or not at all.
-type world struct {
+// liveWorld is the whole simulated project as it is now, what requests
+// read and change (a World, by contrast, is only the seed it may start
+// from). Every field is guarded by mu; a request holds mu from its first
+// read to its last write, so a request either applies completely or not
+// at all.
+type liveWorld struct {
 	mu sync.Mutex
 
 	now            func() time.Time
@@ -72,8 +74,9 @@ type resourceRef struct {
 	ID   int64  `json:"id"`
 }
 
-func newWorld(o Options) *world {
-	w := &world{
+// newLiveWorld returns an empty world configured by the options.
+func newLiveWorld(o Options) *liveWorld {
+	w := &liveWorld{
 		now:            o.Now,
 		actionDuration: o.ActionDuration,
 		actionPolls:    o.ActionPolls,
@@ -87,7 +90,7 @@ func newWorld(o Options) *world {
 }
 
 // reset empties the world back to the catalogue alone.
-func (w *world) reset() {
+func (w *liveWorld) reset() {
 	w.pcg = rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75)
 	w.rng = rand.New(w.pcg)
 	w.lastID = map[string]int64{}
@@ -118,7 +121,7 @@ var idBase = map[string]int64{
 
 // newID hands out the next ID of a kind: ascending, with small seeded gaps
 // like the real API's, and the same sequence for the same seed.
-func (w *world) newID(kind string) int64 {
+func (w *liveWorld) newID(kind string) int64 {
 	last, ok := w.lastID[kind]
 	if !ok {
 		last = idBase[kind] + int64(w.seed%1000)*1000
