@@ -41,7 +41,7 @@ type Rule struct {
 	Start       jsontime.Duration `json:"start,omitempty"`       // active from this long after it is added
 	For         jsontime.Duration `json:"for,omitempty"`         // and for this long; 0 until removed
 
-	// State, reported by Faults.
+	// State, as List reports it.
 	Hits  int       `json:"hits"`           // requests it applied to
 	Added time.Time `json:"added,omitzero"` // when it was added
 }
