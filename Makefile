@@ -2,6 +2,7 @@
 GO ?= go
 FUZZTIME ?= 30s
 BIN := bin
+MODULE := github.com/hcloudlab/hcloud-ccm
 
 .DEFAULT_GOAL := help
 
@@ -24,11 +25,15 @@ test: lint ## lint, vet and run every unit and contract test (without -race: the
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/
 
-lint: ## go vet and staticcheck (pinned in go.mod as a tool) over every package and build tag
+lint: ## go vet, staticcheck and goimports (pinned in go.mod as tools) over every package and build tag
 	$(GO) vet ./...
 	$(GO) vet -tags e2e,e2ekind ./...
 	$(GO) tool staticcheck ./...
 	$(GO) tool staticcheck -tags e2e,e2ekind ./...
+	@out=$$($(GO) tool goimports -l -local $(MODULE) .); if [ -n "$$out" ]; then echo "gofmt or import groups (standard library, others, this module) differ; make fmt fixes:"; echo "$$out"; exit 1; fi
+
+fmt: ## gofmt every file and group its imports: standard library, others, this module
+	$(GO) tool goimports -w -local $(MODULE) .
 
 e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and etcd built from source (4 min the first time, then cached)
 	@CONTROL_BIN=$$(scripts/build-control-plane.sh) && \
@@ -55,4 +60,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test lint e2e economy bench fuzz demo fakecloud-tour e2e-kind
+.PHONY: help build build-fakecloud build-ccm test lint fmt e2e economy bench fuzz demo fakecloud-tour e2e-kind

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 const shutdownTaint = "node.cloudprovider.kubernetes.io/shutdown"

@@ -10,7 +10,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm"
 	"k8s.io/apimachinery/pkg/util/wait"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/app"
@@ -20,6 +19,8 @@ import (
 	"k8s.io/component-base/cli"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm"
 )
 
 func main() {

@@ -16,9 +16,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 )
 
 func main() {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
