@@ -14,9 +14,14 @@ build: build-fakecloud build-ccm ## build bin/fakecloud and bin/ccm
 build-fakecloud: ## build bin/fakecloud
 	$(GO) build -o $(BIN)/fakecloud ./cmd/fakecloud
 
+# This CCM's version, from git describe (a clone without tags gives the
+# commit, with -dirty for uncommitted changes); VERSION=v1.0.0 overrides it.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 # The Kubernetes libraries' version, so the upstream code's version checks
-# and --version see v1.36.3 rather than v0.0.0-master.
-CCM_LDFLAGS := -X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36
+# see v1.36.3 rather than v0.0.0-master, and this CCM's own version for
+# --version, the User-Agent and the start log.
+CCM_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=36 \
+	-X $(MODULE)/ccm/version.Version=$(VERSION)
 
 build-ccm: ## build bin/ccm, the cloud-controller-manager (about a minute the first time)
 	$(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/ccm ./cmd/ccm

@@ -20,6 +20,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
 
 // ProviderName is the name of this cloud provider, as the official CCM's.
@@ -70,7 +71,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
 	opts := []hcloud.ClientOption{
 		hcloud.WithToken(cfg.Token),
 		hcloud.WithEndpoint(cfg.Endpoint),
-		hcloud.WithApplication("hcloud-ccm", "dev"),
+		hcloud.WithApplication(version.Application, version.Version),
 		// Actions are polled after 50 ms, then less and less often, not every 500 ms.
 		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{
 			Base: 50 * time.Millisecond, Multiplier: 2, Cap: 2 * time.Second})}),

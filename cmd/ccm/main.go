@@ -19,11 +19,19 @@ import (
 	"k8s.io/component-base/cli"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
+	// CA roots compiled in, used when the system has none: the image holds
+	// no files but the binary, and still reaches api.hetzner.cloud.
+	_ "golang.org/x/crypto/x509roots/fallback"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
 
 func main() {
+	if v, ok := versionFlag(os.Args[1:]); ok {
+		printVersion(os.Stdout, v)
+		return
+	}
 	// The environment is checked before anything else, so a bad setting is
 	// reported first and with every other one; --help needs none of it.
 	var cfg ccm.Config
@@ -62,6 +70,7 @@ func loadConfig() ccm.Config {
 	for _, w := range cfg.Warnings {
 		klog.Warning(w)
 	}
+	klog.InfoS("Starting", "version", version.String())
 	klog.InfoS("Configuration", "config", cfg.String())
 	return cfg
 }
