@@ -29,14 +29,14 @@ const ProviderName = "hcloud"
 // Cloud is the Hetzner Cloud provider: one API client, one server
 // inventory, shared by every controller.
 type Cloud struct {
-	cfg         Config
-	client      *hcloud.Client
-	budget      *budget
-	inv         *inventory
-	instances   *instances
-	routes      *routes
-	lbs         loadBalancing
-	metricsAddr net.Addr
+	cfg       Config
+	client    *hcloud.Client
+	budget    *budget
+	inv       *inventory
+	instances *instances
+	routes    *routes
+	lbs       loadBalancing
+	server    *server // health, readiness and metrics; nil without an address
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -47,8 +47,8 @@ type loadBalancing interface {
 	Start(ctx context.Context, recorder record.EventRecorder)
 }
 
-// New builds the provider: it serves metrics (HCLOUD_METRICS_ENABLED)
-// until ctx ends, resolves HCLOUD_NETWORK and checks that this server is
+// New builds the provider: it serves health, readiness and metrics
+// (HCLOUD_METRICS_ADDRESS, HCLOUD_METRICS_ENABLED) until ctx ends, resolves HCLOUD_NETWORK and checks that this server is
 // attached to it, and lists the servers once, which proves the token and
 // fills the inventory.
 func New(ctx context.Context, cfg Config) (*Cloud, error) { return build(ctx, cfg, buildOptions{}) }
@@ -60,7 +60,7 @@ type buildOptions struct {
 	retry       *hcloud.RetryOpts // hcloud-go's retries of 429s, 502s, 504s and timeouts
 }
 
-func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
+func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error) {
 	now := o.now
 	if now == nil {
 		now = time.Now
@@ -88,18 +88,22 @@ func build(ctx context.Context, cfg Config, o buildOptions) (*Cloud, error) {
 	}
 	var reg *prometheus.Registry
 	if cfg.MetricsEnabled {
-		reg = newRegistry()
+		reg = prometheus.NewRegistry()
 		opts = append(opts, hcloud.WithInstrumentation(reg))
 	}
 	client := hcloud.NewClient(opts...)
 	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: newInventory(client, now)}
 	if reg != nil {
 		reg.MustRegister(collector{inv: c.inv, budget: pacer})
-		addr, err := serveMetrics(ctx, cfg.MetricsAddress, reg)
-		if err != nil {
-			return nil, err
+	}
+	if cfg.MetricsAddress != "" {
+		srv, serveErr := serve(ctx, cfg.MetricsAddress, reg)
+		if serveErr != nil {
+			return nil, serveErr
 		}
-		c.metricsAddr = addr
+		c.server = srv
+		// Ready once built; the named result says whether it was.
+		defer func() { srv.ready.Store(err == nil) }()
 	}
 	networkZone := ""
 	if cfg.Network != "" {
@@ -154,8 +158,14 @@ func attachedCheck(ctx context.Context, cfg Config, networkID int64) error {
 		"or set HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK=true if the CCM runs outside the network", cfg.Network, networkID)
 }
 
-// MetricsAddr is where metrics are served, or nil when they are off.
-func (c *Cloud) MetricsAddr() net.Addr { return c.metricsAddr }
+// HTTPAddr is where health, readiness and metrics are served
+// (HCLOUD_METRICS_ADDRESS), or nil when the address is empty.
+func (c *Cloud) HTTPAddr() net.Addr {
+	if c.server == nil {
+		return nil
+	}
+	return c.server.addr
+}
 
 // Initialize gives the provider an event recorder once the controller
 // manager has a client.

@@ -1,11 +1,15 @@
 package ccm
 
 import (
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+
+	"k8s.io/client-go/util/workqueue"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -93,11 +97,14 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "hcloud-test"})
+	defer q.ShutDown()
+	q.Add("x")
 	i, _ := cl.InstancesV2()
 	for _, name := range []string{"node-0001", "node-0002", "node-0404"} {
 		_, _ = i.InstanceMetadata(t.Context(), node(name, ""))
 	}
-	resp, err := http.Get("http://" + cl.MetricsAddr().String() + "/metrics")
+	resp, err := http.Get("http://" + cl.HTTPAddr().String() + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,14 +116,74 @@ func TestMetrics(t *testing.T) {
 		`hcloud_ccm_inventory_lookups_total{result="gone"} 1`,
 		`hcloud_ccm_inventory_listings_total 1`,
 		`go_goroutines`,
+		// The Kubernetes libraries' metrics, as the official CCM serves them.
+		`workqueue_adds_total{name="hcloud-test"} 1`,
+		`registered_metrics_total`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
 		}
 	}
+	if got := httpGet(t, cl, "/readyz"); got != "200 ok" {
+		t.Errorf("/readyz = %q once built, want 200 ok", got)
+	}
 	// The address is taken: a second CCM says so instead of running blind.
-	cfg.MetricsAddress = cl.MetricsAddr().String()
+	cfg.MetricsAddress = cl.HTTPAddr().String()
 	if _, err := New(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "HCLOUD_METRICS_ADDRESS") {
 		t.Errorf("busy metrics address: %v", err)
 	}
+}
+
+// Probes answer whatever HCLOUD_METRICS_ENABLED says, so turning metrics
+// off cannot get the pod killed.
+func TestHealthWithMetricsOff(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	cfg := testConfig(c)
+	cfg.MetricsEnabled, cfg.MetricsAddress = false, "127.0.0.1:0"
+	cl, err := New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"/healthz": "200 ok", "/livez": "200 ok", "/readyz": "200 ok",
+		"/metrics": "404 metrics are off (HCLOUD_METRICS_ENABLED=false)"} {
+		if got := httpGet(t, cl, path); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// A provider that cannot start is alive but never ready.
+func TestNotReadyWhenStartFails(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	cfg := testConfig(c)
+	cfg.Token = strings.Repeat("x", 64)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.MetricsAddress = ln.Addr().String()
+	ln.Close()
+	if _, err := New(t.Context(), cfg); err == nil {
+		t.Fatal("a wrong token started")
+	}
+	resp, err := http.Get("http://" + cfg.MetricsAddress + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz after a failed start = %d, want 503", resp.StatusCode)
+	}
+}
+
+// httpGet is "code body" of a GET on the provider's health and metrics address.
+func httpGet(t *testing.T, cl *Cloud, path string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + cl.HTTPAddr().String() + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	return fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimSpace(string(body)))
 }

@@ -55,6 +55,15 @@ func setup(t *testing.T, configure ...func(*harness.Options)) *harness.Env {
 	t.Cleanup(func() {
 		if env != nil {
 			env.Stop()
+			// The CCMs run as deploy/ccm.yaml's ServiceAccount: a refusal
+			// means its role is not sufficient.
+			forbidden, err := env.Forbidden()
+			if err != nil {
+				t.Error(err)
+			}
+			for _, line := range forbidden {
+				t.Errorf("the CCM was refused: %s", line)
+			}
 		}
 		if t.Failed() {
 			t.Logf("logs kept in %s", dir)

@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -64,6 +66,69 @@ func TestLeaderFailover(t *testing.T) {
 	}
 	eventually(t, time.Minute, "status from the new leader", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
 	onlyLB(t, env)
+}
+
+// TestLeaderHandoverOnStop: a leader stopped as the kubelet stops a pod
+// (SIGTERM) gives its lease back, so the other replica leads within its
+// retry period rather than after the lease runs out; the replicas serve
+// the Kubernetes component metrics dashboards read.
+func TestLeaderHandoverOnStop(t *testing.T) {
+	env := setup(t)
+	ctx := context.Background()
+	const lease, retry = 15 * time.Second, time.Second // upstream's default lease; a short retry
+	args := []string{"--leader-elect=true", "--leader-elect-retry-period=" + retry.String()}
+	for range 2 {
+		if _, err := env.StartCCM(ctx, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := env.RegisterNode(ctx, "control-plane-1", cidr(0)); err != nil {
+		t.Fatal(err)
+	}
+	leader := -1
+	eventually(t, time.Minute, "a leader", func() bool {
+		for i := range 2 {
+			if logHas(t, env.CCMLog(i), "Successfully acquired lease") {
+				leader = i
+			}
+		}
+		return leader >= 0
+	})
+	eventually(t, time.Minute, "the node initialised", func() bool { return node(t, env, "control-plane-1").Spec.ProviderID != "" })
+	metrics := httpBody(t, "http://"+env.CCMHTTP(leader)+"/metrics")
+	for _, want := range []string{`workqueue_adds_total{name="service"}`, `rest_client_requests_total{`,
+		`leader_election_master_status{name="cloud-controller-manager"} 1`, `hcloud_api_requests_total{`, `hcloud_ccm_inventory_listings_total`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("the leader's /metrics lack %s", want)
+		}
+	}
+	holder := leaseHolder(t, env)
+	stopped := time.Now()
+	if !env.StopCCM(leader, 10*time.Second) {
+		t.Errorf("the leader did not exit cleanly within 10 s of SIGTERM")
+	}
+	if !logHas(t, env.CCMLog(leader), "Released the leader lease") {
+		t.Errorf("the stopped leader did not release its lease")
+	}
+	eventually(t, 2*lease, "a new lease holder", func() bool { h := leaseHolder(t, env); return h != "" && h != holder })
+	if took := time.Since(stopped); took > lease/2 {
+		t.Errorf("takeover %s after SIGTERM, want well within the %s lease: the lease was not released", took, lease)
+	}
+	t.Logf("takeover %s after SIGTERM (lease %s, retry %s)", time.Since(stopped).Round(100*time.Millisecond), lease, retry)
+}
+
+func httpBody(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // leaseHolder is the holder of the CCM's leader election lease.

@@ -6,11 +6,15 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
+	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
+	_ "golang.org/x/crypto/x509roots/fallback" // CA roots for an image with no files but the binary
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/cloud-provider/app"
 	"k8s.io/cloud-provider/app/config"
@@ -19,9 +23,6 @@ import (
 	"k8s.io/component-base/cli"
 	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
-	// CA roots compiled in, used when the system has none: the image holds
-	// no files but the binary, and still reaches api.hetzner.cloud.
-	_ "golang.org/x/crypto/x509roots/fallback"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
@@ -46,24 +47,43 @@ func main() {
 	// A burst of joining nodes is initialised in parallel; flags still win.
 	opts.NodeController.ConcurrentNodeSyncs = 20
 	opts.ServiceController.ConcurrentServiceSyncs = 10
-	newCloud := func(*config.CompletedConfig) cloudprovider.Interface {
-		cloud, err := ccm.New(context.Background(), cfg)
+	// SIGTERM stops the controllers; a leader then gives its lease back.
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	var lease *leaderLease
+	newCloud := func(c *config.CompletedConfig) cloudprovider.Interface {
+		cloud, err := ccm.New(ctx, cfg)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "hcloud-ccm: %v\n", err)
 			os.Exit(1)
 		}
-		return cloud
+		le := c.ComponentConfig.Generic.LeaderElection
+		if !le.LeaderElect {
+			return cloud
+		}
+		lease = &leaderLease{kube: c.Client, namespace: le.ResourceNamespace, name: le.ResourceName}
+		return leaseCloud{Interface: cloud, lease: lease}
 	}
 	cmd := app.NewCloudControllerManagerCommand(opts, newCloud, app.DefaultInitFuncConstructors,
-		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, wait.NeverStop)
-	os.Exit(cli.Run(cmd))
+		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, ctx.Done())
+	code := cli.Run(cmd)
+	if lease != nil && ctx.Err() != nil {
+		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		if err := lease.release(rctx); err != nil {
+			klog.ErrorS(err, "The next leader waits for the lease to run out")
+		}
+		cancel()
+	}
+	os.Exit(code)
 }
 
 // loadConfig reads the environment; a bad configuration stops the process
 // with every problem listed.
 func loadConfig() ccm.Config {
 	cfg, err := ccm.LoadConfig(os.Getenv, nil)
-	if err != nil {
+	unread, envErr := ccm.CheckEnviron(os.Environ())
+	cfg.Warnings = append(cfg.Warnings, unread...)
+	if err = errors.Join(err, envErr); err != nil {
 		fmt.Fprintf(os.Stderr, "hcloud-ccm: invalid configuration:\n%v\n", err)
 		os.Exit(1)
 	}

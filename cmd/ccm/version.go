@@ -21,9 +21,9 @@ func versionFlag(args []string) (string, bool) {
 		if a == "--" {
 			break
 		}
-		v, found := strings.CutPrefix(strings.TrimPrefix(a, "-"), "-version")
+		v, found := strings.CutPrefix(strings.TrimLeft(a, "-"), "version")
 		switch {
-		case !found:
+		case !found || !strings.HasPrefix(a, "-"):
 		case v == "" || v == "=true":
 			return "true", true
 		case v == "=raw":

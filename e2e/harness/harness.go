@@ -143,10 +143,29 @@ func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	p.http = fmt.Sprintf("127.0.0.1:%d", metrics)
 	e.mu.Lock()
 	e.ccms = append(e.ccms, p)
 	e.mu.Unlock()
-	return i, waitFor(ctx, p, 30*time.Second, func() error { return httpOK(http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", metrics)) })
+	return i, waitFor(ctx, p, 30*time.Second, func() error { return httpOK(http.DefaultClient, "http://"+p.http+"/readyz") })
+}
+
+// StopCCM stops replica i as the kubelet stops a pod: SIGTERM, then
+// SIGKILL after grace. It says whether the process ended by itself, with
+// exit status 0.
+func (e *Env) StopCCM(i int, grace time.Duration) bool {
+	e.mu.Lock()
+	p := e.ccms[i]
+	e.mu.Unlock()
+	killed := !p.stop(grace)
+	return !killed && p.err == nil
+}
+
+// CCMHTTP is replica i's health, readiness and metrics address (host:port).
+func (e *Env) CCMHTTP(i int) string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.ccms[i].http
 }
 
 // KillCCM kills replica i at once, as a crash or a lost node would.
@@ -162,6 +181,27 @@ func (e *Env) CCMLog(i int) string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.ccms[i].log
+}
+
+// Forbidden is every line of every CCM log in which the apiserver refused
+// the CCM's ServiceAccount: the role of deploy/ccm.yaml lacks a verb.
+func (e *Env) Forbidden() ([]string, error) {
+	e.mu.Lock()
+	ccms := slices.Clone(e.ccms)
+	e.mu.Unlock()
+	var lines []string
+	for _, p := range ccms {
+		b, err := os.ReadFile(p.log)
+		if err != nil {
+			return nil, err
+		}
+		for line := range strings.Lines(string(b)) {
+			if strings.Contains(strings.ToLower(line), "forbidden") {
+				lines = append(lines, p.name+": "+strings.TrimSpace(line))
+			}
+		}
+	}
+	return lines, nil
 }
 
 // RegisterNode creates a Node as its kubelet would, with the pod CIDR

@@ -14,6 +14,7 @@ import (
 // process is a binary the harness started, with its output in a log file.
 type process struct {
 	name string
+	http string // host:port of health, readiness and metrics (the CCM's)
 	cmd  *exec.Cmd
 	log  string
 	done chan struct{}
@@ -47,19 +48,22 @@ func start(dir, name, bin string, args, env []string) (*process, error) {
 	return p, nil
 }
 
-// stop sends SIGTERM, then SIGKILL after grace.
-func (p *process) stop(grace time.Duration) {
+// stop sends SIGTERM, then SIGKILL after grace; false means it took the
+// SIGKILL.
+func (p *process) stop(grace time.Duration) bool {
 	select {
 	case <-p.done:
-		return
+		return true
 	default:
 	}
 	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGTERM)
 	select {
 	case <-p.done:
+		return true
 	case <-time.After(grace):
 		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		<-p.done
+		return false
 	}
 }
 

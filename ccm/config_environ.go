@@ -1,0 +1,94 @@
+package ccm
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// The official CCM's variables that this one does not read, and what to
+// use instead: an operator who swaps CCMs is told which settings stopped
+// working.
+var notHonoured = map[string]string{
+	"HCLOUD_SERVER_CACHE_MODE":    "the server inventory is always on; HCLOUD_INVENTORY_MAX_AGE (default 5m) and HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE (default 1m) set how old a server may be",
+	"HCLOUD_SERVER_CACHE_MAX_AGE": "use HCLOUD_INVENTORY_MAX_AGE (default 5m) for node metadata and routes, HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE (default 1m) for deleted and stopped servers",
+}
+
+// robot is the message for ROBOT_* variables: Robot is not supported.
+const robot = "Robot (dedicated servers) is not supported by this CCM; remove it"
+
+// knownNames are the variables LoadConfig reads, asked of it once.
+var knownNames = sync.OnceValue(func() map[string]bool {
+	names := map[string]bool{}
+	_, _ = LoadConfig(func(name string) string { names[name] = true; return "" }, nil)
+	return names
+})
+
+// CheckEnviron looks at every HCLOUD_* and ROBOT_* variable that is set
+// (environ as os.Environ gives it) and warns of each one this CCM does not
+// read: the official CCM's with what to use instead, others with the
+// closest known name. ROBOT_ENABLED=true is an error: Nodes of dedicated
+// servers would be mishandled.
+func CheckEnviron(environ []string) (warnings []string, err error) {
+	known := knownNames()
+	for _, kv := range environ {
+		name, value, _ := strings.Cut(kv, "=")
+		if strings.TrimSpace(value) == "" || known[name] {
+			continue
+		}
+		switch {
+		case name == "ROBOT_ENABLED":
+			if on, _ := strconv.ParseBool(strings.TrimSpace(value)); on {
+				err = errors.New("ROBOT_ENABLED=true: Robot (dedicated servers) is not supported by this CCM, and the Nodes of " +
+					"dedicated servers would be mishandled (never initialised, or deleted as servers that do not exist); " +
+					"keep the official CCM for clusters with dedicated servers, or set ROBOT_ENABLED=false")
+			}
+		case strings.HasPrefix(name, "ROBOT_"):
+			warnings = append(warnings, fmt.Sprintf("%s is set but not honoured: %s", name, robot))
+		case notHonoured[name] != "":
+			warnings = append(warnings, fmt.Sprintf("%s is set but not honoured: %s", name, notHonoured[name]))
+		case strings.HasPrefix(name, "HCLOUD_"):
+			warnings = append(warnings, fmt.Sprintf("%s is set but not a setting of this CCM%s", name, closest(name, known)))
+		}
+	}
+	slices.Sort(warnings)
+	return warnings, err
+}
+
+// closest suggests the known name nearest to name, if one is near.
+func closest(name string, known map[string]bool) string {
+	best, bestDist := "", len(name)/3+1
+	for k := range known {
+		if d := editDistance(name, k); d < bestDist || (d == bestDist && k < best) {
+			best, bestDist = k, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return "; did you mean " + best + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/klog/v2"
+)
+
+// leaderLease gives the leader election lease back when the process stops
+// on SIGTERM, so the next replica leads within its retry period (2 s)
+// rather than after the lease runs out (15 s). The upstream framework never
+// releases it. The framework initialises the provider only on the leader,
+// right after it acquired the lease, so the holder read then is this
+// process; a lease held by anyone else by the time of release is left
+// alone, and the update is conditional on the version read.
+type leaderLease struct {
+	kube            kubernetes.Interface
+	namespace, name string
+
+	mu     sync.Mutex
+	holder string // this process's identity, once it leads
+}
+
+// acquired records the lease's holder: this process, which just won it.
+func (l *leaderLease) acquired(ctx context.Context) {
+	lease, err := l.kube.CoordinationV1().Leases(l.namespace).Get(ctx, l.name, metav1.GetOptions{})
+	if err != nil || lease.Spec.HolderIdentity == nil {
+		klog.ErrorS(err, "Reading the leader lease; it will not be released at shutdown", "lease", l.namespace+"/"+l.name)
+		return
+	}
+	l.mu.Lock()
+	l.holder = *lease.Spec.HolderIdentity
+	l.mu.Unlock()
+}
+
+// release empties the lease if this process still holds it, as client-go's
+// ReleaseOnCancel does: no holder, a one-second duration, renewed now.
+func (l *leaderLease) release(ctx context.Context) error {
+	l.mu.Lock()
+	holder := l.holder
+	l.mu.Unlock()
+	if holder == "" {
+		return nil // never led
+	}
+	leases := l.kube.CoordinationV1().Leases(l.namespace)
+	lease, err := leases.Get(ctx, l.name, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("reading lease %s/%s: %w", l.namespace, l.name, err)
+	}
+	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != holder {
+		return nil // another replica leads already
+	}
+	now := metav1.NewMicroTime(time.Now())
+	lease.Spec = coordinationv1.LeaseSpec{
+		HolderIdentity:       ptr(""),
+		LeaseDurationSeconds: ptr(int32(1)),
+		AcquireTime:          &now,
+		RenewTime:            &now,
+		LeaseTransitions:     lease.Spec.LeaseTransitions,
+	}
+	if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("releasing lease %s/%s: %w", l.namespace, l.name, err)
+	}
+	klog.InfoS("Released the leader lease", "lease", l.namespace+"/"+l.name, "holder", holder)
+	return nil
+}
+
+// leaseCloud tells the lease when the framework initialises the provider,
+// which it does once this process leads.
+type leaseCloud struct {
+	cloudprovider.Interface
+	lease *leaderLease
+}
+
+func (c leaseCloud) Initialize(b cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
+	c.lease.acquired(context.Background())
+	c.Interface.Initialize(b, stop)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"testing"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+)
+
+func lease(holder string) *coordinationv1.Lease {
+	now := metav1.NewMicroTime(time.Now())
+	return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "cloud-controller-manager"},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr(holder), LeaseDurationSeconds: ptr(int32(15)), RenewTime: &now, LeaseTransitions: ptr(int32(3))}}
+}
+
+func holderOf(t *testing.T, l *leaderLease) (string, int32) {
+	t.Helper()
+	got, err := l.kube.CoordinationV1().Leases("kube-system").Get(t.Context(), "cloud-controller-manager", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return *got.Spec.HolderIdentity, *got.Spec.LeaseDurationSeconds
+}
+
+func TestReleaseGivesUpOwnLease(t *testing.T) {
+	l := &leaderLease{kube: fake.NewClientset(lease("pod-a_1234")), namespace: "kube-system", name: "cloud-controller-manager"}
+	l.acquired(t.Context())
+	if err := l.release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if holder, d := holderOf(t, l); holder != "" || d != 1 {
+		t.Errorf("after release: holder %q, duration %ds; want none, 1s", holder, d)
+	}
+}
+
+func TestReleaseLeavesOthersLease(t *testing.T) {
+	l := &leaderLease{kube: fake.NewClientset(lease("pod-a_1234")), namespace: "kube-system", name: "cloud-controller-manager"}
+	l.acquired(t.Context())
+	// Another replica took over meanwhile.
+	if _, err := l.kube.CoordinationV1().Leases("kube-system").Update(t.Context(), lease("pod-b_5678"), metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if holder, d := holderOf(t, l); holder != "pod-b_5678" || d != 15 {
+		t.Errorf("after release: holder %q, duration %ds; want pod-b_5678's lease untouched", holder, d)
+	}
+}
+
+func TestReleaseWithoutLeadingTouchesNothing(t *testing.T) {
+	l := &leaderLease{kube: fake.NewClientset(lease("pod-b_5678")), namespace: "kube-system", name: "cloud-controller-manager"}
+	if err := l.release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if holder, _ := holderOf(t, l); holder != "pod-b_5678" {
+		t.Errorf("a replica that never led released the lease: holder %q", holder)
+	}
+}
