@@ -11,6 +11,7 @@ import (
 
 	"k8s.io/client-go/util/workqueue"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -186,4 +187,21 @@ func httpGet(t *testing.T, cl *Cloud, path string) string {
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(resp.Body)
 	return fmt.Sprintf("%d %s", resp.StatusCode, strings.TrimSpace(string(body)))
+}
+
+// The API sees this CCM's version in every request's User-Agent.
+func TestUserAgentCarriesTheVersion(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	if _, err := New(t.Context(), testConfig(c)); err != nil {
+		t.Fatal(err)
+	}
+	entries := c.FC.Journal(fakecloud.JournalFilter{})
+	if len(entries) == 0 {
+		t.Fatal("no request journaled")
+	}
+	for _, e := range entries {
+		if want := "hcloud-ccm/" + version.Version + " hcloud-go/"; !strings.HasPrefix(e.UserAgent, want) {
+			t.Errorf("%s %s: User-Agent %q, want it to start with %q", e.Method, e.Path, e.UserAgent, want)
+		}
+	}
 }
