@@ -65,8 +65,8 @@ func (m *manifests) serviceAccount() (*corev1.ServiceAccount, error) {
 	return nil, errors.New("deploy/ccm.yaml has no ServiceAccount")
 }
 
-// applyRBAC creates the ServiceAccount, roles and bindings, and the Secret
-// with token and network replaced; the Deployment is the harness's to play.
+// applyRBAC creates the Secret "hcloud" with token and network, the
+// ServiceAccount, roles and bindings; the Deployment is the harness's to play.
 func (m *manifests) applyRBAC(ctx context.Context, kube kubernetes.Interface, token, network string) error {
 	var objs []runtime.Object
 	for _, o := range m.objects {
@@ -86,18 +86,30 @@ func ReadManifests(path string) ([]runtime.Object, error) {
 	return m.objects, nil
 }
 
-// Apply creates the objects, the Secret "hcloud" with token and network
-// set; an object that exists is left as it is.
+// The Secret the operator creates before applying deploy/ccm.yaml (which
+// does not carry it, so that applying the file never overwrites a token),
+// with the keys token and network, as for the official CCM.
+const (
+	SecretName      = "hcloud"
+	SecretNamespace = "kube-system"
+)
+
+// Apply creates the Secret "hcloud" in kube-system with token and network,
+// as an operator does with kubectl, then the objects; a Secret among them
+// is skipped, and an object that exists is left as it is.
 func Apply(ctx context.Context, kube kubernetes.Interface, objs []runtime.Object, token, network string) error {
+	secret := &corev1.Secret{
+		ObjectMeta: metav1.ObjectMeta{Name: SecretName, Namespace: SecretNamespace},
+		StringData: map[string]string{"token": token, "network": network},
+	}
+	if _, err := kube.CoreV1().Secrets(SecretNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("creating the Secret %s/%s: %w", SecretNamespace, SecretName, err)
+	}
 	for _, o := range objs {
 		var err error
 		switch o := o.(type) {
 		case *appsv1.Deployment:
 			_, err = kube.AppsV1().Deployments(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
-		case *corev1.Secret:
-			o = o.DeepCopy()
-			o.StringData = map[string]string{"token": token, "network": network}
-			_, err = kube.CoreV1().Secrets(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *corev1.ServiceAccount:
 			_, err = kube.CoreV1().ServiceAccounts(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *rbacv1.ClusterRole:

@@ -217,9 +217,12 @@ func seedWorld(subnet string) (string, error) {
 	return path, os.WriteFile(path, raw, 0o644)
 }
 
-// deployCCM applies deploy/ccm.yaml as an operator would, pointed at
-// fakecloud: the Secret's token and network, HCLOUD_ENDPOINT, the node's
-// metadata service on fakecloud, the locally built image.
+// deployCCM creates the Secret "hcloud" and applies deploy/ccm.yaml as an
+// operator would, pointed at fakecloud: the Secret's token and network,
+// HCLOUD_ENDPOINT, the node's metadata service on fakecloud, the locally
+// built image. deploy/ccm.yaml is the chart without networking, which reads
+// no network; routes need one, so HCLOUD_NETWORK comes from the Secret as
+// in deploy/ccm-networks.yaml.
 func deployCCM(ctx context.Context) error {
 	objs, err := harness.ReadManifests("../../deploy/ccm.yaml")
 	if err != nil {
@@ -232,6 +235,8 @@ func deployCCM(ctx context.Context) error {
 			c.Args = append(c.Args, "--allocate-node-cidrs=true", "--cluster-cidr="+podNet, "--configure-cloud-routes=true",
 				"--node-monitor-period=5s", "--route-reconciliation-period=5s")
 			c.Env = append(c.Env,
+				corev1.EnvVar{Name: "HCLOUD_NETWORK", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: harness.SecretName}, Key: "network"}}},
 				corev1.EnvVar{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
 				corev1.EnvVar{Name: "HCLOUD_ENDPOINT", Value: cluster.cloudURL + "/v1"},
 				corev1.EnvVar{Name: "HCLOUD_METADATA_ENDPOINT", Value: cluster.cloudURL + "/metadata/$(NODE_NAME)/hetzner/v1/metadata"},

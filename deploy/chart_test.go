@@ -1,0 +1,687 @@
+package deploy
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/kubernetes/scheme"
+)
+
+var update = flag.Bool("update", false, "rewrite ccm.yaml and ccm-networks.yaml from the chart (make manifests)")
+
+// What the official chart renders and an upgrade from it to this chart
+// keeps (hetznercloud/hcloud-cloud-controller-manager, chart/).
+const (
+	// The Deployment, DaemonSet, ServiceAccount and PodMonitor.
+	officialName = "hcloud-cloud-controller-manager"
+	// The ClusterRole; up to v1.27 the chart bound cluster-admin instead.
+	officialClusterRole = "system:hcloud-cloud-controller-manager"
+	// The Lease of leader election, the cloud-provider default, in kube-system.
+	officialLease = "cloud-controller-manager"
+	// The release the tests install, as the official README names it.
+	release = "hccm"
+)
+
+// The official chart's ClusterRoleBindings: cluster-admin up to v1.27, its
+// own ClusterRole from v1.28. roleRef is immutable, so ours has neither name.
+var officialBindings = []string{"system:hcloud-cloud-controller-manager", "system:hcloud-cloud-controller-manager:restricted"}
+
+// manifests are the plain manifests rendered from the chart, each with the
+// flags beyond manifestFlags.
+var manifests = []struct {
+	file  string
+	flags []string
+}{
+	{"ccm.yaml", nil},
+	{"ccm-networks.yaml", []string{"--set", "networking.enabled=true"}},
+}
+
+// manifestFlags are in every plain manifest's render: the official plain
+// manifests' selector.
+var manifestFlags = []string{"-f", "manifests-values.yaml"}
+
+// header heads a plain manifest: how it was made and what it leaves out.
+func header(flags []string) string {
+	var b strings.Builder
+	b.WriteString("# Generated from deploy/chart by `make manifests`; do not edit: change the\n")
+	b.WriteString("# chart (or deploy/manifests-values.yaml) and run it again. In deploy/ it runs\n")
+	fmt.Fprintf(&b, "#   helm template %s ./chart --namespace kube-system %s\n", release, strings.Join(append(slices.Clone(manifestFlags), flags...), " "))
+	b.WriteString("# with helm from scripts/helm.sh. The Secret \"hcloud\" is not in here; create it\n")
+	b.WriteString("# first, before kubectl apply -f of this file:\n")
+	b.WriteString("#   kubectl -n kube-system create secret generic hcloud --from-literal=token=<API token>")
+	if slices.Contains(flags, "networking.enabled=true") {
+		b.WriteString(" \\\n#     --from-literal=network=<network name or ID>")
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+// TestManifests: ccm.yaml and ccm-networks.yaml are the chart's render;
+// with -update it writes them.
+func TestManifests(t *testing.T) {
+	for _, m := range manifests {
+		t.Run(m.file, func(t *testing.T) {
+			out, err := render(t, append(slices.Clone(manifestFlags), m.flags...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := append([]byte(header(m.flags)), out...)
+			if *update {
+				if err := os.WriteFile(m.file, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(m.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := drift(want, got); d != "" {
+				t.Errorf("deploy/%s differs from the chart's render (-file +render):\n%s\nrun make manifests", m.file, d)
+			}
+		})
+	}
+}
+
+// drift is the difference between a manifest file and a render, "" when
+// there is none: the lines only the file has (-) and only the render has
+// (+), each with its line number, from a longest common subsequence.
+func drift(file, rendered []byte) string {
+	a, b := strings.Split(string(file), "\n"), strings.Split(string(rendered), "\n")
+	// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			i, j = i+1, j+1
+		case i < len(a) && (j == len(b) || lcs[i+1][j] >= lcs[i][j+1]):
+			fmt.Fprintf(&out, "-%4d %s\n", i+1, a[i])
+			i++
+		default:
+			fmt.Fprintf(&out, "+%4d %s\n", j+1, b[j])
+			j++
+		}
+	}
+	return out.String()
+}
+
+// TestDriftDetected: a changed file, or a changed render, is drift.
+func TestDriftDetected(t *testing.T) {
+	out, err := render(t, manifestFlags...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := append([]byte(header(nil)), out...)
+	if d := drift(file, file); d != "" {
+		t.Fatalf("identical files drift:\n%s", d)
+	}
+	edited := bytes.Replace(file, []byte("--route-reconciliation-period=30s"), []byte("--route-reconciliation-period=10s"), 1)
+	if bytes.Equal(edited, file) {
+		t.Fatal("the render has no --route-reconciliation-period=30s to change")
+	}
+	d := drift(edited, file)
+	if !strings.Contains(d, "--route-reconciliation-period=10s") || !strings.Contains(d, "--route-reconciliation-period=30s") ||
+		strings.Count(d, "\n") != 2 {
+		t.Errorf("an edited line is not one line out and one in:\n%s", d)
+	}
+	if d := drift(file, file[:len(file)-1]); d == "" {
+		t.Error("a shorter render is no drift")
+	}
+}
+
+// TestPlainManifests: what kubectl apply of the plain manifests over the
+// official ones, and the e2e harness, rely on.
+func TestPlainManifests(t *testing.T) {
+	for _, m := range manifests {
+		t.Run(m.file, func(t *testing.T) {
+			raw, err := os.ReadFile(m.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			objs := decode(t, raw)
+			noSecret(t, objs)
+			d := one[*appsv1.Deployment](t, objs)
+			if d.Name != officialName || d.Namespace != "kube-system" {
+				t.Errorf("Deployment %s/%s, want kube-system/%s", d.Namespace, d.Name, officialName)
+			}
+			// The official plain manifests' selector, which cannot change.
+			if diff := cmp.Diff(map[string]string{"app": officialName}, d.Spec.Selector.MatchLabels); diff != "" {
+				t.Errorf("selector (-official +ours):\n%s", diff)
+			}
+			// kind/e2e finds the pods, and the anti-affinity spreads them, by this label.
+			if got := d.Spec.Template.Labels["app.kubernetes.io/name"]; got != officialName {
+				t.Errorf("pod label app.kubernetes.io/name=%q, want %q", got, officialName)
+			}
+			if got := one[*corev1.ServiceAccount](t, objs).Name; got != officialName {
+				t.Errorf("ServiceAccount %q, want %q", got, officialName)
+			}
+			networks := slices.Contains(m.flags, "networking.enabled=true")
+			want := []string{"--allow-untagged-cloud", "--cloud-provider=hcloud", "--leader-elect-resource-namespace=kube-system",
+				"--route-reconciliation-period=30s", "--secure-port=0", "--webhook-secure-port=0"}
+			if networks {
+				want = append(want, "--allocate-node-cidrs=true", "--cluster-cidr=10.244.0.0/16")
+			}
+			want = append(want, "--leader-elect=true")
+			c := d.Spec.Template.Spec.Containers[0]
+			if diff := cmp.Diff(want, c.Args); diff != "" {
+				t.Errorf("args (-want +got):\n%s", diff)
+			}
+			if got := d.Spec.Template.Spec.HostNetwork; got != networks {
+				t.Errorf("hostNetwork %v, want %v", got, networks)
+			}
+			network := env(c, "HCLOUD_NETWORK")
+			if networks != (network != nil) {
+				t.Errorf("HCLOUD_NETWORK %+v with networking %v", network, networks)
+			}
+			if networks && (network.ValueFrom == nil || network.ValueFrom.SecretKeyRef == nil ||
+				network.ValueFrom.SecretKeyRef.Name != "hcloud" || network.ValueFrom.SecretKeyRef.Key != "network") {
+				t.Errorf("HCLOUD_NETWORK %+v, want the Secret hcloud's key network", network)
+			}
+		})
+	}
+}
+
+// TestDefaults: the default render, as helm install makes it.
+func TestDefaults(t *testing.T) {
+	objs := mustRender(t)
+	d := one[*appsv1.Deployment](t, objs)
+	if d.Name != officialName {
+		t.Errorf("Deployment %q, want the official %q", d.Name, officialName)
+	}
+	// The official chart's selector, so helm upgrade from it keeps the Deployment.
+	if diff := cmp.Diff(map[string]string{"app.kubernetes.io/name": officialName, "app.kubernetes.io/instance": release}, d.Spec.Selector.MatchLabels); diff != "" {
+		t.Errorf("selector (-official +ours):\n%s", diff)
+	}
+	if got := *d.Spec.Replicas; got != 2 {
+		t.Errorf("replicas %d, want 2", got)
+	}
+	pod := d.Spec.Template.Spec
+	c := pod.Containers[0]
+	if c.Image != "ghcr.io/hcloudlab/hcloud-ccm:v0.1.0" {
+		t.Errorf("image %q, want ghcr.io/hcloudlab/hcloud-ccm at the chart's appVersion", c.Image)
+	}
+	if pod.PriorityClassName != "system-cluster-critical" || pod.DNSPolicy != corev1.DNSDefault || pod.HostNetwork {
+		t.Errorf("priorityClassName %q, dnsPolicy %q, hostNetwork %v", pod.PriorityClassName, pod.DNSPolicy, pod.HostNetwork)
+	}
+	for _, key := range []string{"node.cloudprovider.kubernetes.io/uninitialized", "CriticalAddonsOnly", "node-role.kubernetes.io/control-plane"} {
+		if !slices.ContainsFunc(pod.Tolerations, func(tol corev1.Toleration) bool { return tol.Key == key }) {
+			t.Errorf("no toleration of %s", key)
+		}
+	}
+	if pod.Affinity == nil || pod.Affinity.NodeAffinity == nil || pod.Affinity.PodAntiAffinity == nil {
+		t.Fatalf("affinity %+v, want control plane preferred and replicas apart", pod.Affinity)
+	}
+	term := pod.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm
+	if got := term.LabelSelector.MatchLabels["app.kubernetes.io/name"]; got != officialName || d.Spec.Template.Labels["app.kubernetes.io/name"] != got {
+		t.Errorf("anti-affinity selects app.kubernetes.io/name=%q, pods have %q", got, d.Spec.Template.Labels["app.kubernetes.io/name"])
+	}
+	token := env(c, "HCLOUD_TOKEN")
+	if token == nil || token.ValueFrom == nil || token.ValueFrom.SecretKeyRef == nil ||
+		token.ValueFrom.SecretKeyRef.Name != "hcloud" || token.ValueFrom.SecretKeyRef.Key != "token" {
+		t.Errorf("HCLOUD_TOKEN %+v, want the Secret hcloud's key token", token)
+	}
+	if e := env(c, "HCLOUD_NETWORK"); e != nil {
+		t.Errorf("HCLOUD_NETWORK %+v without networking", e)
+	}
+	// The Lease keeps its default name, so replicas of an official release
+	// and of this one elect one leader between them.
+	if slices.ContainsFunc(c.Args, func(a string) bool { return strings.HasPrefix(a, "--leader-elect-resource-name=") }) {
+		t.Errorf("args %q rename the Lease %s", c.Args, officialLease)
+	}
+}
+
+// TestSecurityDefaults: the hardening the official chart lacks in part,
+// and the probes on the metrics port.
+func TestSecurityDefaults(t *testing.T) {
+	pod := one[*appsv1.Deployment](t, mustRender(t)).Spec.Template.Spec
+	psc := pod.SecurityContext
+	if psc == nil || psc.RunAsNonRoot == nil || !*psc.RunAsNonRoot ||
+		psc.RunAsUser == nil || *psc.RunAsUser != 65532 || psc.RunAsGroup == nil || *psc.RunAsGroup != 65532 ||
+		psc.FSGroup == nil || *psc.FSGroup != 65532 ||
+		psc.SeccompProfile == nil || psc.SeccompProfile.Type != corev1.SeccompProfileTypeRuntimeDefault {
+		t.Errorf("pod securityContext %+v", psc)
+	}
+	c := pod.Containers[0]
+	sc := c.SecurityContext
+	if sc == nil || sc.AllowPrivilegeEscalation == nil || *sc.AllowPrivilegeEscalation ||
+		sc.ReadOnlyRootFilesystem == nil || !*sc.ReadOnlyRootFilesystem ||
+		sc.Capabilities == nil || !slices.Equal(sc.Capabilities.Drop, []corev1.Capability{"ALL"}) {
+		t.Errorf("container securityContext %+v", sc)
+	}
+	if diff := cmp.Diff([]corev1.ContainerPort{{Name: "metrics", ContainerPort: 8233}}, c.Ports); diff != "" {
+		t.Errorf("ports (-want +got):\n%s", diff)
+	}
+	for name, p := range map[string]struct {
+		probe *corev1.Probe
+		path  string
+	}{"liveness": {c.LivenessProbe, "/healthz"}, "readiness": {c.ReadinessProbe, "/readyz"}} {
+		if p.probe == nil || p.probe.HTTPGet == nil || p.probe.HTTPGet.Path != p.path || p.probe.HTTPGet.Port.String() != "metrics" {
+			t.Errorf("%s probe %+v, want GET %s on port metrics", name, p.probe, p.path)
+		}
+	}
+}
+
+// TestRBAC: least privilege by default, a binding an official release can
+// be upgraded from, and nothing with rbac.create=false.
+func TestRBAC(t *testing.T) {
+	objs := mustRender(t)
+	role := one[*rbacv1.ClusterRole](t, objs)
+	if role.Name != officialClusterRole {
+		t.Errorf("ClusterRole %q, want the official %q", role.Name, officialClusterRole)
+	}
+	rule := func(group, resource string, verbs ...string) rbacv1.PolicyRule {
+		return rbacv1.PolicyRule{APIGroups: []string{group}, Resources: []string{resource}, Verbs: verbs}
+	}
+	want := []rbacv1.PolicyRule{
+		rule("", "nodes", "get", "list", "watch", "update", "patch", "delete"),
+		rule("", "nodes/status", "patch"),
+		rule("", "services", "list", "watch"),
+		rule("", "services/status", "patch"),
+		rule("", "events", "create", "patch"),
+		rule("coordination.k8s.io", "leases", "get", "create", "update"),
+	}
+	if diff := cmp.Diff(want, role.Rules); diff != "" {
+		t.Errorf("rules (-want +got):\n%s", diff)
+	}
+	b := one[*rbacv1.ClusterRoleBinding](t, objs)
+	if slices.Contains(officialBindings, b.Name) {
+		t.Errorf("ClusterRoleBinding %q has an official name; its roleRef may be cluster-admin, which cannot be changed", b.Name)
+	}
+	if b.RoleRef.Kind != "ClusterRole" || b.RoleRef.Name != role.Name {
+		t.Errorf("roleRef %+v, want ClusterRole %s", b.RoleRef, role.Name)
+	}
+	sa := one[*corev1.ServiceAccount](t, objs)
+	if diff := cmp.Diff([]rbacv1.Subject{{Kind: "ServiceAccount", Name: sa.Name, Namespace: "kube-system"}}, b.Subjects); diff != "" {
+		t.Errorf("subjects (-want +got):\n%s", diff)
+	}
+
+	objs = mustRender(t, "--set", "rbac.create=false")
+	if n := len(all[*rbacv1.ClusterRole](objs)) + len(all[*rbacv1.ClusterRoleBinding](objs)) + len(all[*rbacv1.Role](objs)) + len(all[*rbacv1.RoleBinding](objs)); n != 0 {
+		t.Errorf("rbac.create=false renders %d RBAC objects", n)
+	}
+	one[*corev1.ServiceAccount](t, objs)
+}
+
+// TestLeaderElection: on for a DaemonSet or more than one replica, as the
+// official chart; a flag in args wins.
+func TestLeaderElection(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"one replica", []string{"--set", "replicaCount=1"}, "false"},
+		{"two replicas", []string{"--set", "replicaCount=2"}, "true"},
+		{"no replica", []string{"--set", "replicaCount=0"}, "false"},
+		{"default", nil, "true"},
+		{"DaemonSet", []string{"--set", "kind=DaemonSet", "--set", "replicaCount=1"}, "true"},
+		{"args win", []string{"--set", "replicaCount=1", "--set", "args.leader-elect=true"}, "true"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, a := range container(t, mustRender(t, tc.flags...)).Args {
+				if v, ok := strings.CutPrefix(a, "--leader-elect="); ok {
+					got = append(got, v)
+				}
+			}
+			if !slices.Equal(got, []string{tc.want}) {
+				t.Errorf("--leader-elect %v, want once %s", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestArgs: args render as the official chart renders them, and more
+// carefully where it does not (false and 0 are values, not bare flags).
+func TestArgs(t *testing.T) {
+	objs := mustRender(t, "--set", "args.bare=", "--set", "args.secure-port=null", "--set", "args.off=false",
+		"--set", "args.number=0", "--set", "networking.enabled=true", "--set", "args.cluster-cidr=10.0.0.0/8")
+	args := container(t, objs).Args
+	for _, want := range []string{"--bare", "--off=false", "--number=0", "--cluster-cidr=10.0.0.0/8", "--allocate-node-cidrs=true"} {
+		if !slices.Contains(args, want) {
+			t.Errorf("no %s in %q", want, args)
+		}
+	}
+	for _, prefix := range []string{"--secure-port", "--cluster-cidr=10.244"} {
+		if slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, prefix) }) {
+			t.Errorf("%s in %q", prefix, args)
+		}
+	}
+}
+
+// TestOfficialValues: an operator's values file for the official chart
+// renders, with the meaning it has there.
+func TestOfficialValues(t *testing.T) {
+	objs := mustRender(t, "-f", "testdata/official-values.yaml", "--api-versions", "monitoring.coreos.com/v1/PodMonitor")
+	d := one[*appsv1.Deployment](t, objs)
+	pod := d.Spec.Template.Spec
+	c := pod.Containers[0]
+	for _, want := range []string{"--feature-gates=CloudControllerManagerWatchBasedRoutesReconciliation=true", "--node-monitor-period=10s",
+		"--allocate-node-cidrs=true", "--cluster-cidr=10.42.0.0/16", "--leader-elect=false"} {
+		if !slices.Contains(c.Args, want) {
+			t.Errorf("no %s in %q", want, c.Args)
+		}
+	}
+	robot := env(c, "ROBOT_USER")
+	if robot == nil || robot.ValueFrom == nil || robot.ValueFrom.SecretKeyRef == nil ||
+		robot.ValueFrom.SecretKeyRef.Key != "robot-user" || robot.ValueFrom.SecretKeyRef.Optional == nil || !*robot.ValueFrom.SecretKeyRef.Optional {
+		t.Errorf("ROBOT_USER %+v, want the optional key robot-user", robot)
+	}
+	if e := env(c, "HCLOUD_LOAD_BALANCERS_LOCATION"); e == nil || e.Value != "fsn1" {
+		t.Errorf("HCLOUD_LOAD_BALANCERS_LOCATION %+v", e)
+	}
+	if e := env(c, "HCLOUD_NETWORK"); e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef.Key != "network" {
+		t.Errorf("HCLOUD_NETWORK %+v", e)
+	}
+	if !pod.HostNetwork {
+		t.Error("no hostNetwork with networking.enabled")
+	}
+	if *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
+		t.Errorf("replicas %d strategy %+v", *d.Spec.Replicas, d.Spec.Strategy)
+	}
+	if diff := cmp.Diff([]corev1.LocalObjectReference{{Name: "registry-credentials"}}, pod.ImagePullSecrets); diff != "" {
+		t.Errorf("imagePullSecrets (-want +got):\n%s", diff)
+	}
+	if pod.NodeSelector["node-role.kubernetes.io/control-plane"] != "" || len(pod.NodeSelector) != 1 {
+		t.Errorf("nodeSelector %v", pod.NodeSelector)
+	}
+	if !slices.ContainsFunc(pod.Tolerations, func(tol corev1.Toleration) bool { return tol.Key == "dedicated" && tol.Value == "infra" }) {
+		t.Errorf("additionalTolerations missing from %+v", pod.Tolerations)
+	}
+	if len(pod.Volumes) != 1 || len(c.VolumeMounts) != 1 || c.VolumeMounts[0].Name != pod.Volumes[0].Name {
+		t.Errorf("volumes %+v mounts %+v", pod.Volumes, c.VolumeMounts)
+	}
+	if d.Spec.Template.Labels["team"] != "platform" || d.Spec.Template.Annotations["example.com/scrape"] != "true" {
+		t.Errorf("pod labels %v annotations %v", d.Spec.Template.Labels, d.Spec.Template.Annotations)
+	}
+	if pod.DNSConfig == nil || !slices.Equal(pod.DNSConfig.Nameservers, []string{"185.12.64.1"}) {
+		t.Errorf("dnsConfig %+v", pod.DNSConfig)
+	}
+	if sa := one[*corev1.ServiceAccount](t, objs); sa.Annotations["example.com/owner"] != "platform" {
+		t.Errorf("ServiceAccount annotations %v", sa.Annotations)
+	}
+	pm := one[*unstructured.Unstructured](t, objs)
+	if pm.GetKind() != "PodMonitor" || pm.GetLabels()["release"] != "kube-prometheus-stack" {
+		t.Errorf("PodMonitor %s labels %v", pm.GetKind(), pm.GetLabels())
+	}
+}
+
+// TestDaemonSet: kind=DaemonSet renders a DaemonSet, no Deployment, and
+// (as the official chart) no affinity.
+func TestDaemonSet(t *testing.T) {
+	objs := mustRender(t, "--set", "kind=DaemonSet")
+	if n := len(all[*appsv1.Deployment](objs)); n != 0 {
+		t.Errorf("%d Deployments with kind=DaemonSet", n)
+	}
+	ds := one[*appsv1.DaemonSet](t, objs)
+	if ds.Name != officialName {
+		t.Errorf("DaemonSet %q, want %q", ds.Name, officialName)
+	}
+	if ds.Spec.Template.Spec.Affinity != nil {
+		t.Errorf("affinity %+v on a DaemonSet", ds.Spec.Template.Spec.Affinity)
+	}
+	if c := ds.Spec.Template.Spec.Containers[0]; c.LivenessProbe == nil || c.SecurityContext == nil {
+		t.Error("the DaemonSet's container lacks the probes or the security context")
+	}
+}
+
+// TestPodMonitor: with monitoring and its PodMonitor on, a PodMonitor on
+// the metrics port that selects the pods, when the CRD exists; without
+// monitoring, none, metrics off, probes kept.
+func TestPodMonitor(t *testing.T) {
+	crd := []string{"--api-versions", "monitoring.coreos.com/v1/PodMonitor"}
+	objs := mustRender(t, append(crd, "--set", "monitoring.enabled=true", "--set", "monitoring.podMonitor.enabled=true")...)
+	pm := one[*unstructured.Unstructured](t, objs)
+	if pm.GetAPIVersion() != "monitoring.coreos.com/v1" || pm.GetKind() != "PodMonitor" || pm.GetName() != officialName {
+		t.Fatalf("%s %s %s, want a monitoring.coreos.com/v1 PodMonitor %s", pm.GetAPIVersion(), pm.GetKind(), pm.GetName(), officialName)
+	}
+	endpoints, _, _ := unstructured.NestedSlice(pm.Object, "spec", "podMetricsEndpoints")
+	if len(endpoints) != 1 || endpoints[0].(map[string]any)["port"] != "metrics" {
+		t.Errorf("podMetricsEndpoints %v, want the port metrics", endpoints)
+	}
+	selector, _, _ := unstructured.NestedStringMap(pm.Object, "spec", "selector", "matchLabels")
+	if diff := cmp.Diff(one[*appsv1.Deployment](t, objs).Spec.Selector.MatchLabels, selector); diff != "" {
+		t.Errorf("PodMonitor selector (-Deployment +PodMonitor):\n%s", diff)
+	}
+
+	for name, flags := range map[string][]string{
+		"no CRD":         {"--set", "monitoring.podMonitor.enabled=true"},
+		"podMonitor off": crd,
+		"monitoring off": append(crd, "--set", "monitoring.enabled=false", "--set", "monitoring.podMonitor.enabled=true"),
+	} {
+		if n := len(all[*unstructured.Unstructured](mustRender(t, flags...))); n != 0 {
+			t.Errorf("%s: %d PodMonitors", name, n)
+		}
+	}
+	c := container(t, mustRender(t, "--set", "monitoring.enabled=false"))
+	if e := env(c, "HCLOUD_METRICS_ENABLED"); e == nil || e.Value != "false" {
+		t.Errorf("HCLOUD_METRICS_ENABLED %+v with monitoring.enabled=false", e)
+	}
+	if len(c.Ports) != 1 || c.LivenessProbe == nil || c.ReadinessProbe == nil {
+		t.Errorf("ports %+v or probes gone with monitoring.enabled=false", c.Ports)
+	}
+	c = container(t, mustRender(t, "--set", "env.HCLOUD_METRICS_ADDRESS.value=:9100"))
+	if c.Ports[0].ContainerPort != 9100 {
+		t.Errorf("containerPort %d with HCLOUD_METRICS_ADDRESS=:9100", c.Ports[0].ContainerPort)
+	}
+}
+
+// TestRefused: values the chart cannot honour fail the render with a
+// message that says what to do.
+func TestRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		flags []string
+		want  string
+	}{
+		{"robot", []string{"--set", "robot.enabled=true"}, "Robot / dedicated servers are not supported by this CCM yet, set robot.enabled=false"},
+		{"kind", []string{"--set", "kind=StatefulSet"}, "Deployment"},
+		{"cluster CIDR", []string{"--set", "networking.enabled=true", "--set", "networking.clusterCIDR="}, "networking.clusterCIDR"},
+		{"metrics address", []string{"--set", "env.HCLOUD_METRICS_ADDRESS.value=metrics"}, "HCLOUD_METRICS_ADDRESS"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := render(t, tc.flags...)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("render error %v, want one that says %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestNameOverride: every name follows nameOverride, and the default
+// anti-affinity still selects the pods.
+func TestNameOverride(t *testing.T) {
+	objs := mustRender(t, "--set", "nameOverride=ccm")
+	d := one[*appsv1.Deployment](t, objs)
+	b := one[*rbacv1.ClusterRoleBinding](t, objs)
+	if d.Name != "ccm" || one[*corev1.ServiceAccount](t, objs).Name != "ccm" || one[*rbacv1.ClusterRole](t, objs).Name != "system:ccm" ||
+		b.Subjects[0].Name != "ccm" || d.Spec.Template.Spec.ServiceAccountName != "ccm" {
+		t.Errorf("names do not follow nameOverride=ccm")
+	}
+	term := d.Spec.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm
+	if term.LabelSelector.MatchLabels["app.kubernetes.io/name"] != "ccm" || d.Spec.Template.Labels["app.kubernetes.io/name"] != "ccm" {
+		t.Errorf("anti-affinity %v, pod labels %v", term.LabelSelector.MatchLabels, d.Spec.Template.Labels)
+	}
+}
+
+// TestHelmScript: scripts/helm.sh prints the path of a working helm and
+// nothing else on stdout.
+func TestHelmScript(t *testing.T) {
+	out, err := exec.CommandContext(t.Context(), helm(t), "version", "--template", "{{.Version}}").Output()
+	if err != nil || !strings.HasPrefix(string(out), "v3.") {
+		t.Errorf("helm version %q, %v", out, err)
+	}
+}
+
+var helmPath = sync.OnceValues(func() (string, error) {
+	cmd := exec.Command("../scripts/helm.sh")
+	cmd.Stderr = os.Stderr // the first build takes minutes; say so
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("scripts/helm.sh: %w", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+})
+
+// helm is the path of helm, built once by scripts/helm.sh.
+func helm(t *testing.T) string {
+	t.Helper()
+	p, err := helmPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// render runs helm template for the release hccm in kube-system.
+func render(t *testing.T, flags ...string) ([]byte, error) {
+	t.Helper()
+	args := append([]string{"template", release, "./chart", "--namespace", "kube-system"}, flags...)
+	cmd := exec.CommandContext(t.Context(), helm(t), args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("helm %s: %w: %s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out, nil
+}
+
+// mustRender renders and decodes, and checks what holds for every render:
+// the chart never makes the Secret with the token.
+func mustRender(t *testing.T, flags ...string) []runtime.Object {
+	t.Helper()
+	out, err := render(t, flags...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := decode(t, out)
+	noSecret(t, objs)
+	return objs
+}
+
+func noSecret(t *testing.T, objs []runtime.Object) {
+	t.Helper()
+	if s := all[*corev1.Secret](objs); len(s) != 0 {
+		t.Errorf("the chart renders a Secret %s: applying it would overwrite the operator's token", s[0].Name)
+	}
+}
+
+// strict decodes into client-go's types and fails on unknown or duplicate
+// fields, so a misspelt key in a template is an error here.
+var strict = serializer.NewCodecFactory(scheme.Scheme, serializer.EnableStrict).UniversalDeserializer()
+
+// decode reads a multi-document YAML stream: typed objects for client-go's
+// kinds, unstructured ones for the rest (the PodMonitor).
+func decode(t *testing.T, raw []byte) []runtime.Object {
+	t.Helper()
+	var objs []runtime.Object
+	r := utilyaml.NewYAMLReader(bufio.NewReader(bytes.NewReader(raw)))
+	for {
+		doc, err := r.Read()
+		if errors.Is(err, io.EOF) {
+			return objs
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(bytes.TrimSpace(stripComments(doc))) == 0 {
+			continue
+		}
+		obj, _, err := strict.Decode(doc, nil, nil)
+		if runtime.IsNotRegisteredError(err) {
+			u := &unstructured.Unstructured{}
+			js, jerr := utilyaml.ToJSON(doc)
+			if jerr == nil {
+				jerr = u.UnmarshalJSON(js)
+			}
+			obj, err = u, jerr
+		}
+		if err != nil {
+			t.Fatalf("%v in\n%s", err, doc)
+		}
+		objs = append(objs, obj)
+	}
+}
+
+// stripComments drops whole-line comments, so a document of comments only
+// counts as empty.
+func stripComments(doc []byte) []byte {
+	var out []byte
+	for line := range bytes.Lines(doc) {
+		if !bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
+func all[T runtime.Object](objs []runtime.Object) []T {
+	var out []T
+	for _, o := range objs {
+		if v, ok := o.(T); ok {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func one[T runtime.Object](t *testing.T, objs []runtime.Object) T {
+	t.Helper()
+	got := all[T](objs)
+	if len(got) != 1 {
+		var zero T
+		t.Fatalf("%d objects of type %T, want 1", len(got), zero)
+	}
+	return got[0]
+}
+
+// container is the CCM container of the render's one Deployment or DaemonSet.
+func container(t *testing.T, objs []runtime.Object) corev1.Container {
+	t.Helper()
+	if ds := all[*appsv1.DaemonSet](objs); len(ds) == 1 {
+		return ds[0].Spec.Template.Spec.Containers[0]
+	}
+	return one[*appsv1.Deployment](t, objs).Spec.Template.Spec.Containers[0]
+}
+
+func env(c corev1.Container, name string) *corev1.EnvVar {
+	for i := range c.Env {
+		if c.Env[i].Name == name {
+			return &c.Env[i]
+		}
+	}
+	return nil
+}
