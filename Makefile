@@ -26,7 +26,7 @@ CCM_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.
 build-ccm: ## build bin/ccm, the cloud-controller-manager (about a minute the first time)
 	$(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/ccm ./cmd/ccm
 
-test: lint ## lint, vet and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself)
+test: lint chart ## lint, vet, check the Helm chart and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself)
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/
 
@@ -36,6 +36,21 @@ lint: ## go vet, staticcheck and goimports (pinned in go.mod as tools) over ever
 	$(GO) tool staticcheck ./...
 	$(GO) tool staticcheck -tags e2e,e2ekind ./...
 	@out=$$($(GO) tool goimports -l -local $(MODULE) .); if [ -n "$$out" ]; then echo "gofmt or import groups (standard library, others, this module) differ; make fmt fixes:"; echo "$$out"; exit 1; fi
+
+# The chart in deploy/chart, and the plain manifests rendered from it; helm
+# is built once by scripts/helm.sh into ~/.cache/hcloud-ccm, not in go.mod.
+# The render commands live in deploy/chart_test.go, which checks the files.
+manifests: ## render deploy/ccm.yaml and deploy/ccm-networks.yaml from deploy/chart
+	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/ -update
+
+chart: ## helm lint deploy/chart (default values, networking, an official values file; --strict) and check deploy/ccm*.yaml are its render
+	@HELM=$$(scripts/helm.sh) && set -x && \
+	$$HELM lint --strict deploy/chart && \
+	$$HELM lint --strict deploy/chart --set networking.enabled=true && \
+	$$HELM lint --strict deploy/chart -f deploy/testdata/official-values.yaml
+	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/
+
+.PHONY: manifests chart
 
 fmt: ## gofmt every file and group its imports: standard library, others, this module
 	$(GO) tool goimports -w -local $(MODULE) .
