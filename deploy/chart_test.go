@@ -381,6 +381,26 @@ func TestArgs(t *testing.T) {
 	}
 }
 
+// TestEnv: env as the official chart takes it; a variable the chart manages
+// can be set there instead, once; a plain value is a string.
+func TestEnv(t *testing.T) {
+	c := container(t, mustRender(t, "--set", "networking.enabled=true", "--set", "env.HCLOUD_NETWORK.value=my-network",
+		"--set", "env.HCLOUD_TOKEN=null", "--set", "env.HCLOUD_TOKEN_FILE.value=/etc/hetzner/token", "--set", "env.HCLOUD_BUDGET_RESERVE.value=100"))
+	var names []string
+	for _, e := range c.Env {
+		names = append(names, e.Name)
+	}
+	if diff := cmp.Diff([]string{"HCLOUD_BUDGET_RESERVE", "HCLOUD_NETWORK", "HCLOUD_TOKEN_FILE"}, names); diff != "" {
+		t.Errorf("env names (-want +got):\n%s", diff)
+	}
+	if e := env(c, "HCLOUD_NETWORK"); e.Value != "my-network" || e.ValueFrom != nil {
+		t.Errorf("HCLOUD_NETWORK %+v, want the value from env", e)
+	}
+	if e := env(c, "HCLOUD_BUDGET_RESERVE"); e.Value != "100" {
+		t.Errorf("HCLOUD_BUDGET_RESERVE %+v", e)
+	}
+}
+
 // TestOfficialValues: an operator's values file for the official chart
 // renders, with the meaning it has there.
 func TestOfficialValues(t *testing.T) {

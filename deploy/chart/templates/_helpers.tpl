@@ -54,8 +54,9 @@ string gives a bare --flag, null nothing), then the flags the chart manages
 unless args names them.
 */}}
 {{- define "hcloud-cloud-controller-manager.args" -}}
+{{- $args := .Values.args | default dict }}
 {{- $out := list }}
-{{- range $flag, $value := .Values.args }}
+{{- range $flag, $value := $args }}
 {{- if kindIs "invalid" $value }}
 {{- else if eq (toString $value) "" }}
 {{- $out = append $out (printf "--%s" $flag) }}
@@ -70,7 +71,7 @@ unless args names them.
 {{- end }}
 {{- $managed = append $managed (list "leader-elect" (include "hcloud-cloud-controller-manager.leaderElect" .)) }}
 {{- range $managed }}
-{{- if not (hasKey $.Values.args (first .)) }}
+{{- if not (hasKey $args (first .)) }}
 {{- $out = append $out (printf "--%s=%s" (first .) (last .)) }}
 {{- end }}
 {{- end }}
@@ -79,12 +80,14 @@ unless args names them.
 
 {{/*
 The container's environment as a YAML list: env sorted by name (null
-entries dropped; values through tpl, a plain value made a string), then HCLOUD_NETWORK with networking
-and HCLOUD_METRICS_ENABLED=false without monitoring.
+entries dropped; values through tpl, a plain value made a string), then
+HCLOUD_NETWORK with networking and HCLOUD_METRICS_ENABLED=false without
+monitoring, unless env names them.
 */}}
 {{- define "hcloud-cloud-controller-manager.env" -}}
+{{- $env := .Values.env | default dict }}
 {{- $out := list }}
-{{- range $name, $value := .Values.env }}
+{{- range $name, $value := $env }}
 {{- if not (kindIs "invalid" $value) }}
 {{- $entry := merge (dict "name" $name) (fromYaml (tpl (toYaml $value) $)) }}
 {{- if hasKey $entry "value" }}
@@ -93,10 +96,10 @@ and HCLOUD_METRICS_ENABLED=false without monitoring.
 {{- $out = append $out $entry }}
 {{- end }}
 {{- end }}
-{{- if .Values.networking.enabled }}
+{{- if and .Values.networking.enabled (not (hasKey $env "HCLOUD_NETWORK")) }}
 {{- $out = append $out (merge (dict "name" "HCLOUD_NETWORK") (fromYaml (tpl (toYaml .Values.networking.network) $))) }}
 {{- end }}
-{{- if not .Values.monitoring.enabled }}
+{{- if and (not .Values.monitoring.enabled) (not (hasKey $env "HCLOUD_METRICS_ENABLED")) }}
 {{- $out = append $out (dict "name" "HCLOUD_METRICS_ENABLED" "value" "false") }}
 {{- end }}
 {{- toYaml $out }}
