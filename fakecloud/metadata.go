@@ -2,8 +2,10 @@ package fakecloud
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,12 +21,34 @@ import (
 // and is not counted as an API request.
 func (s *Server) metadataRoutes() http.Handler {
 	r := chi.NewRouter()
-	r.Get("/{server}/hetzner/v1/metadata", s.metadata(metadataAll))
-	r.Get("/{server}/hetzner/v1/metadata/{key}", s.metadata(func(m metadataDoc, r *http.Request) (string, bool) {
-		return m.key(chi.URLParam(r, "key"))
-	}))
+	byRef := func(r *http.Request) func(*server) bool {
+		ref := chi.URLParam(r, "server")
+		return func(v *server) bool { return v.Name == ref || strconv.FormatInt(v.ID, 10) == ref }
+	}
+	r.Get("/{server}/hetzner/v1/metadata", s.metadata(byRef, metadataAll))
+	r.Get("/{server}/hetzner/v1/metadata/{key}", s.metadata(byRef, metadataKey))
 	return r
 }
+
+// sourceMetadataRoutes serve /hetzner/v1/metadata as the real service does:
+// to the server whose private or public IPv4 address the request comes
+// from. A test environment that sends 169.254.169.254 to fakecloud (a DNAT
+// rule on each node) then needs no setting in the program under test.
+func (s *Server) sourceMetadataRoutes(r chi.Router) {
+	bySource := func(r *http.Request) func(*server) bool {
+		host, _, err := net.SplitHostPort(r.RemoteAddr)
+		if err != nil {
+			return func(*server) bool { return false }
+		}
+		return func(v *server) bool {
+			return v.PublicNet.IPv4.IP == host || slices.ContainsFunc(v.PrivateNet, func(pn schema.ServerPrivateNet) bool { return pn.IP == host })
+		}
+	}
+	r.Get("/hetzner/v1/metadata", s.metadata(bySource, metadataAll))
+	r.Get("/hetzner/v1/metadata/{key}", s.metadata(bySource, metadataKey))
+}
+
+func metadataKey(m metadataDoc, r *http.Request) (string, bool) { return m.key(chi.URLParam(r, "key")) }
 
 // metadataDoc is what the service knows of one server.
 type metadataDoc struct {
@@ -76,9 +100,9 @@ func indent(s string) string {
 	return strings.Join(lines, "")
 }
 
-func (s *Server) metadata(answer func(metadataDoc, *http.Request) (string, bool)) http.HandlerFunc {
+func (s *Server) metadata(which func(*http.Request) func(*server) bool, answer func(metadataDoc, *http.Request) (string, bool)) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		doc, ok := s.metadataOf(chi.URLParam(r, "server"))
+		doc, ok := s.metadataOf(which(r))
 		var text string
 		if ok {
 			text, ok = answer(doc, r)
@@ -92,13 +116,13 @@ func (s *Server) metadata(answer func(metadataDoc, *http.Request) (string, bool)
 	}
 }
 
-// metadataOf describes the server with the ID or name.
-func (s *Server) metadataOf(ref string) (metadataDoc, bool) {
+// metadataOf describes the server match finds.
+func (s *Server) metadataOf(match func(*server) bool) (metadataDoc, bool) {
 	w := s.world
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle()
-	srv, ok := w.servers.find(func(v *server) bool { return v.Name == ref || strconv.FormatInt(v.ID, 10) == ref })
+	srv, ok := w.servers.find(match)
 	if !ok {
 		return metadataDoc{}, false
 	}

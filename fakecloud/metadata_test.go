@@ -1,6 +1,8 @@
 package fakecloud
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,5 +53,44 @@ servers:
 	}
 	if n := f.fc.Requests("", ""); n != 0 {
 		t.Errorf("metadata counted as %d API requests", n)
+	}
+}
+
+// At /hetzner/v1/metadata, as at 169.254.169.254, the service answers for
+// the server the request comes from, by private or public address.
+func TestMetadataServiceKnowsTheCaller(t *testing.T) {
+	fc := New(Options{})
+	w, err := ParseWorld([]byte(`
+networks: [{name: k8s, ip_range: 10.0.0.0/16, subnets: [{type: cloud, ip_range: 10.0.0.0/24, network_zone: eu-central}]}]
+servers:
+  - {name: cp-1, location: nbg1, networks: [{network: k8s, ip: 10.0.0.5}]}
+  - {name: worker-1, location: fsn1, networks: [{network: k8s, ip: 10.0.0.6}]}
+`))
+	if err == nil {
+		err = fc.Seed(w)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := func(from, path string) (int, string) {
+		r := httptest.NewRequest(http.MethodGet, path, nil)
+		r.RemoteAddr = from + ":40000"
+		rec := httptest.NewRecorder()
+		fc.ServeHTTP(rec, r)
+		return rec.Code, rec.Body.String()
+	}
+	if code, body := ask("10.0.0.6", "/hetzner/v1/metadata/hostname"); code != 200 || body != "worker-1" {
+		t.Errorf("hostname from 10.0.0.6: %d %q, want worker-1", code, body)
+	}
+	code, body := ask("10.0.0.5", "/hetzner/v1/metadata")
+	if code != 200 || !strings.Contains(body, "hostname: cp-1\n") || !strings.Contains(body, "ip: 10.0.0.5") {
+		t.Errorf("document from 10.0.0.5: %d %q", code, body)
+	}
+	_, public := ask("192.0.2.1", "/metadata/cp-1/hetzner/v1/metadata/public-ipv4")
+	if code, body := ask(public, "/hetzner/v1/metadata/hostname"); code != 200 || body != "cp-1" {
+		t.Errorf("hostname from public %s: %d %q", public, code, body)
+	}
+	if code, _ := ask("192.0.2.1", "/hetzner/v1/metadata/hostname"); code != 404 {
+		t.Errorf("a stranger got %d, want 404", code)
 	}
 }

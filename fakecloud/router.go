@@ -49,6 +49,7 @@ func (s *Server) routes() http.Handler {
 	root.Handle("/metrics", s.metricsHandler())
 	root.Mount("/_fakecloud", s.adminRoutes())
 	root.Mount("/metadata", s.metadataRoutes())
+	s.sourceMetadataRoutes(root)
 	root.Mount("/v1", h)
 	root.Mount("/", h)
 	return root
