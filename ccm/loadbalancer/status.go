@@ -8,17 +8,19 @@ import (
 // lbStatus is the Service's status.loadBalancer, as the official CCM
 // reports it: only the hostname annotation when it is set; else the public
 // IPv4 and IPv6 (unless disabled), then the private IPs (unless private
-// ingress is disabled). With proxy protocol, ipMode is Proxy, so kube-proxy
-// sends in-cluster traffic through the load balancer too.
+// ingress is disabled). ipMode is VIP, or with proxy protocol Proxy, so
+// kube-proxy sends in-cluster traffic through the load balancer too. It is
+// always set, as the apiserver defaults it: a status left without it would
+// differ from the stored one at every sync and be patched again.
 func lbStatus(lb *hcloud.LoadBalancer, o lbOptions) *corev1.LoadBalancerStatus {
 	if o.Hostname != "" {
 		return &corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: o.Hostname}}}
 	}
-	var mode *corev1.LoadBalancerIPMode
+	m := corev1.LoadBalancerIPModeVIP
 	if o.ProxyProtocol {
-		m := corev1.LoadBalancerIPModeProxy
-		mode = &m
+		m = corev1.LoadBalancerIPModeProxy
 	}
+	mode := &m
 	st := &corev1.LoadBalancerStatus{}
 	add := func(ip string) {
 		if ip != "" && ip != "<nil>" {

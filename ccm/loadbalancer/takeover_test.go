@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
@@ -48,6 +49,17 @@ func (c *lbCluster) officialLB(t *testing.T, svc *corev1.Service, privateIP bool
 	return lb
 }
 
+// officialIngress is the status the official CCM writes (its
+// buildLoadBalancerStatusIngress): public IPv4, IPv6, then each private IP.
+func officialIngress(lb *hcloud.LoadBalancer) []corev1.LoadBalancerIngress {
+	vip := corev1.LoadBalancerIPModeVIP
+	ingress := []corev1.LoadBalancerIngress{{IP: lb.PublicNet.IPv4.IP.String(), IPMode: &vip}, {IP: lb.PublicNet.IPv6.IP.String(), IPMode: &vip}}
+	for _, pn := range lb.PrivateNet {
+		ingress = append(ingress, corev1.LoadBalancerIngress{IP: pn.IP.String(), IPMode: &vip})
+	}
+	return ingress
+}
+
 // A cluster moved over from the official CCM keeps its load balancers as
 // they are: this CCM finds each by its label, reads it, and writes nothing.
 func TestLBTakenOverFromTheOfficialCCMUnchanged(t *testing.T) {
@@ -74,8 +86,12 @@ func TestLBTakenOverFromTheOfficialCCMUnchanged(t *testing.T) {
 			if n > 2 {
 				t.Errorf("the takeover cost %d requests, want at most 2 (find by label, read)", n)
 			}
-			if len(st.Ingress) == 0 || st.Ingress[0].IP != lb.PublicNet.IPv4.IP.String() {
-				t.Errorf("status %+v, want the load balancer's address %s", st.Ingress, lb.PublicNet.IPv4.IP)
+			lb, _, err := c.Client.LoadBalancer.GetByID(t.Context(), lb.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(officialIngress(lb), st.Ingress); d != "" {
+				t.Errorf("status differs from the official CCM's (-official +ours):\n%s", d)
 			}
 			if all := c.LoadBalancers(t); len(all) != 1 || all[0].ID != lb.ID || !strings.HasPrefix(all[0].Name, "a") {
 				t.Errorf("load balancers after the takeover: %d, want the official one (%d) only", len(all), lb.ID)
