@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make e2e-kind: a real kind cluster whose kubelets run with
 # --cloud-provider=external, fakecloud on the host, and the CCM in-cluster
-# from deploy/ccm.yaml, all offline. Each phase prints its duration.
+# from the image make image builds, installed with helm from deploy/chart,
+# all offline. Each phase prints its duration.
 # Clusters, the private engine, iptables rules and bridges made here are
 # removed at the end, also on failure, after the logs are exported to
 # $KIND_LOGS (default /tmp/hcloud-ccm-kind-logs). KEEP_CLUSTER=1 keeps
@@ -63,13 +64,22 @@ else
 	IMAGE=$(kind/build-node-image.sh)
 fi
 
-phase "ccm, fakecloud and echo images (FROM scratch, static binaries)"
+phase "helm (built once)"
+HELM=$(scripts/helm.sh)
+
+# The CCM's image is the shipped one, from make image; fakecloud and the
+# echo server are test tools, FROM scratch.
+VERSION=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
+phase "ccm image $VERSION (make image: linux/amd64 and linux/arm64)"
+make -s image VERSION="$VERSION"
+CCM_ARCHIVE=bin/image/hcloud-ccm-$VERSION-linux-$(go env GOARCH).tar
+
+phase "fakecloud and echo images (FROM scratch, static binaries)"
 bin=$(mktemp -d)
-# The Makefile's builds (and version flags), static for FROM scratch.
-CGO_ENABLED=0 make -s build-ccm build-fakecloud
-cp bin/ccm bin/fakecloud "$bin/"
+CGO_ENABLED=0 make -s build-fakecloud
+cp bin/fakecloud "$bin/"
 CGO_ENABLED=0 go build -o "$bin/echo" ./kind/echo
-for c in ccm fakecloud echo; do
+for c in fakecloud echo; do
 	printf 'FROM scratch\nCOPY %s /%s\nENTRYPOINT ["/%s"]\n' "$c" "$c" "$c" >"$bin/Dockerfile.$c"
 	DOCKER_BUILDKIT=0 docker build -q -f "$bin/Dockerfile.$c" -t "hcloud-ccm/$c:dev" "$bin" >/dev/null
 done
@@ -96,10 +106,12 @@ trap cleanup EXIT INT TERM
 phase "cluster $CLUSTER (3 nodes, --cloud-provider=external)"
 "$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1 || true
 "$KIND" create cluster --config kind/cluster.yaml --name "$CLUSTER" --image "$IMAGE" --wait 0s
-for i in ccm fakecloud echo; do "$KIND" load docker-image "hcloud-ccm/$i:dev" --name "$CLUSTER" >/dev/null; done
+for i in fakecloud echo; do "$KIND" load docker-image "hcloud-ccm/$i:dev" --name "$CLUSTER" >/dev/null; done
+"$KIND" load image-archive "$CCM_ARCHIVE" --name "$CLUSTER" >/dev/null
 "$KIND" get kubeconfig --name "$CLUSTER" >"$CACHE/kubeconfig"
 
 phase "scenarios"
 E2E_KIND_KUBECONFIG=$CACHE/kubeconfig E2E_KIND_CLUSTER=$CLUSTER E2E_KIND_FAKECLOUD=$PWD/bin/fakecloud \
+	E2E_KIND_HELM=$HELM E2E_KIND_IMAGE_TAG=$VERSION \
 	go test -tags e2ekind -count=1 -v -timeout 30m ./kind/e2e/
 phase "done"

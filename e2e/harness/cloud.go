@@ -95,3 +95,8 @@ func (c *Cloud) running(ctx context.Context, name string) bool {
 	}
 	return false
 }
+
+// Journal is fakecloud's record of the API requests f selects.
+func (c *Cloud) Journal(ctx context.Context, f fakecloud.JournalFilter) ([]fakecloud.JournalEntry, error) {
+	return c.admin.Journal(ctx, f)
+}

@@ -27,6 +27,10 @@ func TestScenarios(t *testing.T) {
 	ctx := context.Background()
 	worker, worker2 := cluster.name+"-worker", cluster.name+"-worker2"
 
+	step(t, "takeover from the official CCM: no write, no Node initialised again, the Service keeps its address", func(t *testing.T) {
+		checkTakeover(t, ctx)
+	})
+
 	step(t, "routes for each pod CIDR", func(t *testing.T) {
 		want := map[string]string{}
 		for name, ip := range cluster.nodes {
@@ -71,8 +75,11 @@ func TestScenarios(t *testing.T) {
 	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
 		// Checks every 3 s (the API's least), so targets turn healthy soon
 		// after kube-proxy opens the node port.
+		// Location and private IPs are the Service's, as a user sets them:
+		// the chart is installed with no load balancer default.
 		svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default",
-			Annotations: map[string]string{"load-balancer.hetzner.cloud/health-check-interval": "3s", "load-balancer.hetzner.cloud/health-check-timeout": "2s"}}, Spec: corev1.ServiceSpec{
+			Annotations: map[string]string{"load-balancer.hetzner.cloud/health-check-interval": "3s", "load-balancer.hetzner.cloud/health-check-timeout": "2s",
+				"load-balancer.hetzner.cloud/location": "fsn1", "load-balancer.hetzner.cloud/use-private-ip": "true"}}, Spec: corev1.ServiceSpec{
 			Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"}, Ports: []corev1.ServicePort{{Port: 80, TargetPort: intstr.FromInt32(8080)}}}}
 		// The CCM's create is held 8 s before fakecloud serves it; the CCM
 		// is killed meanwhile, so the load balancer appears after its

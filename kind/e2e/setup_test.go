@@ -2,7 +2,8 @@
 
 // The e2e-kind scenarios: a real kind cluster (kind/e2e-kind.sh makes it),
 // fakecloud on the host seeded from the cluster's node containers, and the
-// CCM in-cluster from deploy/ccm.yaml.
+// CCM in-cluster, installed with the shipped chart over a cluster as the
+// official CCM leaves it.
 package e2e
 
 import (
@@ -17,8 +18,6 @@ import (
 	"testing"
 	"time"
 
-	appsv1 "k8s.io/api/apps/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -112,11 +111,19 @@ func setup() (func(), error) {
 	}
 	logf("fakecloud on %s, seeded with %d servers; load balancers carry traffic on %s", cluster.cloudURL, len(cluster.nodes), lbRange)
 	go runFabric(fabricCtx)
-	start = time.Now()
-	if err := deployCCM(ctx); err != nil {
+	if err := metadataToFakeCloud(addr); err != nil {
 		return stop, err
 	}
-	logf("ccm deployed from deploy/ccm.yaml in %s", time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	if err := leaveAsTheOfficialCCMDoes(ctx); err != nil {
+		return stop, fmt.Errorf("the cluster as the official CCM leaves it: %w", err)
+	}
+	logf("cluster as the official CCM leaves it (nodes initialised, routes, load balancer %s) in %s", takeover.lbName, time.Since(start).Round(time.Millisecond))
+	start = time.Now()
+	if err := installCCM(ctx); err != nil {
+		return stop, err
+	}
+	logf("ccm installed with helm from deploy/chart in %s", time.Since(start).Round(time.Millisecond))
 	return stop, nil
 }
 
@@ -215,37 +222,6 @@ func seedWorld(subnet string) (string, error) {
 	}
 	path := filepath.Join(os.TempDir(), "hcloud-ccm-kind-world.json")
 	return path, os.WriteFile(path, raw, 0o644)
-}
-
-// deployCCM creates the Secret "hcloud" and applies deploy/ccm.yaml as an
-// operator would, pointed at fakecloud: the Secret's token and network,
-// HCLOUD_ENDPOINT, the node's metadata service on fakecloud, the locally
-// built image. deploy/ccm.yaml is the chart without networking, which reads
-// no network; routes need one, so HCLOUD_NETWORK comes from the Secret as
-// in deploy/ccm-networks.yaml.
-func deployCCM(ctx context.Context) error {
-	objs, err := harness.ReadManifests("../../deploy/ccm.yaml")
-	if err != nil {
-		return err
-	}
-	for _, o := range objs {
-		if d, ok := o.(*appsv1.Deployment); ok {
-			c := &d.Spec.Template.Spec.Containers[0]
-			c.Image, c.ImagePullPolicy = "hcloud-ccm/ccm:dev", corev1.PullNever
-			c.Args = append(c.Args, "--allocate-node-cidrs=true", "--cluster-cidr="+podNet, "--configure-cloud-routes=true",
-				"--node-monitor-period=5s", "--route-reconciliation-period=5s")
-			c.Env = append(c.Env,
-				corev1.EnvVar{Name: "HCLOUD_NETWORK", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
-					LocalObjectReference: corev1.LocalObjectReference{Name: harness.SecretName}, Key: "network"}}},
-				corev1.EnvVar{Name: "NODE_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "spec.nodeName"}}},
-				corev1.EnvVar{Name: "HCLOUD_ENDPOINT", Value: cluster.cloudURL + "/v1"},
-				corev1.EnvVar{Name: "HCLOUD_METADATA_ENDPOINT", Value: cluster.cloudURL + "/metadata/$(NODE_NAME)/hetzner/v1/metadata"},
-				corev1.EnvVar{Name: "HCLOUD_LOAD_BALANCERS_LOCATION", Value: "fsn1"},
-				corev1.EnvVar{Name: "HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP", Value: "true"},
-				corev1.EnvVar{Name: "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", Value: "10s"})
-		}
-	}
-	return harness.Apply(ctx, cluster.kube, objs, harness.FakeCloudToken, "cluster")
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,54 @@
+//go:build e2ekind
+
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+)
+
+// installCCM installs the CCM as an operator does, changing only what an
+// operator changes: the Secret hcloud (token and network) made with the
+// API as kubectl create secret makes it, then helm install of deploy/chart
+// with the image tag, networking on with the cluster CIDR, and
+// HCLOUD_ENDPOINT. Every other setting is the chart's default.
+func installCCM(ctx context.Context) error {
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: harness.SecretName, Namespace: harness.SecretNamespace},
+		StringData: map[string]string{"token": harness.FakeCloudToken, "network": "cluster"}}
+	if _, err := cluster.kube.CoreV1().Secrets(harness.SecretNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		return fmt.Errorf("kubectl create secret generic hcloud: %w", err)
+	}
+	args := []string{"install", "hccm", "../../deploy/chart", "--namespace", "kube-system", "--kubeconfig", os.Getenv("E2E_KIND_KUBECONFIG"),
+		"--set", "image.tag=" + os.Getenv("E2E_KIND_IMAGE_TAG"),
+		"--set", "networking.enabled=true", "--set", "networking.clusterCIDR=" + podNet,
+		"--set", "env.HCLOUD_ENDPOINT.value=" + cluster.cloudURL + "/v1"}
+	logf("helm %s", strings.Join(args, " "))
+	if out, err := exec.CommandContext(ctx, os.Getenv("E2E_KIND_HELM"), args...).CombinedOutput(); err != nil {
+		return fmt.Errorf("helm install: %v: %s", err, out)
+	}
+	return nil
+}
+
+// metadataToFakeCloud plays the metadata service at 169.254.169.254 on
+// every node: a DNAT rule sends it to fakecloud, which answers for the
+// server whose address the request comes from, as the real one does. The
+// CCM's start-up check that its server is in the network then runs as on
+// Hetzner, with no setting changed.
+func metadataToFakeCloud(fakecloudAddr string) error {
+	for name := range cluster.nodes {
+		out, err := exec.Command("docker", "exec", name, "iptables", "-t", "nat", "-A", "OUTPUT", "-d", "169.254.169.254/32", "-p", "tcp",
+			"--dport", "80", "-j", "DNAT", "--to-destination", fakecloudAddr).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("metadata DNAT on %s: %v: %s", name, err, out)
+		}
+	}
+	return nil
+}
