@@ -31,6 +31,10 @@ func TestScenarios(t *testing.T) {
 		checkTakeover(t, ctx)
 	})
 
+	step(t, "a Node that registers again after the switch is initialised by this CCM, and routed", func(t *testing.T) {
+		rejoin(t, ctx, worker2)
+	})
+
 	step(t, "routes for each pod CIDR", func(t *testing.T) {
 		want := map[string]string{}
 		for name, ip := range cluster.nodes {
