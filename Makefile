@@ -26,6 +26,26 @@ CCM_LDFLAGS := -s -w -X k8s.io/component-base/version.gitVersion=v1.36.3 -X k8s.
 build-ccm: ## build bin/ccm, the cloud-controller-manager (about a minute the first time)
 	$(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/ccm ./cmd/ccm
 
+# make image: the image's name, and the commit it is built from and that
+# commit's time, which dates everything in the image (reproducible builds).
+IMAGE ?= ghcr.io/hcloudlab/hcloud-ccm
+IMAGE_ARCHES := amd64 arm64
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+
+# One VERSION for the binaries and the tag (git describe runs once).
+image: VERSION := $(VERSION)
+image: ## build the image offline: bin/image/oci (OCI layout, linux/amd64 and linux/arm64) and bin/image/hcloud-ccm-VERSION-linux-ARCH.tar (docker load, kind load image-archive), tagged ghcr.io/hcloudlab/hcloud-ccm:VERSION (IMAGE= renames)
+	@for arch in $(IMAGE_ARCHES); do \
+		echo "==> linux/$$arch: $(BIN)/linux-$$arch/ccm"; start=$$(date +%s); \
+		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/linux-$$arch/ccm ./cmd/ccm || exit 1; \
+		echo "    $$(($$(date +%s) - start)) s, $$(stat -c %s $(BIN)/linux-$$arch/ccm) bytes"; \
+	done
+	@echo "==> image $(IMAGE):$(VERSION) in $(BIN)/image"
+	@$(GO) run ./cmd/ccm-image -repository $(IMAGE) -version $(VERSION) -revision "$(REVISION)" -created $(SOURCE_DATE_EPOCH) \
+		$(foreach a,$(IMAGE_ARCHES),-binary linux/$(a)=$(BIN)/linux-$(a)/ccm) -out $(BIN)/image
+.PHONY: image
+
 test: lint chart ## lint, vet, check the Helm chart and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself)
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -140,6 +141,11 @@ func TestLayoutHoldsOneIndexOfBothPlatforms(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"linux/amd64", "linux/arm64"}, platforms); diff != "" {
 		t.Errorf("platforms (-want +got):\n%s", diff)
+	}
+	for path, modeAndDigest := range tree(t, opts.OutDir) {
+		if !strings.HasPrefix(modeAndDigest, "-rw-r--r-- ") {
+			t.Errorf("%s: %s, want mode -rw-r--r--", path, modeAndDigest)
+		}
 	}
 }
 
@@ -334,8 +340,8 @@ func TestReproducible(t *testing.T) {
 	}
 }
 
-// tree maps each file under dir to its contents' digest: equal trees have
-// equal maps.
+// tree maps each file under dir to its mode and its contents' digest:
+// equal trees have equal maps.
 func tree(t *testing.T, dir string) map[string]string {
 	t.Helper()
 	files := map[string]string{}
@@ -347,9 +353,13 @@ func tree(t *testing.T, dir string) map[string]string {
 		if err != nil {
 			return err
 		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
 		rel, _ := filepath.Rel(dir, path)
 		h, _, err := v1.SHA256(bytes.NewReader(data))
-		files[rel] = h.String()
+		files[rel] = fmt.Sprintf("%s %s", info.Mode(), h)
 		return err
 	})
 	if err != nil {

@@ -76,6 +76,17 @@ func write(outDir string, tag name.Tag, index v1.ImageIndex, platforms []*platfo
 		}
 	}
 
+	// go-containerregistry writes the layout's files executable; nothing
+	// in it is a program.
+	if err := filepath.WalkDir(tmp, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chmod(path, 0o644)
+	}); err != nil {
+		return fmt.Errorf("output file modes: %w", err)
+	}
+
 	if err := os.RemoveAll(outDir); err != nil {
 		return fmt.Errorf("replace %s: %w", outDir, err)
 	}

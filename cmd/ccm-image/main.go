@@ -63,10 +63,10 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "image     %s\n", res.Reference)
-	fmt.Fprintf(out, "index     %s  %s (skopeo copy --all oci:%s:%s docker://...)\n", res.IndexDigest, res.Layout, res.Layout, opts.Version)
+	fmt.Fprintf(out, "image        %s\n", res.Reference)
+	fmt.Fprintf(out, "index        %s  %s (skopeo copy --all oci:%s:%s docker://...)\n", res.IndexDigest, res.Layout, res.Layout, opts.Version)
 	for _, p := range res.Platforms {
-		fmt.Fprintf(out, "%-9s %s  %.1f MB compressed, binary %.1f MB  %s\n",
+		fmt.Fprintf(out, "%-12s %s  %.1f MB compressed, binary %.1f MB  %s\n",
 			p.Platform, p.Digest, float64(p.CompressedSize)/1e6, float64(p.BinarySize)/1e6, p.Archive)
 	}
 	return nil
