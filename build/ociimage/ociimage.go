@@ -166,7 +166,7 @@ func Build(opts Options) (*Result, error) {
 	index := mutate.IndexMediaType(empty.Index, types.OCIImageIndex)
 	for _, p := range platforms {
 		index = mutate.AppendManifests(index, mutate.IndexAddendum{
-			Add: p.image,
+			Add: containerImage{p.image},
 			Descriptor: v1.Descriptor{
 				Platform:    &v1.Platform{OS: "linux", Architecture: p.arch},
 				Annotations: map[string]string{AnnotationRefName: tag.TagStr()},
@@ -292,3 +292,13 @@ func platformImageOf(arch string, binary []byte, created time.Time, labels map[s
 	}
 	return mutate.Annotations(img, labels).(v1.Image), nil
 }
+
+// containerImage is an image that its index entry does not call an
+// artifact: go-containerregistry gives an image manifest's descriptor the
+// config's media type as artifactType, which OCI 1.1 allows, but container
+// images from docker buildx and most registries' UIs have none, so neither
+// do these.
+type containerImage struct{ v1.Image }
+
+// ArtifactType is the empty string: not an artifact.
+func (containerImage) ArtifactType() (string, error) { return "", nil }

@@ -135,6 +135,9 @@ func TestLayoutHoldsOneIndexOfBothPlatforms(t *testing.T) {
 		if m.MediaType != types.OCIManifestSchema1 || m.Annotations[AnnotationRefName] != testVersion {
 			t.Errorf("%s: media type %s, ref name %q; want %s, %q", m.Platform, m.MediaType, m.Annotations[AnnotationRefName], types.OCIManifestSchema1, testVersion)
 		}
+		if m.ArtifactType != "" {
+			t.Errorf("%s: artifactType %s, want none: a container image, not an artifact", m.Platform, m.ArtifactType)
+		}
 		if m.Digest.String() != res.Platforms[i].Digest {
 			t.Errorf("%s digest %s, Build said %s", m.Platform, m.Digest, res.Platforms[i].Digest)
 		}
