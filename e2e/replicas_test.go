@@ -40,15 +40,7 @@ func TestLeaderFailover(t *testing.T) {
 	eventually(t, time.Minute, "nodes initialised by the leader", func() bool {
 		return node(t, env, "control-plane-1").Spec.ProviderID != "" && node(t, env, "worker-1").Spec.ProviderID != ""
 	})
-	leader := -1
-	eventually(t, time.Minute, "a leader", func() bool {
-		for i := range 2 {
-			if logHas(t, env.CCMLog(i), "Successfully acquired lease") {
-				leader = i
-			}
-		}
-		return leader >= 0
-	})
+	leader := waitForLeader(t, env, 2)
 	holder := leaseHolder(t, env)
 	killed := time.Now()
 	env.KillCCM(leader)
@@ -85,15 +77,7 @@ func TestLeaderHandoverOnStop(t *testing.T) {
 	if err := env.RegisterNode(ctx, "control-plane-1", cidr(0)); err != nil {
 		t.Fatal(err)
 	}
-	leader := -1
-	eventually(t, time.Minute, "a leader", func() bool {
-		for i := range 2 {
-			if logHas(t, env.CCMLog(i), "Successfully acquired lease") {
-				leader = i
-			}
-		}
-		return leader >= 0
-	})
+	leader := waitForLeader(t, env, 2)
 	eventually(t, time.Minute, "the node initialised", func() bool { return node(t, env, "control-plane-1").Spec.ProviderID != "" })
 	metrics := httpBody(t, "http://"+env.CCMHTTP(leader)+"/metrics")
 	for _, want := range []string{`workqueue_adds_total{name="service"}`, `rest_client_requests_total{`,
@@ -129,6 +113,21 @@ func httpBody(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// waitForLeader is the index of the replica, of n, that acquired the lease.
+func waitForLeader(t *testing.T, env *harness.Env, n int) int {
+	t.Helper()
+	leader := -1
+	eventually(t, time.Minute, "a leader", func() bool {
+		for i := range n {
+			if logHas(t, env.CCMLog(i), "Successfully acquired lease") {
+				leader = i
+			}
+		}
+		return leader >= 0
+	})
+	return leader
 }
 
 // leaseHolder is the holder of the CCM's leader election lease.
