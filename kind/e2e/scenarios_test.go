@@ -103,27 +103,18 @@ func TestScenarios(t *testing.T) {
 		if err != nil || len(pods.Items) == 0 {
 			t.Fatalf("no CCM pod: %v", err)
 		}
+		before := leaseHolder(ctx)
 		for _, p := range pods.Items {
 			if err := cluster.kube.CoreV1().Pods("kube-system").Delete(ctx, p.Name, metav1.DeleteOptions{GracePeriodSeconds: ptr(int64(0))}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		// A killed leader does not release its lease: a new pod leads once
-		// it expires.
-		old := map[string]bool{}
-		for _, p := range pods.Items {
-			old[p.Name] = true
-		}
+		// A new process leads once the lease is free: given back by a
+		// leader that got SIGTERM, or run out. The identity is the host
+		// name (the node's, with the host network) and a per-process UID.
 		start := time.Now()
-		if err := waitUntil(3*time.Minute, func() bool {
-			l, err := cluster.kube.CoordinationV1().Leases("kube-system").Get(ctx, "cloud-controller-manager", metav1.GetOptions{})
-			if err != nil || l.Spec.HolderIdentity == nil {
-				return false
-			}
-			holder, _, _ := strings.Cut(*l.Spec.HolderIdentity, "_")
-			return holder != "" && !old[holder]
-		}); err != nil {
-			t.Fatalf("no new CCM pod took the lease: %v", err)
+		if err := waitUntil(3*time.Minute, func() bool { h := leaseHolder(ctx); return h != "" && h != before }); err != nil {
+			t.Fatalf("no new CCM process took the lease from %s: %v", before, err)
 		}
 		logf("a new CCM pod leads %s after the old ones were deleted", time.Since(start).Round(time.Millisecond))
 		if err := waitUntil(3*time.Minute, func() bool {
@@ -220,6 +211,15 @@ func TestScenarios(t *testing.T) {
 			t.Fatalf("load balancer targets %q after the Node went, want only %s: %v", targetNames(ctx), worker, err)
 		}
 	})
+}
+
+// leaseHolder is the identity holding the CCM's leader election Lease.
+func leaseHolder(ctx context.Context) string {
+	l, err := cluster.kube.CoordinationV1().Leases("kube-system").Get(ctx, "cloud-controller-manager", metav1.GetOptions{})
+	if err != nil || l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
 }
 
 // step runs one scenario and prints its duration.
