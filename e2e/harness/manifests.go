@@ -44,7 +44,7 @@ func readManifests(path string) (*manifests, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(bytes.TrimSpace(doc)) == 0 {
+		if onlyComments(doc) {
 			continue
 		}
 		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
@@ -152,6 +152,17 @@ func writeKubeconfig(path, server, caFile string, auth *clientcmdapi.AuthInfo) e
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// onlyComments reports whether a YAML document holds nothing but comments
+// and blank lines, such as the header of a rendered manifest.
+func onlyComments(doc []byte) bool {
+	for line := range bytes.Lines(doc) {
+		if l := bytes.TrimSpace(line); len(l) > 0 && l[0] != '#' {
+			return false
+		}
+	}
+	return true
+}
 
 func bufioReader(b []byte) *bufio.Reader { return bufio.NewReader(bytes.NewReader(b)) }
 
