@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/metadata"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -51,14 +52,6 @@ func leaveAsTheOfficialCCMDoes(ctx context.Context) error {
 		return fmt.Errorf("network cluster: %v", err)
 	}
 	takeover.providerIDs = map[string]string{}
-	dcs, err := api.Datacenter.All(ctx)
-	if err != nil {
-		return err
-	}
-	zone := map[string]string{} // location → its datacenter, the zone label
-	for _, dc := range dcs {
-		zone[dc.Location.Name] = dc.Name
-	}
 	var targets []int64
 	for name, ip := range cluster.nodes {
 		srv, _, err := api.Server.GetByName(ctx, name)
@@ -73,7 +66,12 @@ func leaveAsTheOfficialCCMDoes(ctx context.Context) error {
 		n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == uninitializedTaint })
 		n.Labels["node.kubernetes.io/instance-type"] = srv.ServerType.Name
 		n.Labels["topology.kubernetes.io/region"] = srv.Location.Name
-		n.Labels["topology.kubernetes.io/zone"] = zone[srv.Location.Name]
+		// The zone is the server's datacenter, as its metadata service says.
+		zone, err := metadata.NewClient(metadata.WithEndpoint(cluster.cloudURL + "/metadata/" + name + "/hetzner/v1/metadata")).AvailabilityZone()
+		if err != nil {
+			return fmt.Errorf("zone of %s: %w", name, err)
+		}
+		n.Labels["topology.kubernetes.io/zone"] = zone
 		if _, err := cluster.kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
 			return fmt.Errorf("node %s: %w", name, err)
 		}
