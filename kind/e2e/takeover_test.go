@@ -67,7 +67,7 @@ func leaveAsTheOfficialCCMDoes(ctx context.Context) error {
 		n.Labels["node.kubernetes.io/instance-type"] = srv.ServerType.Name
 		n.Labels["topology.kubernetes.io/region"] = srv.Location.Name
 		// The zone is the server's datacenter, as its metadata service says.
-		zone, err := metadata.NewClient(metadata.WithEndpoint(cluster.cloudURL + "/metadata/" + name + "/hetzner/v1/metadata")).AvailabilityZone()
+		zone, err := metadata.NewClient(metadata.WithEndpoint(cluster.cloudURL + "/metadata/" + name + "/hetzner/v1/metadata")).AvailabilityZoneWithContext(ctx)
 		if err != nil {
 			return fmt.Errorf("zone of %s: %w", name, err)
 		}
