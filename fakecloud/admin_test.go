@@ -209,7 +209,7 @@ func TestAdminStateAndScenarios(t *testing.T) {
 	resp.Body.Close()
 	f.admin(t, "POST", "/reset", "", nil)
 	var env errorEnvelope
-	if code := f.admin(t, "PUT", "/state", `{"version": 2}`, &env); code != 422 || !strings.Contains(env.Error.Message, "version") {
+	if code := f.admin(t, "PUT", "/state", `{"version": 3}`, &env); code != 422 || !strings.Contains(env.Error.Message, "version") {
 		t.Errorf("bad snapshot: %d %+v", code, env)
 	}
 	if code := f.admin(t, "PUT", "/state", string(snapshot), nil); code != 204 {

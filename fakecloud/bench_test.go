@@ -119,3 +119,19 @@ func BenchmarkCreateLoadBalancer(b *testing.B) {
 		b.StartTimer()
 	}
 }
+
+// BenchmarkExport10k writes the snapshot of 10,000 servers, as the state
+// file writer does after a change; it reports the snapshot's size.
+func BenchmarkExport10k(b *testing.B) {
+	fc, _ := benchWorld(b, 10000)
+	var size int
+	for b.Loop() {
+		data, err := fc.Export()
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = len(data)
+	}
+	b.ReportMetric(float64(size), "bytes")
+	b.ReportMetric(float64(size)/10000, "bytes/server")
+}

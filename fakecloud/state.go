@@ -2,7 +2,6 @@ package fakecloud
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -15,8 +14,9 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// stateVersion is the snapshot format; Import refuses others.
-const stateVersion = 1
+// stateVersion is the snapshot format Export writes; Import reads it and
+// version 1 (state_file.go), and refuses others.
+const stateVersion = 2
 
 // state is the whole world as JSON: what Export writes and Import reads.
 type state struct {
@@ -71,7 +71,7 @@ func (w *liveWorld) export() ([]byte, error) {
 		st.Locks = append(st.Locks, lockUntil{ref, until})
 	}
 	slices.SortFunc(st.Locks, func(a, b lockUntil) int { return int(a.Resource.ID - b.Resource.ID) })
-	return json.MarshalIndent(st, "", "  ")
+	return encodeState(st)
 }
 
 // Import replaces the world with a snapshot from Export. A malformed
@@ -84,18 +84,13 @@ func (s *Server) Import(data []byte) error {
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return errors.New("snapshot: must be a JSON object; empty and null bodies are refused")
 	}
-	var st state
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&st); err != nil {
-		return fmt.Errorf("snapshot: %w", err)
-	}
-	if dec.More() {
-		return errors.New("snapshot: data after the JSON object")
-	}
 	w := s.world
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	st, err := decodeState(data, w.cat)
+	if err != nil {
+		return fmt.Errorf("snapshot: %w", err)
+	}
 	fresh := w.scratch()
 	if err := fresh.load(st); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
@@ -142,7 +137,7 @@ func uniqueIDs(st state) []error {
 // load fills an empty world from a snapshot, checking what a world needs
 // to be consistent.
 func (w *liveWorld) load(st state) error {
-	if st.Version != stateVersion {
+	if st.Version != stateVersion && st.Version != 1 {
 		return fmt.Errorf("version: %d is not the supported version %d", st.Version, stateVersion)
 	}
 	errs := uniqueIDs(st)

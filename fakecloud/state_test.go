@@ -78,8 +78,8 @@ func TestImportRefusesMalformedSnapshots(t *testing.T) {
 	tests := []struct {
 		name, from, to, field string
 	}{
-		{"unknown field", `"version": 1`, `"version": 1, "colour": "red"`, "colour"},
-		{"wrong version", `"version": 1`, `"version": 7`, "version"},
+		{"unknown field", `"version": 2`, `"version": 2, "colour": "red"`, "colour"},
+		{"wrong version", `"version": 2`, `"version": 7`, "version"},
 		{"duplicate id", `"id": 100003`, `"id": 100002`, "servers[1].id"},
 		{"bad status", `"status": "running"`, `"status": "sleeping"`, "servers[0].status"},
 		{"unknown server type", `"name": "cx22"`, `"name": "cx999"`, "server_type.name"},
