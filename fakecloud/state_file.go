@@ -3,8 +3,11 @@ package fakecloud
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
 // The snapshot's JSON refers to catalogue entries (server types, load
@@ -85,37 +88,41 @@ func decodeState(data []byte, cat *catalog) (state, error) {
 	}
 	st := f.state
 	st.Version, st.Servers, st.LoadBalancers = f.Version, []*server{}, []*loadBalancer{}
+	var errs []error
 	for i, fs := range f.Servers {
 		s := &fs.server
-		var ok bool
-		if s.ServerType, ok = cat.serverType(fs.ServerType.Name); !ok {
-			return state{}, fmt.Errorf("servers[%d].server_type.name: %q is not in the catalogue", i, fs.ServerType.Name)
-		}
-		if s.Location, ok = cat.location(fs.Location.Name); !ok {
-			return state{}, fmt.Errorf("servers[%d].location.name: %q is not in the catalogue", i, fs.Location.Name)
-		}
+		at := fmt.Sprintf("servers[%d]", i)
+		s.ServerType = fromCatalogue(&errs, cat.serverType, fs.ServerType.Name, at+".server_type.name")
+		s.Location = fromCatalogue(&errs, cat.location, fs.Location.Name, at+".location.name")
 		s.Image = nil
 		if fs.Image != nil {
-			img, ok := cat.image(strconv.FormatInt(fs.Image.ID, 10), s.ServerType.Architecture)
-			if !ok {
-				return state{}, fmt.Errorf("servers[%d].image.id: %d is not in the catalogue", i, fs.Image.ID)
-			}
+			byID := func(id string) (schema.Image, bool) { return cat.image(id, s.ServerType.Architecture) }
+			img := fromCatalogue(&errs, byID, strconv.FormatInt(fs.Image.ID, 10), at+".image.id")
 			s.Image = &img
 		}
 		st.Servers = append(st.Servers, s)
 	}
 	for i, flb := range f.LoadBalancers {
 		lb := &flb.loadBalancer
-		var ok bool
-		if lb.LoadBalancerType, ok = cat.lbType(flb.LoadBalancerType.Name); !ok {
-			return state{}, fmt.Errorf("load_balancers[%d].load_balancer_type.name: %q is not in the catalogue", i, flb.LoadBalancerType.Name)
-		}
-		if lb.Location, ok = cat.location(flb.Location.Name); !ok {
-			return state{}, fmt.Errorf("load_balancers[%d].location.name: %q is not in the catalogue", i, flb.Location.Name)
-		}
+		at := fmt.Sprintf("load_balancers[%d]", i)
+		lb.LoadBalancerType = fromCatalogue(&errs, cat.lbType, flb.LoadBalancerType.Name, at+".load_balancer_type.name")
+		lb.Location = fromCatalogue(&errs, cat.location, flb.Location.Name, at+".location.name")
 		st.LoadBalancers = append(st.LoadBalancers, lb)
 	}
+	if len(errs) > 0 {
+		return state{}, errors.Join(errs...)
+	}
 	return st, nil
+}
+
+// fromCatalogue is the catalogue's entry ref; one it lacks adds an error
+// naming field to errs.
+func fromCatalogue[T any](errs *[]error, find func(string) (T, bool), ref, field string) T {
+	v, ok := find(ref)
+	if !ok {
+		*errs = append(*errs, fmt.Errorf("%s: %q is not in the catalogue", field, ref))
+	}
+	return v
 }
 
 func strictDecode(data []byte, v any) error {
