@@ -48,9 +48,10 @@ type loadBalancing interface {
 }
 
 // New builds the provider: it serves health, readiness and metrics
-// (HCLOUD_METRICS_ADDRESS, HCLOUD_METRICS_ENABLED) until ctx ends, resolves HCLOUD_NETWORK and checks that this server is
-// attached to it, and lists the servers once, which proves the token and
-// fills the inventory.
+// (HCLOUD_METRICS_ADDRESS, HCLOUD_METRICS_ENABLED) until ctx ends,
+// resolves HCLOUD_NETWORK and checks that this server is attached to it,
+// and lists the servers once, which proves the token and fills the
+// inventory.
 func New(ctx context.Context, cfg Config) (*Cloud, error) { return build(ctx, cfg, buildOptions{}) }
 
 // buildOptions let tests simulate hours and outages quickly.

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -97,7 +96,7 @@ func loadConfig() ccm.Config {
 
 func wantsHelp(args []string) bool {
 	for _, a := range args {
-		if a == "-h" || a == "--help" || a == "-help" || strings.HasPrefix(a, "--version") {
+		if a == "-h" || a == "--help" || a == "-help" {
 			return true
 		}
 	}

@@ -36,3 +36,13 @@ func TestPrintVersion(t *testing.T) {
 		t.Errorf("--version=raw printed %s (%v)", raw.String(), err)
 	}
 }
+
+// --version=false runs the CCM, so its configuration is checked as for
+// any run; only help skips it.
+func TestVersionFalseIsNoHelp(t *testing.T) {
+	for args, want := range map[string]bool{"--help": true, "-h": true, "--version=false": false, "--kubeconfig=x": false} {
+		if got := wantsHelp(strings.Fields(args)); got != want {
+			t.Errorf("wantsHelp(%q) = %v, want %v", args, got, want)
+		}
+	}
+}
