@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
@@ -59,8 +61,8 @@ func (l *leaderLease) release(ctx context.Context) error {
 	}
 	now := metav1.NewMicroTime(time.Now())
 	lease.Spec = coordinationv1.LeaseSpec{
-		HolderIdentity:       ptr(""),
-		LeaseDurationSeconds: ptr(int32(1)),
+		HolderIdentity:       ptr.To(""),
+		LeaseDurationSeconds: ptr.To(int32(1)),
 		AcquireTime:          &now,
 		RenewTime:            &now,
 		LeaseTransitions:     lease.Spec.LeaseTransitions,
@@ -83,5 +85,3 @@ func (c leaseCloud) Initialize(b cloudprovider.ControllerClientBuilder, stop <-c
 	c.lease.acquired(context.Background())
 	c.Interface.Initialize(b, stop)
 }
-
-func ptr[T any](v T) *T { return &v }

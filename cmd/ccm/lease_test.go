@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/utils/ptr"
+
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
@@ -12,7 +14,7 @@ import (
 func lease(holder string) *coordinationv1.Lease {
 	now := metav1.NewMicroTime(time.Now())
 	return &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "cloud-controller-manager"},
-		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr(holder), LeaseDurationSeconds: ptr(int32(15)), RenewTime: &now, LeaseTransitions: ptr(int32(3))}}
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder), LeaseDurationSeconds: ptr.To(int32(15)), RenewTime: &now, LeaseTransitions: ptr.To(int32(3))}}
 }
 
 func holderOf(t *testing.T, l *leaderLease) (string, int32) {

@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"k8s.io/utils/ptr"
+
 	appsv1 "k8s.io/api/apps/v1"
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -132,7 +134,7 @@ func Apply(ctx context.Context, kube kubernetes.Interface, objs []runtime.Object
 // identity the CCM has in a cluster, and no more.
 func serviceAccountKubeconfig(ctx context.Context, kube kubernetes.Interface, sa *corev1.ServiceAccount, server, caFile, path string) error {
 	tr, err := kube.CoreV1().ServiceAccounts(sa.Namespace).CreateToken(ctx, sa.Name,
-		&authv1.TokenRequest{Spec: authv1.TokenRequestSpec{ExpirationSeconds: ptr(int64(24 * 3600))}}, metav1.CreateOptions{})
+		&authv1.TokenRequest{Spec: authv1.TokenRequestSpec{ExpirationSeconds: ptr.To(int64(24 * 3600))}}, metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("token for %s/%s: %w", sa.Namespace, sa.Name, err)
 	}
@@ -150,8 +152,6 @@ func writeKubeconfig(path, server, caFile string, auth *clientcmdapi.AuthInfo) e
 	}
 	return clientcmd.WriteToFile(*cfg, path)
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // onlyComments reports whether a YAML document holds nothing but comments
 // and blank lines, such as the header of a rendered manifest.

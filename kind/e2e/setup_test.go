@@ -224,8 +224,6 @@ func seedWorld(subnet string) (string, error) {
 	return path, os.WriteFile(path, raw, 0o644)
 }
 
-func ptr[T any](v T) *T { return &v }
-
 func waitUntil(limit time.Duration, cond func() bool) error {
 	deadline := time.Now().Add(limit)
 	for !cond() {
