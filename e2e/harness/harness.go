@@ -154,33 +154,23 @@ func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
 // SIGKILL after grace. It says whether the process ended by itself, with
 // exit status 0.
 func (e *Env) StopCCM(i int, grace time.Duration) bool {
-	e.mu.Lock()
-	p := e.ccms[i]
-	e.mu.Unlock()
-	killed := !p.stop(grace)
-	return !killed && p.err == nil
+	p := e.ccm(i)
+	return p.stop(grace) && p.err == nil
 }
 
 // CCMHTTP is replica i's health, readiness and metrics address (host:port).
-func (e *Env) CCMHTTP(i int) string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.ccms[i].http
-}
+func (e *Env) CCMHTTP(i int) string { return e.ccm(i).http }
 
 // KillCCM kills replica i at once, as a crash or a lost node would.
-func (e *Env) KillCCM(i int) {
-	e.mu.Lock()
-	p := e.ccms[i]
-	e.mu.Unlock()
-	p.kill()
-}
+func (e *Env) KillCCM(i int) { e.ccm(i).kill() }
 
 // CCMLog is replica i's log file.
-func (e *Env) CCMLog(i int) string {
+func (e *Env) CCMLog(i int) string { return e.ccm(i).log }
+
+func (e *Env) ccm(i int) *process {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.ccms[i].log
+	return e.ccms[i]
 }
 
 // Forbidden is every line of every CCM log in which the apiserver refused
