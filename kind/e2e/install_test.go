@@ -9,9 +9,6 @@ import (
 	"os/exec"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 )
 
@@ -21,10 +18,8 @@ import (
 // with the image tag, networking on with the cluster CIDR, and
 // HCLOUD_ENDPOINT. Every other setting is the chart's default.
 func installCCM(ctx context.Context) error {
-	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: harness.SecretName, Namespace: harness.SecretNamespace},
-		StringData: map[string]string{"token": harness.FakeCloudToken, "network": "cluster"}}
-	if _, err := cluster.kube.CoreV1().Secrets(harness.SecretNamespace).Create(ctx, secret, metav1.CreateOptions{}); err != nil {
-		return fmt.Errorf("kubectl create secret generic hcloud: %w", err)
+	if err := harness.Apply(ctx, cluster.kube, nil, harness.FakeCloudToken, "cluster"); err != nil {
+		return err
 	}
 	args := []string{"install", "hccm", "../../deploy/chart", "--namespace", "kube-system", "--kubeconfig", os.Getenv("E2E_KIND_KUBECONFIG"),
 		"--set", "image.tag=" + os.Getenv("E2E_KIND_IMAGE_TAG"),
