@@ -214,7 +214,7 @@ func hasEvent(ctx context.Context, object, reason string) bool {
 	return err == nil && len(evs.Items) > 0
 }
 
-// ccmLogs are the logs of every CCM pod.
+// ccmLogs are the logs of every CCM pod whose container has started.
 func ccmLogs(t *testing.T, ctx context.Context) string {
 	t.Helper()
 	pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=hcloud-cloud-controller-manager"})
@@ -223,6 +223,10 @@ func ccmLogs(t *testing.T, ctx context.Context) string {
 	}
 	var b strings.Builder
 	for _, p := range pods.Items {
+		// A container still being created has run nothing and has no log.
+		if !slices.ContainsFunc(p.Status.ContainerStatuses, func(c corev1.ContainerStatus) bool { return c.State.Waiting == nil }) {
+			continue
+		}
 		rc, err := cluster.kube.CoreV1().Pods("kube-system").GetLogs(p.Name, &corev1.PodLogOptions{}).Stream(ctx)
 		if err != nil {
 			t.Fatal(err)
