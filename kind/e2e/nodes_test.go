@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -17,7 +18,8 @@ import (
 // it again with the uninitialized taint, as a node joining the cluster
 // does: this CCM gives it its provider ID, labels and addresses (the
 // InternalIP is the kubelet's), the taint goes, and the node's CNI is
-// pointed at the pod CIDR it got this time.
+// pointed at the pod CIDR it got this time, as a node that really joined
+// anew would be.
 func rejoin(t *testing.T, ctx context.Context, name string) {
 	if err := cluster.kube.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -60,5 +62,10 @@ func rejoin(t *testing.T, ctx context.Context, name string) {
 	}
 	if err := installCNI(ctx); err != nil {
 		t.Fatal(err)
+	}
+	// The bridge keeps the old pod CIDR's gateway, and the bridge plugin
+	// refuses to re-address it; it makes it again for the next pod.
+	if out, err := exec.Command("docker", "exec", name, "sh", "-c", "ip link show cni0 >/dev/null 2>&1 && ip link delete cni0 || true").CombinedOutput(); err != nil {
+		t.Fatalf("removing %s's cni0 bridge: %v: %s", name, err, out)
 	}
 }
