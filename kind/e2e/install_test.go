@@ -32,18 +32,17 @@ func installCCM(ctx context.Context) error {
 	return nil
 }
 
-// metadataToFakeCloud plays the metadata service at 169.254.169.254 on
-// every node: a DNAT rule sends it to fakecloud, which answers for the
-// server whose address the request comes from, as the real one does. The
-// CCM's start-up check that its server is in the network then runs as on
-// Hetzner, with no setting changed.
-func metadataToFakeCloud(fakecloudAddr string) error {
-	for name := range cluster.nodes {
-		out, err := exec.Command("docker", "exec", name, "iptables", "-t", "nat", "-A", "OUTPUT", "-d", "169.254.169.254/32", "-p", "tcp",
-			"--dport", "80", "-j", "DNAT", "--to-destination", fakecloudAddr).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("metadata DNAT on %s: %v: %s", name, err, out)
-		}
+// metadataToFakeCloud plays the metadata service at 169.254.169.254 on a
+// node: a DNAT rule sends it to fakecloud, which answers for the server
+// whose address the request comes from, as the real one does. The CCM's
+// start-up check that its server is in the network then runs as on
+// Hetzner, with no setting changed. A node container that restarts loses
+// the rule, so a scenario that powers a node on sets it again.
+func metadataToFakeCloud(node string) error {
+	out, err := exec.Command("docker", "exec", node, "iptables", "-t", "nat", "-A", "OUTPUT", "-d", "169.254.169.254/32", "-p", "tcp",
+		"--dport", "80", "-j", "DNAT", "--to-destination", cluster.metadataAddr).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("metadata DNAT on %s: %v: %s", node, err, out)
 	}
 	return nil
 }

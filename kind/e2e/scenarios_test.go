@@ -193,8 +193,16 @@ func TestScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		docker(t, "start", worker)
+		if err := metadataToFakeCloud(worker); err != nil { // the restart emptied the node's iptables
+			t.Fatal(err)
+		}
 		if err := waitUntil(3*time.Minute, func() bool { return !tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
 			t.Fatalf("shutdown taint not removed: %v", err)
+		}
+		// The CCM replica on the rebooted node (if one was there) starts
+		// again, so the next step does not depend on where the leader ran.
+		if err := waitUntil(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {
+			t.Fatalf("CCM replicas not all ready after the power-on: %v", err)
 		}
 	})
 
@@ -213,6 +221,13 @@ func TestScenarios(t *testing.T) {
 			t.Fatalf("load balancer targets %q after the Node went, want only %s: %v", targetNames(ctx), worker, err)
 		}
 	})
+}
+
+// ccmReplicasReady tells whether every replica of the CCM's Deployment is
+// ready.
+func ccmReplicasReady(ctx context.Context) bool {
+	d, err := cluster.kube.AppsV1().Deployments("kube-system").Get(ctx, "hcloud-cloud-controller-manager", metav1.GetOptions{})
+	return err == nil && d.Spec.Replicas != nil && d.Status.ReadyReplicas == *d.Spec.Replicas && d.Status.UpdatedReplicas == *d.Spec.Replicas
 }
 
 // leaseHolder is the identity holding the CCM's leader election Lease.

@@ -27,11 +27,12 @@ import (
 
 // cluster is what TestMain set up.
 var cluster struct {
-	kube     kubernetes.Interface
-	name     string
-	nodes    map[string]string // node name → container IP
-	cloudURL string            // fakecloud, as the host and the pods reach it
-	cloud    *harness.Cloud
+	kube         kubernetes.Interface
+	name         string
+	nodes        map[string]string // node name → container IP
+	cloudURL     string            // fakecloud, as the host and the pods reach it
+	metadataAddr string            // fakecloud as host:port, the nodes' metadata service
+	cloud        *harness.Cloud
 }
 
 func TestMain(m *testing.M) {
@@ -111,8 +112,11 @@ func setup() (func(), error) {
 	}
 	logf("fakecloud on %s, seeded with %d servers; load balancers carry traffic on %s", cluster.cloudURL, len(cluster.nodes), lbRange)
 	go runFabric(fabricCtx)
-	if err := metadataToFakeCloud(addr); err != nil {
-		return stop, err
+	cluster.metadataAddr = addr
+	for name := range cluster.nodes {
+		if err := metadataToFakeCloud(name); err != nil {
+			return stop, err
+		}
 	}
 	start = time.Now()
 	if err := leaveAsTheOfficialCCMDoes(ctx); err != nil {
