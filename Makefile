@@ -82,6 +82,10 @@ e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and
 e2e-kind: ## a real kind cluster, fakecloud and the CCM in-cluster, offline (node image built and cached the first time); KEEP_CLUSTER=1 keeps it
 	bash kind/e2e-kind.sh
 
+scale: build-fakecloud build-ccm ## the real CCM with 1,000 Nodes and 100 load balancers, phase by phase (SCALE_FLAGS, e.g. -nodes 60 -services 10 -speed 10 -check)
+	@CONTROL_BIN=$$(scripts/build-control-plane.sh) && \
+	E2E_CONTROL_BIN=$$CONTROL_BIN $(GO) run ./cmd/scale $(SCALE_FLAGS)
+
 economy: ## print the API requests per hour, join and leave, and the load balancer figures (BENCHMARKS.md)
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/ ./ccm/loadbalancer/
 
@@ -100,4 +104,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test lint fmt e2e economy bench fuzz demo fakecloud-tour e2e-kind
+.PHONY: help build build-fakecloud build-ccm test lint fmt e2e scale economy bench fuzz demo fakecloud-tour e2e-kind

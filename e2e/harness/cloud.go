@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"sync"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
@@ -15,6 +17,10 @@ import (
 type Cloud struct {
 	admin  *adminclient.Client
 	Client *hcloud.Client // the public API, as an operator would use it
+
+	mu       sync.Mutex
+	statusAt time.Time         // when status was read
+	status   map[string]string // server name → status, shared by the kubelets for a second
 }
 
 // Cloud returns the admin client of the running fakecloud.
@@ -72,31 +78,66 @@ func (c *Cloud) FaultHits(ctx context.Context) (int, error) {
 }
 
 // running reports whether fakecloud has a running server of that name; it
-// reads the admin state, which no request counter sees. On an error it
-// says yes, as a kubelet that cannot tell keeps posting.
+// reads the admin state, which no request counter sees, at most once a
+// second for all kubelets. On an error it says yes, as a kubelet that
+// cannot tell keeps posting.
 func (c *Cloud) running(ctx context.Context, name string) bool {
-	snapshot, err := c.admin.Export(ctx)
-	if err != nil {
-		return true
-	}
-	var st struct {
-		Servers []struct {
-			Name   string `json:"name"`
-			Status string `json:"status"`
-		} `json:"servers"`
-	}
-	if err := json.Unmarshal(snapshot, &st); err != nil {
-		return true
-	}
-	for _, s := range st.Servers {
-		if s.Name == name {
-			return s.Status == "running"
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.status == nil || time.Since(c.statusAt) > time.Second {
+		status, err := c.serverStatus(ctx)
+		if err != nil {
+			return true
 		}
+		c.status, c.statusAt = status, time.Now()
 	}
-	return false
+	return c.status[name] == "running"
+}
+
+// serverStatus reads every server's status from the admin snapshot.
+func (c *Cloud) serverStatus(ctx context.Context) (map[string]string, error) {
+	st, err := c.Snapshot(ctx)
+	if err != nil {
+		return nil, err
+	}
+	status := make(map[string]string, len(st.Servers))
+	for _, s := range st.Servers {
+		status[s.Name] = s.Status
+	}
+	return status, nil
 }
 
 // Journal is fakecloud's record of the API requests f selects.
 func (c *Cloud) Journal(ctx context.Context, f fakecloud.JournalFilter) ([]fakecloud.JournalEntry, error) {
 	return c.admin.Journal(ctx, f)
+}
+
+// Snapshot is the part of fakecloud's state that scenarios check, read
+// through the admin API, which no request counter sees.
+type Snapshot struct {
+	Servers []struct {
+		ID     int64  `json:"id"`
+		Name   string `json:"name"`
+		Status string `json:"status"`
+	} `json:"servers"`
+	LoadBalancers []struct {
+		ID      int64  `json:"id"`
+		Name    string `json:"name"`
+		Targets []struct {
+			Type   string `json:"type"`
+			Server *struct {
+				ID int64 `json:"id"`
+			} `json:"server"`
+		} `json:"targets"`
+	} `json:"load_balancers"`
+}
+
+// Snapshot reads the servers and load balancers.
+func (c *Cloud) Snapshot(ctx context.Context) (Snapshot, error) {
+	var st Snapshot
+	b, err := c.admin.Export(ctx)
+	if err != nil {
+		return st, err
+	}
+	return st, json.Unmarshal(b, &st)
 }

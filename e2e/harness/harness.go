@@ -33,10 +33,12 @@ type Options struct {
 	Network    string // HCLOUD_NETWORK, the Secret's "network"
 	Metadata   string // the server whose metadata service the CCM asks (the attached check)
 
-	FakeCloudArgs []string // extra fakecloud flags, e.g. --action-duration=1s
-	CCMArgs       []string // extra ccm flags, after the Deployment's
-	CCMEnv        []string // extra environment, e.g. HCLOUD_LOAD_BALANCERS_LOCATION=fsn1
-	ClusterCIDR   string   // pod CIDRs come from here; 10.244.0.0/16
+	FakeCloudArgs []string      // extra fakecloud flags, e.g. --action-duration=1s
+	CCMArgs       []string      // extra ccm flags, after the Deployment's
+	CCMEnv        []string      // extra environment, e.g. HCLOUD_LOAD_BALANCERS_LOCATION=fsn1
+	ClusterCIDR   string        // pod CIDRs come from here; 10.244.0.0/16
+	Heartbeat     time.Duration // how often each kubelet reports its Ready condition; 5s
+	AdminQPS      float32       // the test's and the kubelets' client rate limit; 100 a second
 }
 
 // Env is a running system.
@@ -62,6 +64,9 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if o.ClusterCIDR == "" {
 		o.ClusterCIDR = "10.244.0.0/16"
 	}
+	if o.Heartbeat == 0 {
+		o.Heartbeat = 5 * time.Second
+	}
 	e := &Env{opts: o}
 	defer func() {
 		if err != nil {
@@ -72,6 +77,9 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 		return nil, err
 	}
 	e.Admin = e.cp.admin
+	if o.AdminQPS > 0 {
+		e.Admin.QPS, e.Admin.Burst = o.AdminQPS, int(2*o.AdminQPS)
+	}
 	if e.Kube, err = kubernetes.NewForConfig(e.Admin); err != nil {
 		return nil, err
 	}
@@ -114,7 +122,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err := serviceAccountKubeconfig(ctx, e.Kube, sa, e.cp.url, e.cp.pki.caCert, e.CCMConfig); err != nil {
 		return nil, err
 	}
-	e.kubelets = newKubelets(e.Kube, 5*time.Second, e.Cloud().running)
+	e.kubelets = newKubelets(e.Kube, o.Heartbeat, e.Cloud().running)
 	return e, nil
 }
 
@@ -197,8 +205,18 @@ func (e *Env) Forbidden() ([]string, error) {
 // RegisterNode creates a Node as its kubelet would, with the pod CIDR
 // node IPAM would assign.
 func (e *Env) RegisterNode(ctx context.Context, name, podCIDR string) error {
-	return e.kubelets.register(ctx, name, podCIDR)
+	return e.kubelets.register(ctx, name, podCIDR, "")
 }
+
+// RegisterNodeIP is RegisterNode for a kubelet started with --node-ip: the
+// Node carries the address as its InternalIP and in the provided-node-ip
+// annotation, which the CCM checks against the server.
+func (e *Env) RegisterNodeIP(ctx context.Context, name, podCIDR, nodeIP string) error {
+	return e.kubelets.register(ctx, name, podCIDR, nodeIP)
+}
+
+// CCMPID is replica i's process ID, for reading its use of memory and CPU.
+func (e *Env) CCMPID(i int) int { return e.ccm(i).cmd.Process.Pid }
 
 // SetReady makes a node's kubelet report Ready or NotReady.
 func (e *Env) SetReady(ctx context.Context, name string, ready bool) error {

@@ -27,14 +27,18 @@ type kubelets struct {
 	stop  map[string]context.CancelFunc
 }
 
-const uninitializedTaint = "node.cloudprovider.kubernetes.io/uninitialized"
+const (
+	uninitializedTaint = "node.cloudprovider.kubernetes.io/uninitialized"
+	providedNodeIP     = "alpha.kubernetes.io/provided-node-ip"
+)
 
 func newKubelets(kube kubernetes.Interface, heartbeat time.Duration, running func(context.Context, string) bool) *kubelets {
 	return &kubelets{kube: kube, heartbeat: heartbeat, running: running, ready: map[string]bool{}, stop: map[string]context.CancelFunc{}}
 }
 
-// register creates the Node and starts its heartbeat.
-func (k *kubelets) register(ctx context.Context, name, podCIDR string) error {
+// register creates the Node and starts its heartbeat. nodeIP, when set, is
+// the kubelet's --node-ip.
+func (k *kubelets) register(ctx context.Context, name, podCIDR, nodeIP string) error {
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name, "kubernetes.io/os": "linux"}},
 		Spec: corev1.NodeSpec{
@@ -43,6 +47,9 @@ func (k *kubelets) register(ctx context.Context, name, podCIDR string) error {
 	}
 	if podCIDR != "" {
 		node.Spec.PodCIDR, node.Spec.PodCIDRs = podCIDR, []string{podCIDR}
+	}
+	if nodeIP != "" {
+		node.Annotations = map[string]string{providedNodeIP: nodeIP}
 	}
 	if _, err := k.kube.CoreV1().Nodes().Create(ctx, node, metav1.CreateOptions{}); err != nil {
 		return err
@@ -108,6 +115,9 @@ func (k *kubelets) report(ctx context.Context, name string) error {
 		}
 		if len(n.Status.Addresses) == 0 {
 			n.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: name}}
+			if ip := n.Annotations[providedNodeIP]; ip != "" {
+				n.Status.Addresses = append([]corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: ip}}, n.Status.Addresses...)
+			}
 		}
 		_, err = k.kube.CoreV1().Nodes().UpdateStatus(ctx, n, metav1.UpdateOptions{})
 		return err

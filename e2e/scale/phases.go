@@ -1,0 +1,458 @@
+package scale
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+)
+
+// poolLabel marks the Nodes the load balancers target.
+const poolLabel = "scale.hcloudlab.dev/pool"
+
+func (r *runner) phases() []func(context.Context) error {
+	return []func(context.Context) error{r.initBurst, r.steady, r.oneNotReady, r.manyNotReady,
+		r.createServices, r.resyncServices, r.replaceNode, r.deleteServices, r.deleteServer}
+}
+
+// measure runs f as one phase and records its row: cloud requests from
+// fakecloud's counters, wall time, and the CCM's peak RSS and CPU time.
+func (r *runner) measure(ctx context.Context, row Row, f func(*Row) error) error {
+	r.logf("%s", row.Phase)
+	err := r.cloud.ResetCounters(ctx)
+	if err != nil {
+		return err
+	}
+	var before usage
+	if r.pid != 0 { // else f starts the CCM: all it uses is this phase's
+		row.peakReset = resetPeak(r.pid)
+		if before, err = readUsage(r.pid); err != nil {
+			return err
+		}
+	} else {
+		row.peakReset = true
+	}
+	start := time.Now()
+	if err := f(&row); err != nil {
+		return fmt.Errorf("%s: %w", row.Phase, err)
+	}
+	if row.Wall == 0 {
+		row.Wall = time.Since(start)
+	}
+	if row.Requests, err = r.cloud.Requests(ctx, "", ""); err != nil {
+		return err
+	}
+	after, err := readUsage(r.pid)
+	if err != nil {
+		return err
+	}
+	row.PeakRSS, row.CPU = after.peakRSS, after.cpu-before.cpu
+	r.report.Rows = append(r.report.Rows, row)
+	r.logf("%s: %s", row.Phase, row.summary())
+	return nil
+}
+
+// initBurst registers every Node at once and starts the CCM, as a cluster
+// coming up does; the CCM's start-up requests count.
+func (r *runner) initBurst(ctx context.Context) error {
+	n := r.cfg.Nodes
+	return r.measure(ctx, Row{Phase: fmt.Sprintf("init burst: %d Nodes register at once, the CCM starts", n), Key: "burst"}, func(row *Row) error {
+		start := time.Now()
+		names := make([]string, n)
+		if err := parallel(ctx, n, 32, func(i int) error {
+			names[i] = nodeName(i + 1)
+			return r.env.RegisterNodeIP(ctx, names[i], podCIDR(i+1), nodeIP(i+1))
+		}); err != nil {
+			return err
+		}
+		r.logf("%d Nodes registered in %s", n, time.Since(start).Round(time.Millisecond))
+		if err := r.startCCM(ctx); err != nil {
+			return err
+		}
+		var at map[string]time.Time
+		if err := r.until(ctx, 10*time.Minute+time.Duration(n)*time.Second, "every Node initialised", func() (bool, string) {
+			at = r.watch.initialisedAt(names)
+			return len(at) == n, fmt.Sprintf("%d of %d initialised", len(at), n)
+		}); err != nil {
+			return err
+		}
+		var took []time.Duration
+		for _, t := range at {
+			took = append(took, t.Sub(start))
+		}
+		slices.Sort(took)
+		row.Wall = took[len(took)-1]
+		w, err := scrapeWaits(ctx, r.metrics) // all since the CCM started
+		if err != nil {
+			return err
+		}
+		row.Notes = fmt.Sprintf("Nodes initialised after p50 %s, p99 %s, last %s from the start. "+
+			"Hetzner API requests took %s in all, %.1f%% of that time; the CCM sent %d requests to the apiserver, "+
+			"and its client's rate limit held them back %s in all (summed over concurrent requests)",
+			round(took[len(took)/2]), round(took[len(took)*99/100]), round(row.Wall), round(w.cloud), 100*w.cloud.Seconds()/row.Wall.Seconds(),
+			w.kubeRequests, round(w.clientRateLimit))
+		row.cloudShare = w.cloud.Seconds() / row.Wall.Seconds()
+		// The pool the load balancers target, labelled once every Node is in.
+		return parallel(ctx, r.cfg.Pool, 8, func(i int) error { return r.label(ctx, nodeName(i+1)) })
+	})
+}
+
+// steady measures the settled cluster over one window.
+func (r *runner) steady(ctx context.Context) error {
+	r.settle(ctx)
+	return r.measure(ctx, Row{Phase: "steady state", Key: "steady", rate: true}, func(*Row) error { return r.sleep(ctx, r.cfg.scaled(r.cfg.Window)) })
+}
+
+// oneNotReady and manyNotReady measure a window with Nodes NotReady while
+// their servers run: the node lifecycle controller asks about them every
+// monitor period.
+func (r *runner) oneNotReady(ctx context.Context) error {
+	return r.notReady(ctx, Row{Phase: "1 NotReady Node", Key: "notready1", rate: true}, 1)
+}
+
+func (r *runner) manyNotReady(ctx context.Context) error {
+	return r.notReady(ctx, Row{Phase: fmt.Sprintf("%d NotReady Nodes", r.cfg.NotReady), Key: "notreadyN", rate: true}, r.cfg.NotReady)
+}
+
+func (r *runner) notReady(ctx context.Context, row Row, count int) error {
+	// Nodes after the pool, so the load balancers never see them change.
+	names := make([]string, count)
+	for i := range names {
+		names[i] = nodeName(r.cfg.Pool + 1 + i)
+	}
+	set := func(ready bool) error {
+		return parallel(ctx, count, 8, func(i int) error { return r.env.SetReady(ctx, names[i], ready) })
+	}
+	if err := r.measure(ctx, row, func(*Row) error {
+		if err := set(false); err != nil {
+			return err
+		}
+		return r.sleep(ctx, r.cfg.scaled(r.cfg.Window))
+	}); err != nil {
+		return err
+	}
+	return set(true)
+}
+
+// createServices creates every LoadBalancer Service at once.
+func (r *runner) createServices(ctx context.Context) error {
+	s := r.cfg.Services
+	return r.measure(ctx, Row{Phase: fmt.Sprintf("%d Services created at once", s), Key: "create"}, func(row *Row) error {
+		start := time.Now()
+		if err := parallel(ctx, s, 16, func(i int) error {
+			_, err := r.env.Kube.CoreV1().Services("default").Create(ctx, service(i), metav1.CreateOptions{})
+			return err
+		}); err != nil {
+			return err
+		}
+		keys := serviceKeys(s)
+		var at map[string]time.Time
+		if err := r.until(ctx, 5*time.Minute, "every Service has an address", func() (bool, string) {
+			at = r.watch.addressedAt(keys)
+			return len(at) == s, fmt.Sprintf("%d of %d have an address", len(at), s)
+		}); err != nil {
+			return err
+		}
+		var last time.Duration
+		for _, t := range at {
+			last = max(last, t.Sub(start))
+		}
+		row.Wall = last
+		row.Notes = fmt.Sprintf("every Service had its address %s after the first was created; requests counted until the pool's %d targets were on every load balancer", round(last), r.cfg.Pool)
+		return r.untilTargets(ctx, r.pool())
+	})
+}
+
+// resyncServices makes the service controller sync every Service again
+// with nothing to change: an annotation the CCM does not read changes.
+func (r *runner) resyncServices(ctx context.Context) error {
+	return r.measure(ctx, Row{Phase: fmt.Sprintf("no-op resync of %d Services", r.cfg.Services), Key: "resync"}, func(row *Row) error {
+		since := metav1.NewTime(time.Now().Truncate(time.Second))
+		patch := []byte(fmt.Sprintf(`{"metadata":{"annotations":{"scale.hcloudlab.dev/resync":%q}}}`, time.Now().Format(time.RFC3339Nano)))
+		if err := parallel(ctx, r.cfg.Services, 16, func(i int) error {
+			_, err := r.env.Kube.CoreV1().Services("default").Patch(ctx, serviceName(i), types.MergePatchType, patch, metav1.PatchOptions{})
+			return err
+		}); err != nil {
+			return err
+		}
+		// The CCM reports each sync as an EnsuredLoadBalancer event.
+		return r.until(ctx, 5*time.Minute, "an EnsuredLoadBalancer event for every Service", func() (bool, string) {
+			n := r.ensuredSince(ctx, since)
+			return n == r.cfg.Services, fmt.Sprintf("%d of %d synced", n, r.cfg.Services)
+		})
+	})
+}
+
+// replaceNode joins a Node on the spare server and deletes a pool Node's
+// server: its Node goes NotReady, the CCM deletes it, and every load
+// balancer swaps the target.
+func (r *runner) replaceNode(ctx context.Context) error {
+	old := nodeName(r.cfg.Pool)
+	return r.measure(ctx, Row{Phase: fmt.Sprintf("a Node replaced, %d load balancers targeting the pool", r.cfg.Services), Key: "replace"}, func(row *Row) error {
+		start := time.Now()
+		if err := r.env.RegisterNodeIP(ctx, spareName, podCIDR(r.cfg.Nodes+1), nodeIP(r.cfg.Nodes+1)); err != nil {
+			return err
+		}
+		if err := r.label(ctx, spareName); err != nil {
+			return err
+		}
+		if err := r.cloud.Apply(ctx, fakecloud.Event{Type: "delete_server", ServerName: old}); err != nil {
+			return err
+		}
+		if err := r.until(ctx, 5*time.Minute, "the replaced Node deleted", func() (bool, string) {
+			return !r.watch.deletedAt(old).IsZero(), "not yet"
+		}); err != nil {
+			return err
+		}
+		r.env.ForgetNode(old)
+		want := append(r.pool()[:r.cfg.Pool-1], spareName)
+		if err := r.untilTargets(ctx, want); err != nil {
+			return err
+		}
+		row.Wall = time.Since(start)
+		row.Notes = fmt.Sprintf("the old Node was deleted %s after its server", round(r.watch.deletedAt(old).Sub(start)))
+		return nil
+	})
+}
+
+// deleteServices deletes every Service; the CCM deletes the load balancers.
+func (r *runner) deleteServices(ctx context.Context) error {
+	return r.measure(ctx, Row{Phase: fmt.Sprintf("%d Services deleted", r.cfg.Services), Key: "delete"}, func(*Row) error {
+		if err := parallel(ctx, r.cfg.Services, 16, func(i int) error {
+			return r.env.Kube.CoreV1().Services("default").Delete(ctx, serviceName(i), metav1.DeleteOptions{})
+		}); err != nil {
+			return err
+		}
+		return r.until(ctx, 5*time.Minute, "every load balancer and Service gone", func() (bool, string) {
+			st, err := r.cloud.Snapshot(ctx)
+			if err != nil {
+				return false, err.Error()
+			}
+			left := r.watch.loadBalancerServicesLeft()
+			return len(st.LoadBalancers) == 0 && left == 0, fmt.Sprintf("%d load balancers, %d Services left", len(st.LoadBalancers), left)
+		})
+	})
+}
+
+// deleteServer deletes a Node's server behind the CCM's back; its kubelet
+// stops posting, and the CCM deletes the Node.
+func (r *runner) deleteServer(ctx context.Context) error {
+	name := nodeName(r.cfg.Nodes)
+	return r.measure(ctx, Row{Phase: "a server deleted behind the CCM's back", Key: "deleted"}, func(row *Row) error {
+		start := time.Now()
+		if err := r.cloud.Apply(ctx, fakecloud.Event{Type: "delete_server", ServerName: name}); err != nil {
+			return err
+		}
+		if err := r.until(ctx, 5*time.Minute, "its Node deleted", func() (bool, string) { return !r.watch.deletedAt(name).IsZero(), "not yet" }); err != nil {
+			return err
+		}
+		r.env.ForgetNode(name)
+		row.Wall = r.watch.deletedAt(name).Sub(start)
+		row.Notes = "time is until the Node was deleted"
+		return nil
+	})
+}
+
+func serviceName(i int) string { return fmt.Sprintf("web-%03d", i) }
+
+func serviceKeys(n int) []string {
+	keys := make([]string, n)
+	for i := range keys {
+		keys[i] = "default/" + serviceName(i)
+	}
+	return keys
+}
+
+// service is Service i: one port, targeting the pool.
+func service(i int) *corev1.Service {
+	return &corev1.Service{
+		ObjectMeta: metav1.ObjectMeta{Name: serviceName(i), Annotations: map[string]string{
+			"load-balancer.hetzner.cloud/node-selector": poolLabel + "=true"}},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "web"},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: intstr.FromInt32(8080), NodePort: int32(30000 + i)}}},
+	}
+}
+
+// pool is the names of the Nodes the load balancers target.
+func (r *runner) pool() []string {
+	names := make([]string, r.cfg.Pool)
+	for i := range names {
+		names[i] = nodeName(i + 1)
+	}
+	return names
+}
+
+func (r *runner) label(ctx context.Context, node string) error {
+	patch := []byte(fmt.Sprintf(`{"metadata":{"labels":{%q:"true"}}}`, poolLabel))
+	_, err := r.env.Kube.CoreV1().Nodes().Patch(ctx, node, types.MergePatchType, patch, metav1.PatchOptions{})
+	return err
+}
+
+// untilTargets waits until every load balancer targets exactly the servers
+// named.
+func (r *runner) untilTargets(ctx context.Context, names []string) error {
+	return r.until(ctx, 5*time.Minute, "every load balancer targeting "+fmt.Sprint(len(names))+" servers", func() (bool, string) {
+		st, err := r.cloud.Snapshot(ctx)
+		if err != nil {
+			return false, err.Error()
+		}
+		ids := map[string]int64{}
+		for _, s := range st.Servers {
+			ids[s.Name] = s.ID
+		}
+		var want []int64
+		for _, n := range names {
+			want = append(want, ids[n])
+		}
+		slices.Sort(want)
+		done := 0
+		for _, lb := range st.LoadBalancers {
+			var got []int64
+			for _, t := range lb.Targets {
+				if t.Server != nil {
+					got = append(got, t.Server.ID)
+				}
+			}
+			slices.Sort(got)
+			if slices.Equal(got, want) {
+				done++
+			}
+		}
+		return done == r.cfg.Services && len(st.LoadBalancers) == r.cfg.Services, fmt.Sprintf("%d of %d load balancers done", done, r.cfg.Services)
+	})
+}
+
+// ensuredSince counts the Services with an EnsuredLoadBalancer event at
+// or after since.
+func (r *runner) ensuredSince(ctx context.Context, since metav1.Time) int {
+	events, err := r.env.Kube.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "reason=EnsuredLoadBalancer"})
+	if err != nil {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, e := range events.Items {
+		last := e.LastTimestamp
+		if e.Series != nil {
+			last = metav1.NewTime(e.Series.LastObservedTime.Time)
+		}
+		if !last.Before(&since) {
+			seen[e.InvolvedObject.Name] = true
+		}
+	}
+	return len(seen)
+}
+
+// settle waits until the CCM has sent no request for a few seconds, so a
+// phase starts from quiet.
+func (r *runner) settle(ctx context.Context) {
+	last, quiet := uint64(0), 0
+	for i := 0; i < 120 && quiet < 3; i++ {
+		n, err := r.cloud.Requests(ctx, "", "")
+		if err == nil && n == last {
+			quiet++
+		} else {
+			quiet = 0
+		}
+		last = n
+		if r.sleep(ctx, time.Second) != nil {
+			return
+		}
+	}
+}
+
+// until polls done every 250 ms until it holds or the time is up, and
+// shows progress every 10 s.
+func (r *runner) until(ctx context.Context, limit time.Duration, what string, done func() (bool, string)) error {
+	deadline := time.Now().Add(limit)
+	shown := time.Now()
+	for {
+		ok, progress := done()
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: not after %s (%s)", what, limit, progress)
+		}
+		if time.Since(shown) >= 10*time.Second {
+			r.logf("  waiting for %s: %s", what, progress)
+			shown = time.Now()
+		}
+		if err := r.sleep(ctx, 250*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// sleep waits d, showing progress every minute of a long wait.
+func (r *runner) sleep(ctx context.Context, d time.Duration) error {
+	end := time.Now().Add(d)
+	for left := d; left > 0; left = time.Until(end) {
+		step := min(left, time.Minute)
+		t := time.NewTimer(step)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		if d > time.Minute && time.Until(end) > 0 {
+			r.logf("  %s of %s", round(d-time.Until(end)), d)
+		}
+	}
+	return nil
+}
+
+// parallel runs f(0..n-1) on at most workers goroutines and returns the
+// first error.
+func parallel(ctx context.Context, n, workers int, f func(int) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg    sync.WaitGroup
+		mu    sync.Mutex
+		first error
+	)
+	next := make(chan int)
+	for range min(workers, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if err := f(i); err != nil {
+					mu.Lock()
+					if first == nil {
+						first = err
+						cancel()
+					}
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+feed:
+	for i := range n {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	return first
+}
+
+func round(d time.Duration) time.Duration {
+	if d >= 10*time.Second {
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}

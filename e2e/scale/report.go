@@ -1,0 +1,157 @@
+package scale
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// Row is one phase's measurement.
+type Row struct {
+	Phase    string
+	Key      string // which aim applies
+	Requests uint64 // cloud requests, from fakecloud's counters
+	Wall     time.Duration
+	PeakRSS  uint64        // bytes, the CCM's peak resident memory during the phase
+	CPU      time.Duration // the CCM's CPU time during the phase
+	Notes    string
+
+	rate       bool    // Requests were counted over a window: report them per hour
+	peakReset  bool    // PeakRSS is this phase's, not the process's lifetime peak
+	cloudShare float64 // init burst: Hetzner API time over the time to the last Node
+}
+
+func (row Row) summary() string {
+	return fmt.Sprintf("%d requests, %s, peak RSS %s, CPU %s", row.Requests, round(row.Wall), mib(row.PeakRSS), round(row.CPU))
+}
+
+// Report is a run's rows and setting.
+type Report struct {
+	Config Config
+	Date   time.Time
+	Rows   []Row
+}
+
+// perHour turns a window's count into requests per hour of the CCM's clock.
+func (rep *Report) perHour(row Row) float64 {
+	return float64(row.Requests) * float64(time.Hour) / float64(rep.Config.Window)
+}
+
+// aim is one figure the issue asks for, scaled to the run's size.
+type aim struct {
+	text     string
+	official string
+	met      func(Row) bool
+}
+
+// aims gives each phase its aim. At N=1,000 and S=100 they are the
+// issue's; the init burst allows one listing (N/50 pages) plus five, and
+// the Service figures scale with S.
+func (rep *Report) aims() map[string]aim {
+	n, s := rep.Config.Nodes, rep.Config.Services
+	pages := (n + 1 + 49) / 50
+	burst := (n+49)/50 + 5
+	return map[string]aim{
+		"burst": {fmt.Sprintf("≤ %d requests; Hetzner API ≤ 10%% of the time", burst), fmt.Sprintf("a %d-page listing per 10 s of burst", pages),
+			func(r Row) bool { return r.Requests <= uint64(burst) && r.cloudShare <= 0.10 }},
+		"steady":    {"≤ 60 /h", fmt.Sprintf("%d /h", 12*pages), func(r Row) bool { return rep.perHour(r) <= 60 }},
+		"notready1": {"≤ 90 /h", fmt.Sprintf("%d–%d /h", 321*pages, 360*pages), func(r Row) bool { return rep.perHour(r) <= 90 }},
+		"notreadyN": {"≤ 300 /h", fmt.Sprintf("%d–%d /h", 321*pages, 360*pages), func(r Row) bool { return rep.perHour(r) <= 300 }},
+		"create": {fmt.Sprintf("≤ %d requests, ≤ 30 s", s+10), fmt.Sprintf("34–64 per Service (%d–%d), ≥ 7 s each", 34*s, 64*s),
+			func(r Row) bool { return r.Requests <= uint64(s+10) && r.Wall <= 30*time.Second }},
+		"resync":  {"0", "re-sends every Service", func(r Row) bool { return r.Requests == 0 }},
+		"replace": {fmt.Sprintf("≤ %d requests", 2*s+10), "≈1,650 at 100 load balancers (model)", func(r Row) bool { return r.Requests <= uint64(2*s+10) }},
+		"delete":  {fmt.Sprintf("≤ %d requests", 3*s), fmt.Sprintf("%d (3 per Service)", 3*s), func(r Row) bool { return r.Requests <= uint64(3*s) }},
+		"deleted": {"≤ 15 s", "13 s at 60 nodes", func(r Row) bool { return r.Wall <= 15*time.Second }},
+	}
+}
+
+// peakRSSAim is the CCM's memory aim over the whole run.
+const peakRSSAim = 128 << 20
+
+// Missed lists the aims the run did not reach.
+func (rep *Report) Missed() []string {
+	var missed []string
+	aims := rep.aims()
+	var peak uint64
+	for _, row := range rep.Rows {
+		peak = max(peak, row.PeakRSS)
+		if a, ok := aims[row.Key]; ok && !a.met(row) {
+			missed = append(missed, fmt.Sprintf("%s: %s, aim %s", row.Phase, rep.measured(row), a.text))
+		}
+	}
+	if peak > peakRSSAim {
+		missed = append(missed, fmt.Sprintf("CCM peak RSS %s, aim ≤ %s", mib(peak), mib(peakRSSAim)))
+	}
+	return missed
+}
+
+func (rep *Report) measured(row Row) string {
+	if row.rate {
+		return fmt.Sprintf("%.0f /h (%d in %s)", rep.perHour(row), row.Requests, round(rep.Config.scaled(rep.Config.Window)))
+	}
+	return fmt.Sprintf("%d requests, %s", row.Requests, round(row.Wall))
+}
+
+// Markdown renders the report as BENCHMARKS.md holds it.
+func (rep *Report) Markdown() string {
+	c := rep.Config
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run on %s: %d Nodes, %d Services, %d NotReady at once, a pool of %d targets, speed %g (rate windows of %s, counted per hour of the CCM's clock), fakecloud actions %s.\n\n",
+		rep.Date.Format("2006-01-02"), c.Nodes, c.Services, c.NotReady, c.Pool, c.Speed, c.Window, c.ActionDuration)
+	b.WriteString("| phase | cloud requests | time | CCM peak RSS | CCM CPU | aim | reached | official CCM |\n|---|---:|---:|---:|---:|---|---|---|\n")
+	aims := rep.aims()
+	var peak uint64
+	for _, row := range rep.Rows {
+		peak = max(peak, row.PeakRSS)
+		a := aims[row.Key]
+		requests := fmt.Sprint(row.Requests)
+		if row.rate {
+			requests = fmt.Sprintf("%.0f /h (%d in %s)", rep.perHour(row), row.Requests, round(c.scaled(c.Window)))
+		}
+		rss := mib(row.PeakRSS)
+		if !row.peakReset {
+			rss += " (lifetime)"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", row.Phase, requests, round(row.Wall), rss, round(row.CPU), a.text, yesNo(a.met(row)), a.official)
+	}
+	fmt.Fprintf(&b, "| whole run | | | %s | | ≤ %s | %s | |\n\n", mib(peak), mib(peakRSSAim), yesNo(peak <= peakRSSAim))
+	for _, row := range rep.Rows {
+		if row.Notes != "" {
+			fmt.Fprintf(&b, "- %s: %s.\n", row.Phase, row.Notes)
+		}
+	}
+	return b.String()
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**no**"
+}
+
+func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
+
+// Markers delimit the table make scale writes into BENCHMARKS.md.
+const (
+	beginMarker = "<!-- make scale: begin -->"
+	endMarker   = "<!-- make scale: end -->"
+)
+
+// WriteInto replaces the text between the markers in the file with the
+// report.
+func (rep *Report) WriteInto(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text := string(b)
+	i, j := strings.Index(text, beginMarker), strings.Index(text, endMarker)
+	if i < 0 || j < i {
+		return fmt.Errorf("%s: no %s … %s section to write the table into", path, beginMarker, endMarker)
+	}
+	text = text[:i+len(beginMarker)] + "\n" + rep.Markdown() + text[j:]
+	return os.WriteFile(path, []byte(text), 0o644)
+}
