@@ -125,6 +125,14 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 			}
 		}
 	}
+	if cfg.ActionsEnabled {
+		// The feed's cursor is set before the first listing, so no change
+		// falls between the two.
+		c.inv.withFeed(newFeed(client), cfg.ListingMaxAge)
+		if err := c.inv.pollFeed(ctx); err != nil {
+			return nil, fmt.Errorf("first read of the server actions (checks the token and the endpoint): %w", err)
+		}
+	}
 	if err := c.inv.refresh(ctx); err != nil {
 		return nil, fmt.Errorf("first server listing (checks the token and the endpoint): %w", err)
 	}

@@ -18,7 +18,7 @@ import (
 func testConfig(c *cloudFixture) Config {
 	return Config{Token: fakecloud.DefaultToken, Endpoint: c.URL + "/v1", AddressFamily: AddressFamilyIPv4,
 		MetadataEndpoint: c.URL + "/metadata/node-0000/hetzner/v1/metadata",
-		InventoryMaxAge:  5 * time.Minute, LifecycleMaxAge: time.Minute}
+		InventoryMaxAge:  5 * time.Minute, LifecycleMaxAge: time.Minute, ActionsEnabled: true, ListingMaxAge: 3 * time.Hour}
 }
 
 func TestNewResolvesNetworkAndListsServers(t *testing.T) {

@@ -52,6 +52,14 @@ type Config struct {
 	// LifecycleMaxAge is how old it may be when deciding whether a NotReady
 	// node's server still exists or is off (HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE).
 	LifecycleMaxAge time.Duration
+	// ActionsEnabled turns on change detection through GET /servers/actions
+	// (HCLOUD_INVENTORY_ACTIONS_ENABLED): entries stay fresh while no action
+	// touched their server.
+	ActionsEnabled bool
+	// ListingMaxAge bounds how long the actions may vouch for servers after
+	// the last full listing, which catches changes that leave no action
+	// such as a rename (HCLOUD_INVENTORY_LISTING_MAX_AGE).
+	ListingMaxAge time.Duration
 	// BudgetReserve is how many requests of the rate limit are kept for node
 	// initialisation; background work waits below it (HCLOUD_BUDGET_RESERVE).
 	BudgetReserve int
@@ -65,9 +73,9 @@ type Config struct {
 
 // String describes the configuration without the token.
 func (c Config) String() string {
-	return fmt.Sprintf("endpoint=%s network=%q routes=%v address_family=%s zone_label=%v metrics=%v(%s) inventory_max_age=%s lifecycle_max_age=%s token=<redacted>",
+	return fmt.Sprintf("endpoint=%s network=%q routes=%v address_family=%s zone_label=%v metrics=%v(%s) inventory_max_age=%s lifecycle_max_age=%s actions=%v listing_max_age=%s token=<redacted>",
 		c.Endpoint, c.Network, c.RoutesEnabled, c.AddressFamily, c.ZoneLabelEnabled, c.MetricsEnabled, c.MetricsAddress,
-		c.InventoryMaxAge, c.LifecycleMaxAge)
+		c.InventoryMaxAge, c.LifecycleMaxAge, c.ActionsEnabled, c.ListingMaxAge)
 }
 
 // envReader reads typed environment variables and collects every error.
@@ -177,6 +185,8 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		MetricsAddress:              r.str("HCLOUD_METRICS_ADDRESS", ":8233"),
 		InventoryMaxAge:             r.duration("HCLOUD_INVENTORY_MAX_AGE", 5*time.Minute),
 		LifecycleMaxAge:             r.duration("HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", time.Minute),
+		ActionsEnabled:              r.boolean("HCLOUD_INVENTORY_ACTIONS_ENABLED", true),
+		ListingMaxAge:               r.duration("HCLOUD_INVENTORY_LISTING_MAX_AGE", 3*time.Hour),
 		BudgetReserve:               r.integer("HCLOUD_BUDGET_RESERVE", 200),
 	}
 	c.LoadBalancers = loadBalancerDefaults(r)

@@ -24,7 +24,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
-		LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"}}
+		ActionsEnabled: true, ListingMaxAge: 3 * time.Hour, LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -38,6 +38,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		"HCLOUD_INSTANCES_ADDRESS_FAMILY": "dualstack", "HCLOUD_INSTANCES_ZONE_LABEL_ENABLED": "false",
 		"HCLOUD_METRICS_ENABLED": "false", "HCLOUD_METRICS_ADDRESS": "127.0.0.1:9000",
 		"HCLOUD_INVENTORY_MAX_AGE": "10m", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE": "30s", "HCLOUD_BUDGET_RESERVE": "50",
+		"HCLOUD_INVENTORY_ACTIONS_ENABLED": "false", "HCLOUD_INVENTORY_LISTING_MAX_AGE": "6h",
 		"HCLOUD_LOAD_BALANCERS_ENABLED": "false", "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE": "eu-central",
 		"HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS": "true", "HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP": "true",
 		"HCLOUD_LOAD_BALANCERS_DISABLE_IPV6": "true", "HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK": "true",
@@ -53,6 +54,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 	want := Config{Token: token64, Endpoint: "http://127.0.0.1:8080/v1", Debug: true, Network: "k8s", NetworkDisableAttachedCheck: true,
 		MetadataEndpoint: "http://127.0.0.1:8080/metadata/cp-1/hetzner/v1/metadata",
 		AddressFamily:    "dualstack", MetricsAddress: "127.0.0.1:9000", InventoryMaxAge: 10 * time.Minute, LifecycleMaxAge: 30 * time.Second, BudgetReserve: 50,
+		ListingMaxAge: 6 * time.Hour,
 		LoadBalancers: loadbalancer.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
 			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two}}

@@ -7,7 +7,6 @@ import (
 	"net"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -42,23 +41,31 @@ type instances struct {
 
 var _ cloudprovider.InstancesV2 = (*instances)(nil)
 
-// server finds a node's server by provider ID, else by node name, seen
-// within maxAge. nil means the API confirmed there is none.
-func (i *instances) server(ctx context.Context, node *corev1.Node, maxAge time.Duration) (*hcloud.Server, error) {
+// server finds a node's server by provider ID, else by node name, as
+// fresh as f asks. nil means the API confirmed there is none.
+func (i *instances) server(ctx context.Context, node *corev1.Node, f freshness) (*hcloud.Server, error) {
 	if node.Spec.ProviderID != "" {
 		id, err := providerid.ToServerID(node.Spec.ProviderID)
 		if err != nil {
 			return nil, err
 		}
-		return i.inv.byServerID(ctx, id, maxAge)
+		return i.inv.byServerID(ctx, id, f)
 	}
-	return i.inv.byServerName(ctx, node.Name, maxAge)
+	return i.inv.byServerName(ctx, node.Name, f)
+}
+
+// lifecycle is the freshness of the node lifecycle controller's questions,
+// asked every monitor period while a node is NotReady: fresh on the first
+// ask, then backing off from HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE to
+// HCLOUD_INVENTORY_MAX_AGE.
+func (i *instances) lifecycle() freshness {
+	return freshness{maxAge: i.cfg.LifecycleMaxAge, ceiling: i.cfg.InventoryMaxAge}
 }
 
 // InstanceExists answers false only when the API confirms the server is
 // gone; every failure is an error, so an outage never deletes a Node.
 func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool, error) {
-	s, err := i.server(ctx, node, i.cfg.LifecycleMaxAge)
+	s, err := i.server(ctx, node, i.lifecycle())
 	if err != nil {
 		return false, fmt.Errorf("instance exists for node %s: %w", node.Name, err)
 	}
@@ -70,7 +77,7 @@ func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool
 
 // InstanceShutdown reports a server that is off.
 func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bool, error) {
-	s, err := i.server(ctx, node, i.cfg.LifecycleMaxAge)
+	s, err := i.server(ctx, node, i.lifecycle())
 	if err != nil {
 		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, err)
 	}
@@ -83,7 +90,7 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bo
 // InstanceMetadata returns what the node controller writes into the Node.
 func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*cloudprovider.InstanceMetadata, error) {
 	// Initialising a node may use the budget's reserve.
-	s, err := i.server(urgent(ctx), node, i.cfg.InventoryMaxAge)
+	s, err := i.server(urgent(ctx), node, within(i.cfg.InventoryMaxAge))
 	if err != nil {
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)
 	}

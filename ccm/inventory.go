@@ -13,14 +13,22 @@ import (
 
 // inventory is the one view of the project's servers that every controller
 // shares. A lookup is answered from memory while its entry is fresh enough
-// for the caller (its maxAge); a stale or missing entry costs one targeted
-// request, unless callers at that freshness have lately asked for more
-// servers than a full listing has pages, so that one paged listing of all
-// servers is cheaper. Concurrent fetches of the same thing are coalesced.
+// for the caller (see freshness); a stale or missing entry costs one
+// targeted request, unless callers at that freshness have lately asked for
+// more servers than a full listing has pages, so that one paged listing of
+// all servers is cheaper. With a feed, an older entry is still fresh while
+// the server actions show no change to it. Concurrent fetches of the same
+// thing are coalesced.
 type inventory struct {
 	client *hcloud.Client
 	now    func() time.Time
 	stats  *inventoryStats
+
+	// feed, when set, vouches for entries while the last full listing is
+	// younger than listingMaxAge (changes that leave no action show then).
+	feed          *feed
+	listingMaxAge time.Duration
+	feedAt        time.Time // when the last poll started: every change before it that leaves an action is known
 
 	mu       sync.Mutex
 	byID     map[int64]*entry
@@ -29,7 +37,35 @@ type inventory struct {
 	listedAt time.Time                              // when the last full listing finished
 	misses   map[string]time.Time                   // keys not answered from memory since then
 	asked    map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
+	runs     map[string]time.Time                   // key -> when a run of repeated asks began (freshness.ceiling)
 	flight   singleflight.Group
+}
+
+// freshness says how old an answer a caller takes.
+type freshness struct {
+	maxAge time.Duration
+	// ceiling, when set, marks a caller that asks about the same server
+	// again and again: the node lifecycle controller, every monitor period
+	// while a node is NotReady. The first ask of a run needs an answer no
+	// older than maxAge/12, so a server deleted or powered off under a node
+	// that just went NotReady is seen at once; later asks take answers half
+	// as old as the run, from maxAge up to ceiling. Such callers never take
+	// the feed's word: a server shut down from inside leaves no action.
+	ceiling time.Duration
+}
+
+// within is a freshness of maxAge that the feed may vouch for.
+func within(maxAge time.Duration) freshness { return freshness{maxAge: maxAge} }
+
+// allowed is how old an answer may be, run into a run of repeated asks.
+func (f freshness) allowed(run time.Duration) time.Duration {
+	if f.ceiling == 0 {
+		return f.maxAge
+	}
+	if run == 0 {
+		return f.maxAge / 12
+	}
+	return min(max(run/2, f.maxAge), max(f.ceiling, f.maxAge))
 }
 
 // entry is a server as last seen, or a confirmed absence (server nil).
@@ -40,8 +76,8 @@ type entry struct {
 
 // inventoryStats counts what the inventory did, for metrics and tests.
 type inventoryStats struct {
-	mu                             sync.Mutex
-	hits, targeted, listings, gone uint64
+	mu                                        sync.Mutex
+	hits, targeted, listings, gone, feedPolls uint64
 }
 
 func (s *inventoryStats) add(field *uint64) {
@@ -51,12 +87,12 @@ func (s *inventoryStats) add(field *uint64) {
 }
 
 // inventoryCounts is a copy of the stats.
-type inventoryCounts struct{ hits, targeted, listings, gone uint64 }
+type inventoryCounts struct{ hits, targeted, listings, gone, feedPolls uint64 }
 
 func (s *inventoryStats) snapshot() inventoryCounts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return inventoryCounts{s.hits, s.targeted, s.listings, s.gone}
+	return inventoryCounts{s.hits, s.targeted, s.listings, s.gone, s.feedPolls}
 }
 
 func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
@@ -64,26 +100,35 @@ func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
 		now = time.Now
 	}
 	return &inventory{client: client, now: now, stats: &inventoryStats{},
-		byID: map[int64]*entry{}, byName: map[string]*entry{}, byIP: map[string]*entry{}, misses: map[string]time.Time{}, asked: map[time.Duration]map[string]time.Time{}}
+		byID: map[int64]*entry{}, byName: map[string]*entry{}, byIP: map[string]*entry{}, misses: map[string]time.Time{},
+		asked: map[time.Duration]map[string]time.Time{}, runs: map[string]time.Time{}}
 }
 
-// byServerID returns the server with the ID as seen within maxAge, or nil
+// withFeed turns change detection on: entries stay fresh while the server
+// actions show no change to them and the last full listing is younger
+// than listingMaxAge.
+func (inv *inventory) withFeed(f *feed, listingMaxAge time.Duration) *inventory {
+	inv.feed, inv.listingMaxAge = f, listingMaxAge
+	return inv
+}
+
+// byServerID returns the server with the ID as fresh as f asks, or nil
 // when the API confirmed it does not exist. Any failure is an error.
-func (inv *inventory) byServerID(ctx context.Context, id int64, maxAge time.Duration) (*hcloud.Server, error) {
+func (inv *inventory) byServerID(ctx context.Context, id int64, f freshness) (*hcloud.Server, error) {
 	key := "id:" + strconv.FormatInt(id, 10)
 	// IDs are never reused, so a server the API says is gone stays gone:
 	// the absence is remembered like a server, until the next listing.
-	return inv.lookup(ctx, key, maxAge, func() *entry { return inv.byID[id] }, func(ctx context.Context) (*hcloud.Server, error) {
+	return inv.lookup(ctx, key, f, func() *entry { return inv.byID[id] }, func(ctx context.Context) (*hcloud.Server, error) {
 		s, _, err := inv.client.Server.GetByID(ctx, id)
 		return s, err
 	}, func(now time.Time) { inv.markGone(id, now) })
 }
 
 // byServerName is byServerID for a server name.
-func (inv *inventory) byServerName(ctx context.Context, name string, maxAge time.Duration) (*hcloud.Server, error) {
+func (inv *inventory) byServerName(ctx context.Context, name string, f freshness) (*hcloud.Server, error) {
 	// A name may be taken by a new server any moment, so its absence is
 	// not remembered.
-	return inv.lookup(ctx, "name:"+name, maxAge, func() *entry { return inv.byName[name] }, func(ctx context.Context) (*hcloud.Server, error) {
+	return inv.lookup(ctx, "name:"+name, f, func() *entry { return inv.byName[name] }, func(ctx context.Context) (*hcloud.Server, error) {
 		s, _, err := inv.client.Server.GetByName(ctx, name)
 		return s, err
 	}, nil)
@@ -92,24 +137,47 @@ func (inv *inventory) byServerName(ctx context.Context, name string, maxAge time
 // lookup answers from cached() while fresh, else fetches (listing first
 // when that is cheaper). gone, when set, records a confirmed absence; the
 // caller holds mu when it runs.
-func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Duration, cached func() *entry,
+func (inv *inventory) lookup(ctx context.Context, key string, f freshness, cached func() *entry,
 	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time)) (*hcloud.Server, error) {
 	now := inv.now()
 	inv.mu.Lock()
-	asked := inv.asked[maxAge]
+	asked := inv.asked[f.maxAge]
 	if asked == nil {
 		asked = map[string]time.Time{}
-		inv.asked[maxAge] = asked
+		inv.asked[f.maxAge] = asked
 	}
+	last, before := asked[key]
 	asked[key] = now
+	maxAge := f.maxAge
+	if f.ceiling > 0 {
+		if !before || now.Sub(last) > f.maxAge/2 {
+			inv.runs[key] = now
+		}
+		maxAge = f.allowed(now.Sub(inv.runs[key]))
+	}
+	trustFeed := f.ceiling == 0
 	e := cached()
-	if e != nil && now.Sub(e.seen) <= maxAge {
+	if e != nil && inv.fresh(e, now, maxAge, trustFeed) {
 		inv.mu.Unlock()
 		inv.stats.add(&inv.stats.hits)
 		return e.server, nil
 	}
+	if e != nil && trustFeed && inv.feedUsable(now) && now.Sub(inv.feedAt) > maxAge {
+		// The feed is older than the caller takes: one poll may vouch for
+		// the entry (and for every other one).
+		inv.mu.Unlock()
+		if err := inv.pollFeed(ctx); err != nil {
+			return nil, err
+		}
+		inv.mu.Lock()
+		if e = cached(); e != nil && inv.fresh(e, inv.now(), maxAge, true) {
+			inv.mu.Unlock()
+			inv.stats.add(&inv.stats.hits)
+			return e.server, nil
+		}
+	}
 	inv.misses[key] = now
-	listFirst := inv.shouldList(asked, now, maxAge, e != nil)
+	listFirst := inv.shouldList(asked, now, maxAge, e != nil, trustFeed)
 	inv.mu.Unlock()
 
 	if listFirst {
@@ -154,10 +222,11 @@ func (inv *inventory) lookup(ctx context.Context, key string, maxAge time.Durati
 // pages (a burst of new servers; a key missed again and again counts once),
 // or, for an entry gone stale, when callers at this freshness asked for
 // more servers within the last two periods than it has pages and the last
-// listing is too old for them (the periodic status update, many NotReady
-// nodes). A server never seen before costs one targeted request. The
-// caller holds mu.
-func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration, stale bool) bool {
+// listing is too old for them (the periodic status update without the
+// feed, many NotReady nodes). Where the feed vouches for the unchanged,
+// only misses count. A server never seen before costs one targeted
+// request. The caller holds mu.
+func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration, stale, trustFeed bool) bool {
 	for _, m := range []map[string]time.Time{asked, inv.misses} {
 		for k, at := range m {
 			if now.Sub(at) > 2*maxAge {
@@ -165,8 +234,82 @@ func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxA
 			}
 		}
 	}
-	pages := max(1, (len(inv.byID)+49)/50)
+	for k, at := range inv.runs {
+		if now.Sub(at) > 24*time.Hour && !inv.askedLately(k, now) {
+			delete(inv.runs, k)
+		}
+	}
+	pages := inv.pages()
+	if trustFeed && inv.feedUsable(now) {
+		// The feed vouches for the unchanged: only the changed, which
+		// missed, count.
+		return len(inv.misses) > pages
+	}
 	return len(inv.misses) > pages || (stale && len(asked) > pages && now.Sub(inv.listedAt) > maxAge)
+}
+
+// askedLately tells whether any caller asked for key within the last
+// minute; the caller holds mu.
+func (inv *inventory) askedLately(key string, now time.Time) bool {
+	for _, m := range inv.asked {
+		if at, ok := m[key]; ok && now.Sub(at) <= time.Minute {
+			return true
+		}
+	}
+	return false
+}
+
+// pages is how many pages a full listing takes; the caller holds mu.
+func (inv *inventory) pages() int { return max(1, (len(inv.byID)+49)/50) }
+
+// fresh tells whether an entry may answer a caller taking maxAge: seen
+// within it, or, where the caller trusts the feed, not changed since and
+// vouched for by a poll within maxAge. The caller holds mu.
+func (inv *inventory) fresh(e *entry, now time.Time, maxAge time.Duration, trustFeed bool) bool {
+	if now.Sub(e.seen) <= maxAge {
+		return true
+	}
+	return trustFeed && inv.feedUsable(now) && !e.seen.IsZero() && now.Sub(inv.feedAt) <= maxAge
+}
+
+// feedUsable tells whether the feed may vouch for entries: there is one,
+// and the last full listing is recent enough to cover the changes that
+// leave no action. The caller holds mu.
+func (inv *inventory) feedUsable(now time.Time) bool {
+	return inv.feed != nil && !inv.listedAt.IsZero() && now.Sub(inv.listedAt) <= inv.listingMaxAge
+}
+
+// pollFeed reads the server actions since the last poll (coalesced with
+// concurrent polls) and marks the servers they touched as changed, so
+// their next lookup fetches them. When more changed than a listing has
+// pages, it lists everything instead.
+func (inv *inventory) pollFeed(ctx context.Context) error {
+	_, err, _ := inv.flight.Do("feed", func() (any, error) {
+		start := inv.now()
+		inv.mu.Lock()
+		pages := inv.pages()
+		inv.mu.Unlock()
+		ch, err := inv.feed.poll(ctx, pages)
+		if err != nil {
+			return nil, err
+		}
+		inv.stats.add(&inv.stats.feedPolls)
+		if ch.overflow {
+			if err := inv.refresh(ctx); err != nil {
+				return nil, err
+			}
+		}
+		inv.mu.Lock()
+		defer inv.mu.Unlock()
+		for _, id := range ch.servers {
+			if e := inv.byID[id]; e != nil && e.seen.Before(start) {
+				e.seen = time.Time{}
+			}
+		}
+		inv.feedAt = start
+		return nil, nil
+	})
+	return err
 }
 
 // refresh lists every server (coalesced with concurrent refreshes) and

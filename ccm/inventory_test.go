@@ -19,7 +19,7 @@ func TestInventorySweeps(t *testing.T) {
 	sweep := func() {
 		t.Helper()
 		for i := range 120 {
-			s, err := inv.byServerName(t.Context(), fmt.Sprintf("node-%04d", i), 5*time.Minute)
+			s, err := inv.byServerName(t.Context(), fmt.Sprintf("node-%04d", i), within(5*time.Minute))
 			if err != nil || s == nil {
 				t.Fatalf("node-%04d: %v %v", i, s, err)
 			}
@@ -51,11 +51,11 @@ func TestInventoryLifecycleChecks(t *testing.T) {
 	if err := inv.refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	s, _ := inv.byServerName(t.Context(), "node-0007", time.Minute)
+	s, _ := inv.byServerName(t.Context(), "node-0007", within(time.Minute))
 	c.FC.ResetCounters()
 	for range 720 {
 		clk.Advance(5 * time.Second)
-		if _, err := inv.byServerID(t.Context(), s.ID, time.Minute); err != nil {
+		if _, err := inv.byServerID(t.Context(), s.ID, within(time.Minute)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -76,7 +76,7 @@ func TestInventoryJoinBurst(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range 100 {
 		wg.Go(func() {
-			if s, err := inv.byServerName(t.Context(), fmt.Sprintf("node-%04d", i), 5*time.Minute); err != nil || s == nil {
+			if s, err := inv.byServerName(t.Context(), fmt.Sprintf("node-%04d", i), within(5*time.Minute)); err != nil || s == nil {
 				t.Errorf("node-%04d: %v %v", i, s, err)
 			}
 		})
@@ -94,7 +94,7 @@ func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
 	c := newCloud(t, 3, fakecloud.Options{})
 	clk := cloudtest.NewClock(time.Unix(1e9, 0))
 	inv := newInventory(c.Client, clk.Now)
-	s, err := inv.byServerName(t.Context(), "node-0001", time.Minute)
+	s, err := inv.byServerName(t.Context(), "node-0001", within(time.Minute))
 	if err != nil || s == nil {
 		t.Fatal(s, err)
 	}
@@ -102,14 +102,14 @@ func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Advance(2 * time.Minute)
-	if got, err := inv.byServerID(t.Context(), s.ID, time.Minute); err == nil || got != nil {
+	if got, err := inv.byServerID(t.Context(), s.ID, within(time.Minute)); err == nil || got != nil {
 		t.Fatalf("during an outage: %v %v, want an error", got, err)
 	}
 	c.FC.ClearFaults()
 	if err := c.FC.Apply(fakecloud.Event{Type: "delete_server", Server: s.ID}); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := inv.byServerID(t.Context(), s.ID, time.Minute); err != nil || got != nil {
+	if got, err := inv.byServerID(t.Context(), s.ID, within(time.Minute)); err != nil || got != nil {
 		t.Fatalf("after deletion: %v %v, want nil, nil", got, err)
 	}
 }

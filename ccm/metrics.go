@@ -10,6 +10,8 @@ var (
 		[]string{"result"}, nil)
 	inventoryListingsDesc = prometheus.NewDesc("hcloud_ccm_inventory_listings_total",
 		"Full paged listings of all servers.", nil, nil)
+	inventoryFeedPollsDesc = prometheus.NewDesc("hcloud_ccm_inventory_action_polls_total",
+		"Reads of GET /servers/actions that tell which servers changed.", nil, nil)
 	budgetRemainingDesc = prometheus.NewDesc("hcloud_ccm_api_budget_remaining",
 		"Requests left in the project's rate limit, from the last RateLimit headers plus what refilled since.", nil, nil)
 	budgetLimitDesc = prometheus.NewDesc("hcloud_ccm_api_budget_limit",
@@ -26,7 +28,7 @@ type collector struct {
 }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{inventoryLookupsDesc, inventoryListingsDesc, budgetRemainingDesc, budgetLimitDesc, budgetWaitDesc} {
+	for _, d := range []*prometheus.Desc{inventoryLookupsDesc, inventoryListingsDesc, inventoryFeedPollsDesc, budgetRemainingDesc, budgetLimitDesc, budgetWaitDesc} {
 		ch <- d
 	}
 }
@@ -37,6 +39,7 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.targeted), "targeted")
 	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.gone), "gone")
 	ch <- prometheus.MustNewConstMetric(inventoryListingsDesc, prometheus.CounterValue, float64(s.listings))
+	ch <- prometheus.MustNewConstMetric(inventoryFeedPollsDesc, prometheus.CounterValue, float64(s.feedPolls))
 	ch <- prometheus.MustNewConstMetric(budgetWaitDesc, prometheus.CounterValue, c.budget.waited().Seconds())
 	if remaining, limit, known := c.budget.snapshot(); known {
 		ch <- prometheus.MustNewConstMetric(budgetRemainingDesc, prometheus.GaugeValue, remaining)

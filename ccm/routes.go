@@ -109,7 +109,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 		r.event(node, msg)
 		return errors.New(msg)
 	}
-	s, err := r.inv.byServerName(ctx, node, r.maxAge)
+	s, err := r.inv.byServerName(ctx, node, within(r.maxAge))
 	if err != nil {
 		return fmt.Errorf("create route for node %s: %w", node, err)
 	}

@@ -104,7 +104,7 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 		t.Fatalf("routes %v", got)
 	}
 	// The lifecycle check confirms it gone (one 404): its IP leads nowhere, known without a listing.
-	if got, err := r.inv.byServerID(t.Context(), s.ID, 0); got != nil || err != nil {
+	if got, err := r.inv.byServerID(t.Context(), s.ID, within(0)); got != nil || err != nil {
 		t.Fatal(got, err)
 	}
 	c.FC.ResetCounters()
