@@ -64,6 +64,19 @@ func (c *Cloud) Requests(ctx context.Context, method, template string) (uint64, 
 	return n, nil
 }
 
+// RequestsByRoute is the request counters as "METHOD template" → count.
+func (c *Cloud) RequestsByRoute(ctx context.Context) (map[string]uint64, error) {
+	counters, err := c.admin.Counters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]uint64{}
+	for _, ct := range counters {
+		by[ct.Method+" "+ct.Template] += ct.Count
+	}
+	return by, nil
+}
+
 // FaultHits is how many requests the request faults have applied to.
 func (c *Cloud) FaultHits(ctx context.Context) (int, error) {
 	faults, err := c.admin.Faults(ctx)

@@ -1,9 +1,12 @@
 package scale
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -47,8 +50,13 @@ func (r *runner) measure(ctx context.Context, row Row, f func(*Row) error) error
 	if row.Wall == 0 {
 		row.Wall = time.Since(start)
 	}
-	if row.Requests, err = r.cloud.Requests(ctx, "", ""); err != nil {
+	by, err := r.cloud.RequestsByRoute(ctx)
+	if err != nil {
 		return err
+	}
+	row.Requests, row.Routes = 0, routeList(by)
+	for _, n := range by {
+		row.Requests += n
 	}
 	after, err := readUsage(r.pid)
 	if err != nil {
@@ -259,6 +267,22 @@ func (r *runner) deleteServer(ctx context.Context) error {
 		row.Notes = "time is until the Node was deleted"
 		return nil
 	})
+}
+
+// routeList is the counters as "GET /servers 20, …", most first.
+func routeList(by map[string]uint64) string {
+	keys := slices.Collect(maps.Keys(by))
+	slices.SortFunc(keys, func(a, b string) int {
+		if by[a] != by[b] {
+			return cmp.Compare(by[b], by[a])
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, by[k])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func serviceName(i int) string { return fmt.Sprintf("web-%03d", i) }

@@ -16,6 +16,7 @@ type Row struct {
 	PeakRSS  uint64        // bytes, the CCM's peak resident memory during the phase
 	CPU      time.Duration // the CCM's CPU time during the phase
 	Notes    string
+	Routes   string // the requests by method and route, most first
 
 	rate       bool    // Requests were counted over a window: report them per hour
 	peakReset  bool    // PeakRSS is this phase's, not the process's lifetime peak
@@ -23,7 +24,7 @@ type Row struct {
 }
 
 func (row Row) summary() string {
-	return fmt.Sprintf("%d requests, %s, peak RSS %s, CPU %s", row.Requests, round(row.Wall), mib(row.PeakRSS), round(row.CPU))
+	return fmt.Sprintf("%d requests (%s), %s, peak RSS %s, CPU %s", row.Requests, row.Routes, round(row.Wall), mib(row.PeakRSS), round(row.CPU))
 }
 
 // Report is a run's rows and setting.
@@ -50,7 +51,7 @@ type aim struct {
 // the Service figures scale with S.
 func (rep *Report) aims() map[string]aim {
 	n, s := rep.Config.Nodes, rep.Config.Services
-	pages := (n + 1 + 49) / 50
+	pages := (n + 49) / 50
 	burst := (n+49)/50 + 5
 	return map[string]aim{
 		"burst": {fmt.Sprintf("≤ %d requests; Hetzner API ≤ 10%% of the time", burst), fmt.Sprintf("a %d-page listing per 10 s of burst", pages),
@@ -118,8 +119,12 @@ func (rep *Report) Markdown() string {
 	}
 	fmt.Fprintf(&b, "| whole run | | | %s | | ≤ %s | %s | |\n\n", mib(peak), mib(peakRSSAim), yesNo(peak <= peakRSSAim))
 	for _, row := range rep.Rows {
-		if row.Notes != "" {
-			fmt.Fprintf(&b, "- %s: %s.\n", row.Phase, row.Notes)
+		notes := row.Notes
+		if row.Routes != "" {
+			notes = strings.TrimPrefix(notes+". Requests: "+row.Routes, ". ")
+		}
+		if notes != "" {
+			fmt.Fprintf(&b, "- %s: %s.\n", row.Phase, notes)
 		}
 	}
 	return b.String()
