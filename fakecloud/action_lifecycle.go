@@ -92,6 +92,25 @@ func (w *liveWorld) startAction(s actionSpec) *action {
 	return a
 }
 
+// recordDone records an action that took effect at once, as an event's
+// change does: finished as it starts, whatever the action options and
+// action faults say.
+func (w *liveWorld) recordDone(command string, resources ...resourceRef) {
+	now := w.now()
+	at := now.UTC().Truncate(time.Second)
+	a := &action{
+		Action: schema.Action{
+			ID: w.newID("action"), Command: command, Status: "success", Progress: 100,
+			Started: at, Finished: &at, Resources: refsToSchema(resources),
+		},
+		Due: now,
+	}
+	if len(resources) > 0 {
+		a.Lock = resources[0]
+	}
+	w.actions.put(a.ID, a)
+}
+
 func refsToSchema(refs []resourceRef) []schema.ActionResourceReference {
 	out := make([]schema.ActionResourceReference, 0, len(refs))
 	for _, r := range refs {

@@ -10,6 +10,8 @@ import (
 )
 
 // Event is something that happens to the cloud behind its clients' back.
+// Like an operator's change through the Console or the API, every change
+// records the actions the real API records for it, already finished.
 type Event struct {
 	// Type is delete_server, power_off_server, power_on_server,
 	// set_target_health, lock or set_server_ip.
@@ -80,15 +82,18 @@ func (w *liveWorld) applyEvent(e Event) error {
 		}
 		w.removeServer(srv)
 		w.dropLocks(resourceRef{"server", srv.ID})
+		w.recordDone("delete_server", resourceRef{"server", srv.ID})
 	case "power_off_server", "power_on_server":
 		srv, err := w.eventServer(e)
 		if err != nil {
 			return err
 		}
-		srv.Status = "off"
+		status, command := "off", "stop_server"
 		if e.Type == "power_on_server" {
-			srv.Status = "running"
+			status, command = "running", "start_server"
 		}
+		srv.Status = status
+		w.recordDone(command, resourceRef{"server", srv.ID})
 	case "set_target_health":
 		return w.setTargetHealth(e)
 	case "lock":
@@ -214,10 +219,17 @@ func (w *liveWorld) setPublicIPv4(srv *server, a netip.Addr) error {
 	w.pubIPv4.release(old)
 	srv.PublicNet.IPv4.IP = a.String()
 	srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
+	refs := []resourceRef{{"server", srv.ID}}
 	if pip, ok := w.primaryIPs.get(srv.PublicNet.IPv4.ID); ok {
 		pip.IP = a.String()
 		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
+		refs = append(refs, resourceRef{"primary_ip", pip.ID})
 	}
+	// A user unassigns the primary IP and assigns one with the new address.
+	// The spec's descriptions of both actions name no resources; their
+	// examples carry the server and the primary IP, so these do too.
+	w.recordDone("unassign_primary_ip", refs...)
+	w.recordDone("assign_primary_ip", refs...)
 	return nil
 }
 
@@ -247,6 +259,11 @@ func (w *liveWorld) setPrivateIP(srv *server, netID int64, a netip.Addr) error {
 	m.ip = a
 	w.attach(netID, m)
 	srv.PrivateNet = append(srv.PrivateNet, pn)
+	// A user detaches the server and attaches it again with the new IP;
+	// the spec's examples of both actions carry the server and the network.
+	refs := []resourceRef{{"server", srv.ID}, {"network", netID}}
+	w.recordDone("detach_from_network", refs...)
+	w.recordDone("attach_to_network", refs...)
 	return nil
 }
 
