@@ -56,6 +56,7 @@ func (t *actionTracker) count() int {
 	return len(t.running)
 }
 
+// pending is the action the CCM last started on lbID, while it runs.
 func (t *actionTracker) pending(lbID int64) *hcloud.Action {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -64,33 +65,58 @@ func (t *actionTracker) pending(lbID int64) *hcloud.Action {
 
 // settle waits up to wait for the action running on lbID. An action that
 // takes longer is an api.RetryError, so no worker is parked on it; one
-// that failed is an error. Polls are shared: syncs waiting at once cost
-// one request, not one each.
+// that failed is an error. Polls are shared: each waiter polls on the
+// schedule of pollAt, so syncs waiting on actions started together cost
+// one request per step, not one each.
 func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Duration) error {
 	deadline := time.Now().Add(wait)
-	delay := 50 * time.Millisecond
-	a := t.pending(lbID)
-	for a != nil {
-		if err := t.pollSince(ctx, time.Now(), 0); err != nil {
-			return err
-		}
-		if f := t.failedAction(lbID); f != nil && f.ID == a.ID {
-			return actionError(f)
-		}
-		if t.pending(lbID) == nil {
+	var after time.Time // the last poll this waiter relied on
+	for {
+		t.mu.Lock()
+		ta, running := t.running[lbID]
+		t.mu.Unlock()
+		if !running {
 			return nil
 		}
-		if time.Now().Add(delay).After(deadline) {
-			return api.NewRetryError(fmt.Sprintf("action %d (%s) on load balancer %d is still running", a.ID, a.Command, lbID), time.Second)
+		due := pollAt(ta.since, after)
+		if due.After(deadline) {
+			return api.NewRetryError(fmt.Sprintf("action %d (%s) on load balancer %d is still running", ta.action.ID, ta.action.Command, lbID), time.Second)
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(delay):
+		if d := time.Until(due); d > 0 {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(d):
+			}
 		}
-		delay = min(2*delay, time.Second)
+		if err := t.pollSince(ctx, due, 0); err != nil {
+			return err
+		}
+		after = due
+		if f := t.failedAction(lbID); f != nil && f.ID == ta.action.ID {
+			return actionError(f)
+		}
 	}
-	return nil
+}
+
+// pollAt is when a waiter on an action the CCM started at since polls
+// next, after its poll at after: at ages of 100, 300 and 700 ms, then
+// every second (most actions end within a second or two), on a 100 ms
+// grid, so that waiters on actions started together ask in one poll.
+func pollAt(since, after time.Time) time.Time {
+	next := since.Add(100 * time.Millisecond)
+	for step := 200 * time.Millisecond; !next.After(after); step = min(2*step, time.Second) {
+		next = next.Add(step)
+	}
+	return ceilGrid(next)
+}
+
+// ceilGrid rounds t up to the next multiple of 100 ms.
+func ceilGrid(t time.Time) time.Time {
+	if g := t.Truncate(100 * time.Millisecond); g.Before(t) {
+		return g.Add(100 * time.Millisecond)
+	}
+	return t
 }
 
 // forget drops what is known of a deleted load balancer's actions.

@@ -4,6 +4,8 @@
 package loadbalancer
 
 import (
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,4 +34,25 @@ func TestLBEconomyCreate(t *testing.T) {
 	}
 	t.Logf("create (2 ports, 10 targets, network; action time %s): %d requests (first of the process), %d after; status after %s",
 		actionTime, n, second, took.Round(time.Millisecond))
+}
+
+// TestLBEconomyCreateManyAtOnce: Services created together (the service
+// controller's workers run them at once) list the labelled load balancers
+// and the types once between them, then send one create each.
+func TestLBEconomyCreateManyAtOnce(t *testing.T) {
+	c := newLBCluster(t, 10, fakecloud.Options{ActionDuration: actionTime})
+	var wg sync.WaitGroup
+	for i := range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", lbService(fmt.Sprintf("web-%d", i), []int32{80}), c.nodes); err != nil {
+				t.Errorf("web-%d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if types, lists, n := c.FC.Requests("GET", "/load_balancer_types"), c.FC.Requests("GET", "/load_balancers"), c.Requests(); types != 1 || lists != 1 || n != 12 {
+		t.Errorf("10 creates at once: %d requests (%d type listings, %d load balancer listings), want 12: one of each, then 10 creates", n, types, lists)
+	}
 }

@@ -30,7 +30,8 @@ type lbStore struct {
 	locks     map[string]*sync.Mutex
 	types     lbTypes
 
-	listMu sync.Mutex // one listing at a time
+	listMu  sync.Mutex // one listing at a time
+	typesMu sync.Mutex // one listing of the types at a time
 }
 
 func newLBStore(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *lbStore {
@@ -157,8 +158,11 @@ func (s *lbStore) invalidate(uid string) {
 // lbTypes are the load balancer types by name.
 type lbTypes map[string]*hcloud.LoadBalancerType
 
-// loadTypes lists the types once; they are part of the catalog and do not change.
+// loadTypes lists the types once, however many syncs ask at once; they
+// are part of the catalog and do not change.
 func (s *lbStore) loadTypes(ctx context.Context) (lbTypes, error) {
+	s.typesMu.Lock()
+	defer s.typesMu.Unlock()
 	s.mu.Lock()
 	t := s.types
 	s.mu.Unlock()

@@ -38,6 +38,7 @@ func run(args []string) error {
 	fs.StringVar(&c.ControlBin, "control-bin", os.Getenv("E2E_CONTROL_BIN"), "directory with etcd and kube-apiserver (env E2E_CONTROL_BIN)")
 	write := fs.String("write", "", "write the table into this file between its make scale markers, e.g. BENCHMARKS.md")
 	check := fs.Bool("check", false, "exit 1 when an aim is missed")
+	fs.BoolVar(&c.Keep, "keep", false, "keep the working directory: every process's log and each phase's requests (journal-<phase>.json)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

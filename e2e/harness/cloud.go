@@ -120,6 +120,9 @@ func (c *Cloud) serverStatus(ctx context.Context) (map[string]string, error) {
 	return status, nil
 }
 
+// ClearJournal forgets fakecloud's journal entries.
+func (c *Cloud) ClearJournal(ctx context.Context) error { return c.admin.ClearJournal(ctx) }
+
 // Journal is fakecloud's record of the API requests f selects.
 func (c *Cloud) Journal(ctx context.Context, f fakecloud.JournalFilter) ([]fakecloud.JournalEntry, error) {
 	return c.admin.Journal(ctx, f)

@@ -3,8 +3,11 @@ package scale
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -31,6 +34,9 @@ func (r *runner) phases() []func(context.Context) error {
 func (r *runner) measure(ctx context.Context, row Row, f func(*Row) error) error {
 	r.logf("%s", row.Phase)
 	err := r.cloud.ResetCounters(ctx)
+	if err == nil && r.cfg.Keep {
+		err = r.cloud.ClearJournal(ctx)
+	}
 	if err != nil {
 		return err
 	}
@@ -53,6 +59,11 @@ func (r *runner) measure(ctx context.Context, row Row, f func(*Row) error) error
 	by, err := r.cloud.RequestsByRoute(ctx)
 	if err != nil {
 		return err
+	}
+	if r.cfg.Keep {
+		if err := r.saveJournal(ctx, row.Key); err != nil {
+			return err
+		}
 	}
 	row.Requests, row.Routes = 0, routeList(by)
 	for _, n := range by {
@@ -139,12 +150,29 @@ func (r *runner) notReady(ctx context.Context, row Row, count int) error {
 	set := func(ready bool) error {
 		return parallel(ctx, count, 8, func(i int) error { return r.env.SetReady(ctx, names[i], ready) })
 	}
-	if err := r.measure(ctx, row, func(*Row) error {
-		if err := set(false); err != nil {
-			return err
-		}
-		return r.sleep(ctx, r.cfg.scaled(r.cfg.Window))
-	}); err != nil {
+	// The turn to NotReady costs a first look at each server; the window
+	// then measures the state, as the simulation (make economy) does after
+	// five minutes of settling.
+	if err := r.cloud.ResetCounters(ctx); err != nil {
+		return err
+	}
+	if err := set(false); err != nil {
+		return err
+	}
+	r.logf("%s: settling for %s", row.Phase, r.cfg.scaled(r.cfg.Window))
+	if err := r.sleep(ctx, r.cfg.scaled(r.cfg.Window)); err != nil {
+		return err
+	}
+	by, err := r.cloud.RequestsByRoute(ctx)
+	if err != nil {
+		return err
+	}
+	var turn uint64
+	for _, n := range by {
+		turn += n
+	}
+	row.Notes = fmt.Sprintf("measured after %s of settling, which cost %d requests (%s)", r.cfg.scaled(r.cfg.Window), turn, routeList(by))
+	if err := r.measure(ctx, row, func(*Row) error { return r.sleep(ctx, r.cfg.scaled(r.cfg.Window)) }); err != nil {
 		return err
 	}
 	return set(true)
@@ -267,6 +295,20 @@ func (r *runner) deleteServer(ctx context.Context) error {
 		row.Notes = "time is until the Node was deleted"
 		return nil
 	})
+}
+
+// saveJournal writes the phase's requests, as fakecloud's journal has
+// them, to journal-<key>.json in the working directory.
+func (r *runner) saveJournal(ctx context.Context, key string) error {
+	entries, err := r.cloud.Journal(ctx, fakecloud.JournalFilter{})
+	if err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(entries, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(r.cfg.Dir, "journal-"+key+".json"), b, 0o644)
 }
 
 // routeList is the counters as "GET /servers 20, …", most first.

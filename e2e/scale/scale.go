@@ -33,6 +33,7 @@ type Config struct {
 	Root       string // the repository: bin/ccm, bin/fakecloud, deploy/ccm.yaml
 	ControlBin string // etcd and kube-apiserver
 	Dir        string // working directory, kept when the run fails
+	Keep       bool   // keep it anyway, with each phase's journal of requests
 	Log        io.Writer
 }
 
@@ -117,6 +118,10 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		}
 	}
 	env.Stop()
+	if c.Keep {
+		r.logf("logs and each phase's requests (journal-*.json) kept in %s", c.Dir)
+		return &r.report, nil
+	}
 	if err := os.RemoveAll(c.Dir); err != nil {
 		return nil, err
 	}
