@@ -234,9 +234,11 @@ func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxA
 			}
 		}
 	}
-	for k, at := range inv.runs {
-		if now.Sub(at) > 24*time.Hour && !inv.askedLately(k, now) {
-			delete(inv.runs, k)
+	if !trustFeed {
+		for k := range inv.runs {
+			if _, ok := asked[k]; !ok { // not asked for two periods: the run is over
+				delete(inv.runs, k)
+			}
 		}
 	}
 	pages := inv.pages()
@@ -246,17 +248,6 @@ func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxA
 		return len(inv.misses) > pages
 	}
 	return len(inv.misses) > pages || (stale && len(asked) > pages && now.Sub(inv.listedAt) > maxAge)
-}
-
-// askedLately tells whether any caller asked for key within the last
-// minute; the caller holds mu.
-func (inv *inventory) askedLately(key string, now time.Time) bool {
-	for _, m := range inv.asked {
-		if at, ok := m[key]; ok && now.Sub(at) <= time.Minute {
-			return true
-		}
-	}
-	return false
 }
 
 // pages is how many pages a full listing takes; the caller holds mu.
