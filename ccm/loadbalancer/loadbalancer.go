@@ -72,7 +72,9 @@ func (l *Manager) Start(ctx context.Context, recorder record.EventRecorder) {
 	l.mu.Lock()
 	l.recorder, l.ctx = recorder, ctx
 	l.mu.Unlock()
-	go l.actions.run(ctx, time.Second)
+	// Nothing waits for the background poll but a failed action's
+	// re-apply; a sync that needs an action's end polls for itself.
+	go l.actions.run(ctx, 3*time.Second)
 }
 
 // ActionsRunning is how many of its actions the Manager has not yet
