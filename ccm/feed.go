@@ -60,8 +60,12 @@ func (f *feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
 		f.started = true
 		return ch, nil
 	}
+	// Nothing is committed to the feed until every read succeeded: a
+	// failed poll leaves the cursor where it was, so its changes are read
+	// again by the next.
 	newest := f.cursor
 	seen := map[int64]bool{}
+	started, ended := []int64{}, []int64{}
 	for page := 1; ; page++ {
 		if page > maxPages {
 			// Too much changed to follow action by action.
@@ -80,11 +84,11 @@ func (f *feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
 			case a.ID > f.cursor:
 				ch.add(a)
 				if a.Status == hcloud.ActionStatusRunning {
-					f.running[a.ID] = true
+					started = append(started, a.ID)
 				}
 			case f.running[a.ID] && a.Status != hcloud.ActionStatusRunning:
 				ch.add(a)
-				delete(f.running, a.ID)
+				ended = append(ended, a.ID)
 				reachedCursor = true
 			default:
 				reachedCursor = true
@@ -94,7 +98,6 @@ func (f *feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
 			break
 		}
 	}
-	f.cursor = newest
 	// Actions still running at the last poll that this one did not reach.
 	var ids []int64
 	for id := range f.running {
@@ -113,14 +116,21 @@ func (f *feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
 			found[a.ID] = true
 			if a.Status != hcloud.ActionStatusRunning {
 				ch.add(a)
-				delete(f.running, a.ID)
+				ended = append(ended, a.ID)
 			}
 		}
 		for _, id := range ids {
 			if !found[id] {
-				delete(f.running, id) // gone from the listing: nothing left to see end
+				ended = append(ended, id) // gone from the listing: nothing left to see end
 			}
 		}
+	}
+	f.cursor = newest
+	for _, id := range started {
+		f.running[id] = true
+	}
+	for _, id := range ended {
+		delete(f.running, id)
 	}
 	return ch, nil
 }

@@ -2,6 +2,7 @@ package ccm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -234,5 +235,45 @@ func TestLifecycleBacksOff(t *testing.T) {
 	}
 	if got, err := inv.byServerID(t.Context(), s.ID, life); err != nil || got != nil {
 		t.Errorf("first ask after the deletion: %v, %v; want gone", got, err)
+	}
+}
+
+// TestFeedFailedPollLosesNothing: when a poll's second read fails, the
+// feed keeps its cursor and running actions, so the next poll reports the
+// same changes.
+func TestFeedFailedPollLosesNothing(t *testing.T) {
+	action := func(id, server int64, status hcloud.ActionStatus) *hcloud.Action {
+		return &hcloud.Action{ID: id, Status: status, Resources: []*hcloud.ActionResource{{ID: server, Type: hcloud.ActionResourceTypeServer}}}
+	}
+	newest := []*hcloud.Action{action(12, 2, hcloud.ActionStatusSuccess), action(10, 1, hcloud.ActionStatusSuccess)}
+	replies := []func() ([]*hcloud.Action, error){
+		func() ([]*hcloud.Action, error) {
+			return []*hcloud.Action{action(10, 1, hcloud.ActionStatusRunning)}, nil
+		}, // cursor 10; 5 (older) runs
+		func() ([]*hcloud.Action, error) { return newest, nil },                         // 10 ended, 12 new
+		func() ([]*hcloud.Action, error) { return nil, errors.New("connection reset") }, // 5 by ID fails
+		func() ([]*hcloud.Action, error) { return newest, nil },
+		func() ([]*hcloud.Action, error) {
+			return []*hcloud.Action{action(5, 3, hcloud.ActionStatusSuccess)}, nil
+		},
+	}
+	f := &feed{running: map[int64]bool{}, list: func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error) {
+		acts, err := replies[0]()
+		replies = replies[1:]
+		return acts, &hcloud.Response{Meta: hcloud.Meta{Pagination: &hcloud.Pagination{}}}, err
+	}}
+	if _, err := f.poll(t.Context(), 10); err != nil {
+		t.Fatal(err)
+	}
+	f.running[5] = true // an older action still running, beyond the first page
+	if _, err := f.poll(t.Context(), 10); err == nil {
+		t.Fatal("the failed read was not reported")
+	}
+	if f.cursor != 10 || !f.running[10] || !f.running[5] {
+		t.Fatalf("after a failed poll: cursor %d, running %v; want 10 and both still followed", f.cursor, f.running)
+	}
+	ch, err := f.poll(t.Context(), 10)
+	if want := []int64{2, 1, 3}; err != nil || !slices.Equal(ch.servers, want) || f.cursor != 12 || len(f.running) != 0 {
+		t.Errorf("the poll after: servers %v, %v, cursor %d, running %v; want %v, cursor 12, nothing running", ch.servers, err, f.cursor, f.running, want)
 	}
 }
