@@ -57,11 +57,9 @@ type freshness struct {
 // within is a freshness of maxAge that the feed may vouch for.
 func within(maxAge time.Duration) freshness { return freshness{maxAge: maxAge} }
 
-// allowed is how old an answer may be, run into a run of repeated asks.
+// allowed is how old an answer may be, run into a run of repeated asks
+// (a freshness with a ceiling).
 func (f freshness) allowed(run time.Duration) time.Duration {
-	if f.ceiling == 0 {
-		return f.maxAge
-	}
 	if run == 0 {
 		return f.maxAge / 12
 	}

@@ -65,10 +65,7 @@ func (r *runner) measure(ctx context.Context, row Row, f func(*Row) error) error
 			return err
 		}
 	}
-	row.Requests, row.Routes = 0, routeList(by)
-	for _, n := range by {
-		row.Requests += n
-	}
+	row.Requests, row.Routes = total(by), routeList(by)
 	after, err := readUsage(r.pid)
 	if err != nil {
 		return err
@@ -167,11 +164,7 @@ func (r *runner) notReady(ctx context.Context, row Row, count int) error {
 	if err != nil {
 		return err
 	}
-	var turn uint64
-	for _, n := range by {
-		turn += n
-	}
-	row.Notes = fmt.Sprintf("measured after %s of settling, which cost %d requests (%s)", r.cfg.scaled(r.cfg.Window), turn, routeList(by))
+	row.Notes = fmt.Sprintf("measured after %s of settling, which cost %d requests (%s)", r.cfg.scaled(r.cfg.Window), total(by), routeList(by))
 	if err := r.measure(ctx, row, func(*Row) error { return r.sleep(ctx, r.cfg.scaled(r.cfg.Window)) }); err != nil {
 		return err
 	}
@@ -313,6 +306,15 @@ func (r *runner) saveJournal(ctx context.Context, key string) error {
 		return err
 	}
 	return os.WriteFile(filepath.Join(r.cfg.Dir, "journal-"+key+".json"), b, 0o644)
+}
+
+// total adds the counters up.
+func total(by map[string]uint64) uint64 {
+	var n uint64
+	for _, c := range by {
+		n += c
+	}
+	return n
 }
 
 // routeList is the counters as "GET /servers 20, …", most first.

@@ -39,6 +39,11 @@ func (rep *Report) perHour(row Row) float64 {
 	return float64(row.Requests) * float64(time.Hour) / float64(rep.Config.Window)
 }
 
+// rate is a window's count as "36 /h (3 in 5m0s)".
+func (rep *Report) rate(row Row) string {
+	return fmt.Sprintf("%.0f /h (%d in %s)", rep.perHour(row), row.Requests, round(rep.Config.scaled(rep.Config.Window)))
+}
+
 // aim is one figure the issue asks for, scaled to the run's size.
 type aim struct {
 	text     string
@@ -90,7 +95,7 @@ func (rep *Report) Missed() []string {
 
 func (rep *Report) measured(row Row) string {
 	if row.rate {
-		return fmt.Sprintf("%.0f /h (%d in %s)", rep.perHour(row), row.Requests, round(rep.Config.scaled(rep.Config.Window)))
+		return rep.rate(row)
 	}
 	return fmt.Sprintf("%d requests, %s", row.Requests, round(row.Wall))
 }
@@ -109,7 +114,7 @@ func (rep *Report) Markdown() string {
 		a := aims[row.Key]
 		requests := fmt.Sprint(row.Requests)
 		if row.rate {
-			requests = fmt.Sprintf("%.0f /h (%d in %s)", rep.perHour(row), row.Requests, round(c.scaled(c.Window)))
+			requests = rep.rate(row)
 		}
 		rss := mib(row.PeakRSS)
 		if !row.peakReset {
