@@ -2,6 +2,8 @@ package loadbalancer
 
 import (
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -99,5 +101,31 @@ func TestLBOutageDeletesNothingAndConverges(t *testing.T) {
 	}
 	if got := len(c.LoadBalancerOf(t, web).Targets); got != 5 {
 		t.Errorf("%d targets after the outage, want 5", got)
+	}
+}
+
+// TestLBWaitersShareEachPoll: twenty syncs waiting at once on actions
+// started together poll on one schedule: a handful of reads between them,
+// not a handful each.
+func TestLBWaitersShareEachPoll(t *testing.T) {
+	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: time.Second})
+	const n = 20
+	for i := range n {
+		c.ensure(t, lbService(fmt.Sprintf("web-%d", i), []int32{80}), c.nodes[:2]) // each create's action runs 1 s
+	}
+	c.FC.ResetCounters()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := c.lbs.UpdateLoadBalancer(t.Context(), "", lbService(fmt.Sprintf("web-%d", i), []int32{80}), c.nodes); err != nil {
+				t.Errorf("web-%d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if polls, adds := c.FC.Requests("GET", "/actions"), c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target"); polls > 6 || adds != n {
+		t.Errorf("%d polls and %d add_target for %d syncs waiting at once; want at most 6 polls (ages 100, 300, 700 ms, 1.7 s, and a grid step) and %d", polls, adds, n, n)
 	}
 }
