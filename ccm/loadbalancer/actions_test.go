@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cloud-provider/api"
 
@@ -104,28 +106,40 @@ func TestLBOutageDeletesNothingAndConverges(t *testing.T) {
 	}
 }
 
-// TestLBWaitersShareEachPoll: twenty syncs waiting at once on actions
-// started together poll on one schedule: a handful of reads between them,
-// not a handful each.
+// TestLBWaitersShareEachPoll: forty syncs waiting at once on actions the
+// CCM started together poll on one schedule: a handful of reads between
+// them, not a handful each.
 func TestLBWaitersShareEachPoll(t *testing.T) {
-	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: time.Second})
-	const n = 20
+	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: 2 * time.Second})
+	const n = 40
+	created := make([]*hcloud.LoadBalancerCreateResult, n)
 	for i := range n {
-		c.ensure(t, lbService(fmt.Sprintf("web-%d", i), []int32{80}), c.nodes[:2]) // each create's action runs 1 s
+		res, _, err := c.Client.LoadBalancer.Create(t.Context(), hcloud.LoadBalancerCreateOpts{Name: fmt.Sprintf("lb-%d", i),
+			LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		created[i] = &res
+	}
+	tr := newActionTracker(c.Client)
+	for i, res := range created { // recorded in one go: one or two 100 ms grid slots
+		tr.started(fmt.Sprint(i), res.LoadBalancer.ID, res.Action)
 	}
 	c.FC.ResetCounters()
 	var wg sync.WaitGroup
-	for i := range n {
+	for _, res := range created {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := c.lbs.UpdateLoadBalancer(t.Context(), "", lbService(fmt.Sprintf("web-%d", i), []int32{80}), c.nodes); err != nil {
-				t.Errorf("web-%d: %v", i, err)
+			if err := tr.settle(t.Context(), res.LoadBalancer.ID, 10*time.Second); err != nil {
+				t.Error(err)
 			}
 		}()
 	}
 	wg.Wait()
-	if polls, adds := c.FC.Requests("GET", "/actions"), c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target"); polls > 6 || adds != n {
-		t.Errorf("%d polls and %d add_target for %d syncs waiting at once; want at most 6 polls (ages 100, 300, 700 ms, 1.7 s, and a grid step) and %d", polls, adds, n, n)
+	// Polls at ages 100, 300 and 700 ms, 1.7 and 2.7 s, for each of at
+	// most two grid slots.
+	if polls := c.FC.Requests("GET", "/actions"); polls > 10 || tr.count() != 0 {
+		t.Errorf("%d polls for %d syncs waiting at once, %d actions left; want at most 10 and none", polls, n, tr.count())
 	}
 }
