@@ -1,0 +1,124 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"github.com/hcloudlab/hcloud-ccm/ccm/version"
+)
+
+// DefaultNamespace is where the CCM's manifests install it.
+const DefaultNamespace = "kube-system"
+
+// Options say what doctor checks, and with what.
+type Options struct {
+	// Config is the CCM's configuration, as ccm.LoadConfig reads it: the
+	// token, the endpoint, HCLOUD_NETWORK, the address family and the load
+	// balancer defaults. Its Warnings become findings.
+	Config ccm.Config
+	// TokenSource says where the token came from, for the report, such
+	// as "HCLOUD_TOKEN" or "Secret kube-system/hcloud".
+	TokenSource string
+	Kube        kubernetes.Interface
+	// Namespace is the CCM's (default kube-system).
+	Namespace string
+	// ClusterCIDR is kube-controller-manager's --cluster-cidr; empty:
+	// the Nodes' pod CIDRs stand for it.
+	ClusterCIDR string
+	// Transport sends the API requests (default http.DefaultTransport).
+	Transport http.RoundTripper
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// doctor is one run: what it read, and what it found.
+type doctor struct {
+	opts  Options
+	cfg   ccm.Config
+	now   time.Time
+	count *counter
+	api   *hcloud.Client
+	found findings
+
+	cloud    *cloud // nil when the API cannot be read
+	nodes    []corev1.Node
+	services []corev1.Service
+
+	servers   map[string]*hcloud.Server // node name -> its server, for matched Nodes
+	blocked   map[string]string         // node name -> why the CCM cannot initialise it
+	ccmIssue  string                    // why the CCM is not running, if it is not
+	networkID int64
+	zone      string // HCLOUD_NETWORK's network zone
+}
+
+// Run checks the cluster against its cloud. Findings are in the order
+// checked: configuration and token, the CCM itself, Nodes, the network,
+// load balancers, and the rate limit left.
+func Run(ctx context.Context, opts Options) Report {
+	if opts.Namespace == "" {
+		opts.Namespace = DefaultNamespace
+	}
+	if opts.Transport == nil {
+		opts.Transport = http.DefaultTransport
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	d := &doctor{opts: opts, cfg: opts.Config, now: opts.Now(), count: &counter{base: opts.Transport},
+		servers: map[string]*hcloud.Server{}, blocked: map[string]string{}}
+	d.api = hcloud.NewClient(hcloud.WithToken(d.cfg.Token), hcloud.WithEndpoint(d.cfg.Endpoint),
+		hcloud.WithApplication("hcloud-ccm-doctor", version.String()),
+		hcloud.WithHTTPClient(&http.Client{Transport: d.count, Timeout: 30 * time.Second}),
+		hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(time.Second), MaxRetries: 1}))
+
+	for _, w := range d.cfg.Warnings {
+		d.found.warn("config", "environment", w, "see the CCM's settings in README.md")
+	}
+	d.readKube(ctx)
+	d.checkToken(ctx)
+	d.checkWorkload(ctx)
+	d.checkNodes()
+	d.checkNetwork()
+	d.checkServices(ctx)
+	d.checkOrphans()
+	d.checkRateLimit()
+	requests, _, _, _ := d.count.state()
+	return Report{Findings: d.found, Requests: requests}
+}
+
+// readKube lists the Nodes and Services.
+func (d *doctor) readKube(ctx context.Context) {
+	nodes, err := d.opts.Kube.CoreV1().Nodes().List(ctx, metav1.ListOptions{})
+	if err != nil {
+		d.found.fail("kubernetes", "nodes", fmt.Sprintf("cannot list Nodes: %v", err), "check --kubeconfig and that its user may list nodes and services")
+	} else {
+		d.nodes = nodes.Items
+	}
+	svcs, err := d.opts.Kube.CoreV1().Services("").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		d.found.fail("kubernetes", "services", fmt.Sprintf("cannot list Services: %v", err), "check --kubeconfig and that its user may list nodes and services")
+	} else {
+		d.services = svcs.Items
+	}
+}
+
+// networkRef finds HCLOUD_NETWORK (an ID or a name) among networks, as
+// hcloud-go's Network.Get does.
+func networkRef(ref string, networks []*hcloud.Network) *hcloud.Network {
+	id, err := strconv.ParseInt(ref, 10, 64)
+	for _, n := range networks {
+		if (err == nil && n.ID == id) || n.Name == ref {
+			return n
+		}
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+)
+
+// lbServices are the Services the CCM makes load balancers for: of type
+// LoadBalancer, with no loadBalancerClass.
+func (d *doctor) lbServices() []*corev1.Service {
+	var out []*corev1.Service
+	for i := range d.services {
+		if s := &d.services[i]; s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.LoadBalancerClass == nil {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// checkServices checks each load balancer Service's annotations with the
+// controller's own parser, then what they name against the cloud.
+func (d *doctor) checkServices(ctx context.Context) {
+	svcs := d.lbServices()
+	if len(svcs) == 0 {
+		return
+	}
+	if !d.cfg.LoadBalancers.Enabled {
+		for _, svc := range svcs {
+			d.found.warn("service", "service/"+svc.Namespace+"/"+svc.Name, "HCLOUD_LOAD_BALANCERS_ENABLED=false: no load balancer is made for it",
+				"set HCLOUD_LOAD_BALANCERS_ENABLED=true, or give the Service a loadBalancerClass another controller serves")
+		}
+		return
+	}
+	if d.cloud == nil {
+		return
+	}
+	for _, svc := range svcs {
+		d.checkService(ctx, svc)
+	}
+}
+
+func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
+	subject := "service/" + svc.Namespace + "/" + svc.Name
+	c, err := loadbalancer.ValidateService(svc, d.cfg.LoadBalancers, d.networkID, d.zone)
+	if err != nil {
+		d.found.fail("service", subject, strings.ReplaceAll(err.Error(), "\n", "; "), "correct the annotation (kubectl annotate --overwrite)")
+		return
+	}
+	lb := d.cloud.lbByUID[string(svc.UID)]
+	before := len(d.found)
+	fail := func(msg, fix string) { d.found.fail("service", subject, msg, fix) }
+
+	types, err := d.cloud.lbTypes.get(ctx, d.api.LoadBalancerType.All)
+	if err != nil {
+		fail(fmt.Sprintf("cannot list load balancer types: %v", err), "run doctor again")
+		return
+	}
+	if !slices.ContainsFunc(types, func(t *hcloud.LoadBalancerType) bool { return t.Name == c.Type }) {
+		fail(fmt.Sprintf("load balancer type %q does not exist (the types are %s)", c.Type, names(types, func(t *hcloud.LoadBalancerType) string { return t.Name })),
+			fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_TYPE) to one of them", loadbalancer.AnnotationType))
+	}
+
+	locations, err := d.cloud.locations.get(ctx, d.api.Location.All)
+	if err != nil {
+		fail(fmt.Sprintf("cannot list locations: %v", err), "run doctor again")
+		return
+	}
+	zone := ""
+	switch {
+	case c.Location != "":
+		i := slices.IndexFunc(locations, func(l *hcloud.Location) bool { return l.Name == c.Location })
+		if i < 0 {
+			fail(fmt.Sprintf("location %q does not exist (the locations are %s)", c.Location, names(locations, func(l *hcloud.Location) string { return l.Name })),
+				fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_LOCATION) to one of them", loadbalancer.AnnotationLocation))
+			break
+		}
+		zone = string(locations[i].NetworkZone)
+		if asked := svc.Annotations[string(loadbalancer.AnnotationNetworkZone)]; asked != "" && asked != zone {
+			d.found.warn("service", subject, fmt.Sprintf("location %s is in network zone %s; the network-zone annotation %s is ignored", c.Location, zone, asked),
+				fmt.Sprintf("remove %s, or make it %s", loadbalancer.AnnotationNetworkZone, zone))
+		}
+	case c.NetworkZone != "":
+		zone = c.NetworkZone
+		if !slices.ContainsFunc(locations, func(l *hcloud.Location) bool { return string(l.NetworkZone) == zone }) {
+			fail(fmt.Sprintf("network zone %q does not exist (the zones are %s)", zone, zones(locations)),
+				fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_NETWORK_ZONE) to one of them", loadbalancer.AnnotationNetworkZone))
+		}
+	case lb == nil:
+		fail("no location or network zone: its load balancer cannot be created",
+			fmt.Sprintf("set %s, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK", loadbalancer.AnnotationLocation))
+	}
+	if zone != "" && d.networkID != 0 && d.zone != "" && zone != d.zone {
+		fail(fmt.Sprintf("its load balancer would be in network zone %s, but network %s is in %s: it cannot join the network", zone, d.cfg.Network, d.zone),
+			fmt.Sprintf("choose a location in %s", d.zone))
+	}
+
+	if len(c.Certificates) > 0 {
+		certs, err := d.cloud.certificates.get(ctx, d.api.Certificate.All)
+		if err != nil {
+			fail(fmt.Sprintf("cannot list certificates: %v", err), "run doctor again")
+			return
+		}
+		for _, ref := range c.Certificates {
+			id, idErr := strconv.ParseInt(ref, 10, 64)
+			if !slices.ContainsFunc(certs, func(cert *hcloud.Certificate) bool { return (idErr == nil && cert.ID == id) || cert.Name == ref }) {
+				fail(fmt.Sprintf("certificate %q of %s does not exist", ref, loadbalancer.AnnotationHTTPCertificates),
+					"upload it (hcloud certificate create) or name an existing one by ID or name")
+			}
+		}
+	}
+	if len(d.found) > before {
+		return
+	}
+	if lb != nil {
+		d.found.ok("service", subject, fmt.Sprintf("annotations valid; load balancer %s (ID %d)", lb.Name, lb.ID))
+	} else {
+		d.found.ok("service", subject, "annotations valid; no load balancer yet")
+	}
+}
+
+// checkOrphans finds load balancers of Services that are gone, and
+// targets on servers that are gone.
+func (d *doctor) checkOrphans() {
+	if d.cloud == nil {
+		return
+	}
+	uids := map[string]bool{}
+	for _, svc := range d.lbServices() {
+		uids[string(svc.UID)] = true
+	}
+	for _, lb := range d.cloud.lbs {
+		subject := "load-balancer/" + lb.Name
+		if uid := lb.Labels[loadbalancer.ServiceUIDLabel]; uid != "" && d.services != nil && !uids[uid] {
+			d.found.warn("load-balancer", subject, fmt.Sprintf("labelled %s=%s, a Service that no longer exists or is no longer of type LoadBalancer: an orphan that still costs money",
+				loadbalancer.ServiceUIDLabel, uid), fmt.Sprintf("hcloud load-balancer delete %s, once nothing uses its IPs", lb.Name))
+		}
+		for _, t := range lb.Targets {
+			if t.Type != hcloud.LoadBalancerTargetTypeServer || t.Server == nil || t.Server.Server == nil {
+				continue
+			}
+			if id := t.Server.Server.ID; d.cloud.byID[id] == nil {
+				d.found.warn("load-balancer", subject, fmt.Sprintf("target server ID %d does not exist", id),
+					fmt.Sprintf("hcloud load-balancer remove-target %s --server %d", lb.Name, id))
+			}
+		}
+	}
+}
+
+func names[T any](items []T, name func(T) string) string {
+	var out []string
+	for _, it := range items {
+		out = append(out, name(it))
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+func zones(locations []*hcloud.Location) string {
+	var out []string
+	for _, l := range locations {
+		if z := string(l.NetworkZone); !slices.Contains(out, z) {
+			out = append(out, z)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
