@@ -49,9 +49,10 @@ type doctor struct {
 	api   *hcloud.Client
 	found findings
 
-	cloud    *cloud // nil when the API cannot be read
-	nodes    []corev1.Node
-	services []corev1.Service
+	cloud        *cloud // nil when the API cannot be read
+	nodes        []corev1.Node
+	services     []corev1.Service
+	servicesRead bool // the Services were listed: orphans can be told
 
 	servers   map[string]*hcloud.Server // node name -> its server, for matched Nodes
 	blocked   map[string]string         // node name -> why the CCM cannot initialise it
@@ -108,6 +109,7 @@ func (d *doctor) readKube(ctx context.Context) {
 		d.found.fail("kubernetes", "services", fmt.Sprintf("cannot list Services: %v", err), "check --kubeconfig and that its user may list nodes and services")
 	} else {
 		d.services = svcs.Items
+		d.servicesRead = true
 	}
 }
 

@@ -92,8 +92,11 @@ func (f *fixture) start(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f.servers = map[string]*hcloud.Server{}
-	for i, s := range servers {
+	for _, s := range servers {
 		f.servers[s.Name] = s
+	}
+	for i, name := range []string{"node-1", "node-2"} {
+		s := f.servers[name]
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: s.Name, CreationTimestamp: metav1.NewTime(now.Add(-time.Hour)),
 			Annotations: map[string]string{cloudproviderapi.AnnotationAlphaProvidedIPAddr: s.PrivateNet[0].IP.String()}},
 			Spec: corev1.NodeSpec{ProviderID: providerid.FromServerID(s.ID), PodCIDR: fmt.Sprintf("10.244.%d.0/24", i+1)},

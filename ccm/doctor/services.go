@@ -138,7 +138,7 @@ func (d *doctor) checkOrphans() {
 	}
 	for _, lb := range d.cloud.lbs {
 		subject := "load-balancer/" + lb.Name
-		if uid := lb.Labels[loadbalancer.ServiceUIDLabel]; uid != "" && d.services != nil && !uids[uid] {
+		if uid := lb.Labels[loadbalancer.ServiceUIDLabel]; uid != "" && d.servicesRead && !uids[uid] {
 			d.found.warn("load-balancer", subject, fmt.Sprintf("labelled %s=%s, a Service that no longer exists or is no longer of type LoadBalancer: an orphan that still costs money",
 				loadbalancer.ServiceUIDLabel, uid), fmt.Sprintf("hcloud load-balancer delete %s, once nothing uses its IPs", lb.Name))
 		}

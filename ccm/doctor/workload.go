@@ -50,7 +50,7 @@ func (d *doctor) checkWorkload(ctx context.Context) {
 		}
 		d.found.fail("ccm", "namespace/"+ns, "no Deployment or DaemonSet of the CCM in namespace "+ns,
 			"install it (deploy/ccm.yaml or the Helm chart), or pass --namespace where it runs")
-		d.setIssue("the CCM is not installed in " + ns)
+		d.ccmIssue = "the CCM is not installed in " + ns // the cause of the Lease's finding
 		return
 	}
 	for _, w := range ws {
