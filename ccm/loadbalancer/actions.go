@@ -10,32 +10,42 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"k8s.io/cloud-provider/api"
+	"k8s.io/klog/v2"
 )
 
 // actionTracker follows the last action the CCM started on each load
-// balancer. A sync does not wait for its final action: the next change to
-// the same load balancer waits for it (the API locks the load balancer
-// meanwhile), and a background poll finishes the rest, one request for
-// all of them.
+// balancer. Syncs do not wait for actions: the API locks a load balancer
+// while its action runs, so a sync with more to send hands the rest off
+// (hurry) and the tracker's poll tells the Manager when the action ends.
+// One poll asks about every tracked action at once.
 type actionTracker struct {
 	client *hcloud.Client
-	onFail func(uid string, a *hcloud.Action) // a failed action: its change was undone
+	// onEnd is told of each action seen finished, successful or failed.
+	onEnd func(lbID int64, uid string, a *hcloud.Action)
+	// every is how long an action runs before the background poll asks
+	// about it, and then how often; hurried ones are asked about every
+	// 500 ms, as hcloud-go's WaitFor polls.
+	every, hurried time.Duration
 
 	mu      sync.Mutex
 	running map[int64]trackedAction  // by load balancer ID
-	failed  map[int64]*hcloud.Action // the last failed action, for the settle waiting on it
+	failed  map[int64]*hcloud.Action // the last failed action, for settle
+	wake    chan struct{}            // the schedule changed: run looks again
 	pollMu  sync.Mutex
-	polled  time.Time // when the last poll started
+	polled  time.Time // when the last successful poll started
 }
 
 type trackedAction struct {
 	uid    string
 	action *hcloud.Action
 	since  time.Time // when the CCM started it
+	due    time.Time // when the background poll next asks about it
+	hurry  bool      // a sync waits for its end
 }
 
 func newActionTracker(client *hcloud.Client) *actionTracker {
-	return &actionTracker{client: client, running: map[int64]trackedAction{}, failed: map[int64]*hcloud.Action{}}
+	return &actionTracker{client: client, every: 3 * time.Second, hurried: 500 * time.Millisecond,
+		running: map[int64]trackedAction{}, failed: map[int64]*hcloud.Action{}, wake: make(chan struct{}, 1)}
 }
 
 // started records a's load balancer as busy until a finishes.
@@ -43,10 +53,20 @@ func (t *actionTracker) started(uid string, lbID int64, a *hcloud.Action) {
 	if a == nil || a.Status != hcloud.ActionStatusRunning {
 		return
 	}
+	now := time.Now()
 	t.mu.Lock()
-	t.running[lbID] = trackedAction{uid: uid, action: a, since: time.Now()}
+	t.running[lbID] = trackedAction{uid: uid, action: a, since: now, due: now.Add(t.every)}
 	delete(t.failed, lbID)
 	t.mu.Unlock()
+	t.poke()
+}
+
+// poke has run look at the schedule again.
+func (t *actionTracker) poke() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
+	}
 }
 
 // count is how many actions the tracker waits to see finish.
@@ -56,11 +76,29 @@ func (t *actionTracker) count() int {
 	return len(t.running)
 }
 
-// pending is the action the CCM last started on lbID, while it runs.
-func (t *actionTracker) pending(lbID int64) *hcloud.Action {
+// busy reports whether an action the CCM started on lbID may still run.
+func (t *actionTracker) busy(lbID int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return t.running[lbID].action
+	_, ok := t.running[lbID]
+	return ok
+}
+
+// hurry asks the background poll about lbID's action once it is
+// t.hurried old, then every t.hurried; false if none runs.
+func (t *actionTracker) hurry(lbID int64) bool {
+	t.mu.Lock()
+	ta, ok := t.running[lbID]
+	if ok && !ta.hurry {
+		ta.hurry = true
+		ta.due = ceilGrid(earliest(ta.due, ta.since.Add(t.hurried)))
+		t.running[lbID] = ta
+	}
+	t.mu.Unlock()
+	if ok {
+		t.poke()
+	}
+	return ok
 }
 
 // settle waits up to wait for the action running on lbID. An action that
@@ -89,7 +127,7 @@ func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Durati
 			case <-time.After(d):
 			}
 		}
-		if err := t.pollSince(ctx, due, 0); err != nil {
+		if err := t.pollSince(ctx, due); err != nil {
 			return err
 		}
 		after = due
@@ -119,6 +157,13 @@ func ceilGrid(t time.Time) time.Time {
 	return t
 }
 
+func earliest(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
 // forget drops what is known of a deleted load balancer's actions.
 func (t *actionTracker) forget(lbID int64) {
 	t.mu.Lock()
@@ -134,74 +179,148 @@ func (t *actionTracker) failedAction(lbID int64) *hcloud.Action {
 	return t.failed[lbID]
 }
 
-// pollSince reads every running action at least minAge old, in one
-// request per 50, unless a poll started at or after since has already
-// done so. Finished actions
-// are forgotten; failed ones are kept for settle and told to onFail.
-func (t *actionTracker) pollSince(ctx context.Context, since time.Time, minAge time.Duration) error {
+// pollSince polls unless a poll started at or after since already did.
+func (t *actionTracker) pollSince(ctx context.Context, since time.Time) error {
 	t.pollMu.Lock()
 	defer t.pollMu.Unlock()
 	if !t.polled.Before(since) {
 		return nil
 	}
+	return t.poll(ctx)
+}
+
+// idsPerPoll bounds the IDs in one request's URL (about 1.5 kB).
+const idsPerPoll = 100
+
+// poll asks about every tracked action at once, one request per
+// idsPerPoll of them: which of those load balancer actions still run or
+// failed, in order of ID. An action the answer leaves out succeeded. Only
+// the first page is read: an action beyond its last ID is not known yet,
+// and the next poll, when fewer run, reaches it. Called with pollMu held.
+func (t *actionTracker) poll(ctx context.Context) error {
 	started := time.Now()
 	t.mu.Lock()
 	byAction := map[int64]int64{}
 	for lbID, ta := range t.running {
-		if started.Sub(ta.since) >= minAge {
-			byAction[ta.action.ID] = lbID
-		}
+		byAction[ta.action.ID] = lbID
 	}
 	t.mu.Unlock()
-	covered := minAge == 0 // a poll that skipped young actions does not stand in for one
-	if len(byAction) == 0 {
-		if covered {
-			t.polled = started
+	open := map[int64]*hcloud.Action{}
+	known := map[int64]bool{}
+	for ids := range slices.Chunk(slices.Sorted(maps.Keys(byAction)), idsPerPoll) {
+		got, resp, err := t.client.LoadBalancer.Action.List(ctx, hcloud.ActionListOpts{ID: ids, Sort: []string{"id:asc"},
+			Status:   []hcloud.ActionStatus{hcloud.ActionStatusRunning, hcloud.ActionStatusError},
+			ListOpts: hcloud.ListOpts{Page: 1, PerPage: 50}})
+		if err != nil {
+			t.postpone(started)
+			return err
 		}
-		return nil
+		for _, a := range got {
+			open[a.ID] = a
+		}
+		for _, id := range ids {
+			known[id] = !more(resp) || len(got) == 0 || id <= got[len(got)-1].ID
+		}
 	}
-	ids := slices.Sorted(maps.Keys(byAction))
-	actions, err := t.client.Action.AllWithOpts(ctx, hcloud.ActionListOpts{ID: ids})
-	if err != nil {
-		return err
+	t.polled = started
+	type end struct {
+		lbID int64
+		uid  string
+		a    *hcloud.Action
 	}
-	if covered {
-		t.polled = started
-	}
+	var ended []end
 	t.mu.Lock()
-	var report []trackedAction
-	for _, a := range actions {
-		lbID := byAction[a.ID]
+	for id, lbID := range byAction {
 		ta, ok := t.running[lbID]
-		if !ok || ta.action.ID != a.ID || a.Status == hcloud.ActionStatusRunning {
+		if !ok || ta.action.ID != id {
+			continue
+		}
+		a, isOpen := open[id]
+		switch {
+		case !known[id]:
+			ta.due = t.next(ta, started)
+			t.running[lbID] = ta
+			continue
+		case !isOpen:
+			a = &hcloud.Action{ID: id, Command: ta.action.Command, Status: hcloud.ActionStatusSuccess}
+		case a.Status == hcloud.ActionStatusError:
+			t.failed[lbID] = a
+		default:
+			ta.due = t.next(ta, started)
+			t.running[lbID] = ta
 			continue
 		}
 		delete(t.running, lbID)
-		if a.Status == hcloud.ActionStatusError {
-			t.failed[lbID] = a
-			report = append(report, trackedAction{uid: ta.uid, action: a})
-		}
+		ended = append(ended, end{lbID, ta.uid, a})
 	}
 	t.mu.Unlock()
-	for _, r := range report {
-		if t.onFail != nil {
-			t.onFail(r.uid, r.action)
+	if t.onEnd != nil {
+		for _, e := range ended {
+			t.onEnd(e.lbID, e.uid, e.a)
 		}
 	}
 	return nil
 }
 
-// run polls every interval, for the actions at least that old, until ctx
-// ends: few actions finish sooner, so younger ones are not asked about.
-func (t *actionTracker) run(ctx context.Context, interval time.Duration) {
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
+// more reports whether a listing has a page after this one.
+func more(resp *hcloud.Response) bool {
+	return resp != nil && resp.Meta.Pagination != nil && resp.Meta.Pagination.NextPage != 0
+}
+
+// next is when to ask again about an action still running at a poll.
+func (t *actionTracker) next(ta trackedAction, poll time.Time) time.Time {
+	if ta.hurry {
+		return ceilGrid(poll.Add(t.hurried))
+	}
+	return poll.Add(t.every)
+}
+
+// postpone moves every action's next poll after a failed one started at
+// from, so that an outage is not polled in a tight loop.
+func (t *actionTracker) postpone(from time.Time) {
+	t.mu.Lock()
+	for lbID, ta := range t.running {
+		ta.due = from.Add(t.every)
+		t.running[lbID] = ta
+	}
+	t.mu.Unlock()
+}
+
+// due is when the next background poll is, if any action runs.
+func (t *actionTracker) due() (time.Time, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var first time.Time
+	for _, ta := range t.running {
+		if first.IsZero() || ta.due.Before(first) {
+			first = ta.due
+		}
+	}
+	return first, !first.IsZero()
+}
+
+// run polls, until ctx ends, whenever a tracked action is due.
+func (t *actionTracker) run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
 	for {
+		wait := time.Hour
+		if due, ok := t.due(); ok {
+			wait = max(time.Until(due), 0)
+		}
+		timer.Reset(wait)
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
-			_ = t.pollSince(ctx, time.Now(), interval) // errors: the next tick or settle tries again
+		case <-t.wake:
+			continue
+		case <-timer.C:
+		}
+		if due, ok := t.due(); !ok || time.Now().Before(due) {
+			continue
+		}
+		if err := t.pollSince(ctx, time.Now()); err != nil && ctx.Err() == nil {
+			klog.V(2).InfoS("Polling load balancer actions failed; trying again later", "err", err)
 		}
 	}
 }

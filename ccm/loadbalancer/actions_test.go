@@ -1,7 +1,6 @@
 package loadbalancer
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -10,43 +9,55 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/cloud-provider/api"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
-// TestLBLongActionsAreRetryErrors: a sync waits at most actionWait for the
-// load balancer's earlier action; longer is an api.RetryError, and later
-// syncs finish the job.
-func TestLBLongActionsAreRetryErrors(t *testing.T) {
+// TestLBBusyLoadBalancerHandsOff: a sync that finds its load balancer
+// busy with an earlier action returns at once, sending nothing, and the
+// CCM applies the Service once the action ends, with no further sync.
+func TestLBBusyLoadBalancerHandsOff(t *testing.T) {
 	c := newLBCluster(t, 6, fakecloud.Options{ActionDuration: 400 * time.Millisecond})
-	c.lbs.actionWait = 50 * time.Millisecond
 	svc := lbService("web", []int32{80})
 	start := time.Now()
 	st, n := c.ensure(t, svc, c.nodes[:2])
 	if n != 3 || len(st.Ingress) == 0 {
 		t.Errorf("create: %d requests, status %v; want 3 and the addresses at once", n, st.Ingress)
 	}
+	if n := c.update(t, svc, c.nodes); n != 0 {
+		t.Errorf("update during the create action sent %d requests, want 0", n)
+	}
 	if took := time.Since(start); took > 300*time.Millisecond {
-		t.Errorf("create waited %s for its action", took)
+		t.Errorf("create and update waited %s for the action", took)
 	}
-	err := c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes)
-	var re *api.RetryError
-	if !errors.As(err, &re) {
-		t.Fatalf("update during the create action: %v, want an api.RetryError", err)
+	eventually(t, "6 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 6 })
+	eventually(t, "the actions done", func() bool { return c.lbs.ActionsRunning() == 0 })
+	// Polls: each of the create and the first three add_target actions
+	// once 500 ms old (the hand-off hurries them), the last add_target at
+	// 3 s old.
+	if polls := c.FC.Requests("GET", "/load_balancers/actions"); polls > 5 {
+		t.Errorf("%d polls, want at most 5", polls)
 	}
-	for i := 0; ; i++ {
-		err = c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes)
-		if err == nil {
-			break
-		}
-		if !errors.As(err, &re) || i == 100 {
-			t.Fatalf("sync %d: %v", i, err)
-		}
-		time.Sleep(re.RetryAfter() / 10)
+	if adds := c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target"); adds != 4 {
+		t.Errorf("%d add_target requests, want 4", adds)
 	}
-	if got := len(c.LoadBalancerOf(t, svc).Targets); got != 6 {
-		t.Errorf("%d targets, want 6", got)
+}
+
+// TestLBResumedSyncFailureIsRetried: what fails after a hand-off is a
+// Warning event and is tried again with back-off until it is done.
+func TestLBResumedSyncFailureIsRetried(t *testing.T) {
+	c := newLBCluster(t, 4, fakecloud.Options{ActionDuration: 200 * time.Millisecond})
+	c.lbs.retryUnit = 50 * time.Millisecond
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes[:2])
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "POST", Path: "/load_balancers/*/actions/add_target", Status: 503, Count: 6}); err != nil {
+		t.Fatal(err)
+	}
+	c.update(t, svc, c.nodes)
+	eventually(t, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
+	eventually(t, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+	if n := c.FC.Requests("DELETE", "/load_balancers/{id}"); n != 0 {
+		t.Errorf("%d DELETEs", n)
 	}
 }
 
@@ -56,7 +67,7 @@ func TestLBFailedActionIsAppliedAgain(t *testing.T) {
 	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: 100 * time.Millisecond})
 	svc := lbService("web", []int32{80})
 	c.ensure(t, svc, c.nodes[:2])
-	eventually(t, "create action done", func() bool { return c.lbs.actions.pending(c.LoadBalancerOf(t, svc).ID) == nil })
+	eventually(t, "create action done", func() bool { return !c.lbs.actions.busy(c.LoadBalancerOf(t, svc).ID) })
 	if _, err := c.FC.AddActionFault(fakecloud.ActionFault{Command: "add_target", Count: 1, ErrorCode: "server_error", ErrorMessage: "simulated"}); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +76,7 @@ func TestLBFailedActionIsAppliedAgain(t *testing.T) {
 	}
 	eventually(t, "LoadBalancerActionFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBActionFailed, "web") })
 	eventually(t, "the target added again", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") == 2 })
-	eventually(t, "the second add_target done", func() bool { return c.lbs.actions.pending(c.LoadBalancerOf(t, svc).ID) == nil })
+	eventually(t, "the second add_target done", func() bool { return !c.lbs.actions.busy(c.LoadBalancerOf(t, svc).ID) })
 	if n := len(c.LoadBalancerOf(t, svc).Targets); n != 3 {
 		t.Errorf("%d targets, want 3", n)
 	}
@@ -139,7 +150,7 @@ func TestLBWaitersShareEachPoll(t *testing.T) {
 	wg.Wait()
 	// Polls at ages 100, 300 and 700 ms, 1.7 and 2.7 s, for each of at
 	// most two grid slots.
-	if polls := c.FC.Requests("GET", "/actions"); polls > 10 || tr.count() != 0 {
+	if polls := c.FC.Requests("GET", "/load_balancers/actions"); polls > 10 || tr.count() != 0 {
 		t.Errorf("%d polls for %d syncs waiting at once, %d actions left; want at most 10 and none", polls, n, tr.count())
 	}
 }

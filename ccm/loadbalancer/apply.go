@@ -14,15 +14,13 @@ import (
 )
 
 // apply sends steps in order, each after the load balancer's previous
-// action. A target the API rejects is reported and skipped.
+// action; while one runs, the rest is handed off to its end. A target the
+// API rejects is reported and skipped.
 func (l *Manager) apply(ctx context.Context, svc *corev1.Service, lb *hcloud.LoadBalancer, steps []lbStep) error {
 	uid := string(svc.UID)
 	for _, st := range steps {
-		if err := l.actions.settle(ctx, lb.ID, l.actionWait); err != nil {
-			if !isRetry(err) {
-				l.store.invalidate(uid)
-			}
-			return err
+		if l.actions.busy(lb.ID) && l.handOff(uid, lb.ID) {
+			return nil
 		}
 		a, updated, err := send(ctx, l.client, lb, st)
 		switch {

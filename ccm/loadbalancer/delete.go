@@ -30,6 +30,10 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	l.store.put(uid, nil)
 	l.mu.Lock()
 	delete(l.last, uid)
+	delete(l.failures, uid)
+	if lb != nil {
+		delete(l.waiting, lb.ID)
+	}
 	l.mu.Unlock()
 	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.HTTP.CertificateType == "managed" && !kept {
 		if err := l.deleteManagedCert(ctx, svc); err != nil {

@@ -9,6 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -55,4 +59,56 @@ func TestLBEconomyCreateManyAtOnce(t *testing.T) {
 	if types, lists, n := c.FC.Requests("GET", "/load_balancer_types"), c.FC.Requests("GET", "/load_balancers"), c.Requests(); types != 1 || lists != 1 || n != 12 {
 		t.Errorf("10 creates at once: %d requests (%d type listings, %d load balancer listings), want 12: one of each, then 10 creates", n, types, lists)
 	}
+}
+
+// TestLBEconomyNodeReplaced: a Node replaced under many load balancers
+// (one sync each, ten at a time, as the service controller runs them)
+// costs the two target changes of each, and a few polls between them all:
+// each sync sends its first change and hands the second to the end of
+// that action.
+func TestLBEconomyNodeReplaced(t *testing.T) {
+	const services = 20
+	c := newLBCluster(t, 6, fakecloud.Options{ActionDuration: actionTime})
+	svcs := make([]*corev1.Service, services)
+	for i := range svcs {
+		svcs[i] = lbService(fmt.Sprintf("web-%d", i), []int32{80})
+		c.ensure(t, svcs[i], c.nodes[:5])
+	}
+	eventually(t, "the creates done", func() bool { return c.lbs.ActionsRunning() == 0 })
+	c.FC.ResetCounters()
+	work := make(chan *corev1.Service)
+	var wg sync.WaitGroup
+	for range 10 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for svc := range work {
+				if err := c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes[1:]); err != nil {
+					t.Errorf("%s: %v", svc.Name, err)
+				}
+			}
+		}()
+	}
+	for _, svc := range svcs {
+		work <- svc
+	}
+	close(work)
+	wg.Wait()
+	eventually(t, "every load balancer on the new nodes", func() bool {
+		for _, svc := range svcs {
+			if got := targetIDs(c.LoadBalancerOf(t, svc)); !sameIDs(got, serverIDs(c.nodes[1:])) {
+				return false
+			}
+		}
+		return c.lbs.ActionsRunning() == 0
+	})
+	n := c.Requests() - c.FC.Requests("GET", "/load_balancers") // the test's own reads
+	if polls := c.FC.Requests("GET", "/load_balancers/actions"); n > 2*services+10 {
+		t.Errorf("a Node replaced under %d load balancers: %d requests (%d polls), want at most %d", services, n, polls, 2*services+10)
+	}
+	t.Logf("a Node replaced under %d load balancers: %d requests, %d of them polls", services, n, c.FC.Requests("GET", "/load_balancers/actions"))
+}
+
+func sameIDs(a, b []int64) bool {
+	return cmp.Equal(a, b, cmpopts.SortSlices(func(x, y int64) bool { return x < y }))
 }

@@ -72,5 +72,6 @@ const (
 	eventTargetRejected        = "TargetRejected"
 	eventLBProtected           = "LoadBalancerProtected"
 	eventLBActionFailed        = "LoadBalancerActionFailed"
+	eventLBSyncFailed          = "SyncLoadBalancerFailed"
 	eventCertificateNotDeleted = "CertificateNotDeleted"
 )

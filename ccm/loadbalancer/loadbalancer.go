@@ -30,16 +30,22 @@ type Manager struct {
 	// actionWait bounds how long a sync waits for an earlier action on the
 	// same load balancer before it returns an api.RetryError.
 	actionWait time.Duration
+	// retryUnit is the first wait before a resumed sync that failed is
+	// tried again; later waits double.
+	retryUnit time.Duration
 
-	mu        sync.Mutex
-	last      map[string]lastSync  // by Service UID: what to re-apply when an action fails
-	reapplied map[string]time.Time // when it last was
-	ctx       context.Context      // the provider's lifetime, for re-applying
+	mu       sync.Mutex
+	last     map[string]lastSync // by Service UID: the newest desired state, to resume or re-apply
+	gen      uint64              // counts the controller's syncs
+	waiting  map[int64]string    // load balancer ID: the Service whose sync waits for its action
+	failures map[string]int      // by Service UID: failed actions or resumed syncs in a row
+	ctx      context.Context     // the provider's lifetime, for resuming
 }
 
 type lastSync struct {
 	svc   *corev1.Service
 	nodes []*corev1.Node
+	gen   uint64 // the controller's sync that set it
 }
 
 var _ cloudprovider.LoadBalancer = (*Manager)(nil)
@@ -60,9 +66,9 @@ func New(client *hcloud.Client, o Options) *Manager {
 	}
 	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone,
 		store: newLBStore(client, o.Now, o.MaxAge), actions: newActionTracker(client),
-		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second,
-		last: map[string]lastSync{}, reapplied: map[string]time.Time{}, ctx: context.Background()}
-	l.actions.onFail = l.actionFailed
+		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
+		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, ctx: context.Background()}
+	l.actions.onEnd = l.actionEnded
 	return l
 }
 
@@ -72,9 +78,7 @@ func (l *Manager) Start(ctx context.Context, recorder record.EventRecorder) {
 	l.mu.Lock()
 	l.recorder, l.ctx = recorder, ctx
 	l.mu.Unlock()
-	// Nothing waits for the background poll but a failed action's
-	// re-apply; a sync that needs an action's end polls for itself.
-	go l.actions.run(ctx, 3*time.Second)
+	go l.actions.run(ctx)
 }
 
 // ActionsRunning is how many of its actions the Manager has not yet
@@ -135,7 +139,8 @@ func (l *Manager) sync(ctx context.Context, svc *corev1.Service, nodes []*corev1
 	uid := string(svc.UID)
 	defer l.store.lock(uid)()
 	l.mu.Lock()
-	l.last[uid] = lastSync{svc: svc, nodes: nodes}
+	l.gen++
+	l.last[uid] = lastSync{svc: svc, nodes: nodes, gen: l.gen}
 	l.mu.Unlock()
 	return l.syncLocked(ctx, svc, nodes, create)
 }

@@ -1,48 +1,113 @@
 package loadbalancer
 
 import (
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/cloud-provider/api"
 	"k8s.io/klog/v2"
 )
 
-// actionFailed is told of an action that failed after its sync returned:
-// the API undid the change, so the Service's latest sync is applied again,
-// at most once a minute per Service; beyond that the controller's next
-// sync repairs it.
-func (l *Manager) actionFailed(uid string, a *hcloud.Action) {
-	l.store.invalidate(uid)
+// A sync that finds its load balancer busy with an earlier action hands
+// the rest of its changes off and returns: the controller's worker is not
+// parked on the action, and syncs of many load balancers share each poll.
+// When the action ends the Manager applies the Service's newest desired
+// state again (resume); what then fails is a Warning event and is tried
+// again with back-off, since the controller counts the sync as done.
+
+// handOff leaves the rest of uid's sync to the end of the action running
+// on lbID; false if it has already ended, so the sync goes on itself.
+func (l *Manager) handOff(uid string, lbID int64) bool {
 	l.mu.Lock()
-	last, ok := l.last[uid]
-	ctx := l.ctx
-	again := ok && time.Since(l.reapplied[uid]) >= time.Minute
-	if again {
-		l.reapplied[uid] = time.Now()
+	l.waiting[lbID] = uid
+	l.mu.Unlock()
+	if l.actions.hurry(lbID) {
+		return true
+	}
+	l.mu.Lock()
+	if l.waiting[lbID] == uid {
+		delete(l.waiting, lbID)
 	}
 	l.mu.Unlock()
-	if !ok {
+	return false
+}
+
+// actionEnded is told of each action the tracker saw finish. A failed one
+// was undone by the API: the Service is applied again, soon after the
+// first failure and then with back-off, so that an action that keeps
+// failing costs a few requests an hour.
+func (l *Manager) actionEnded(lbID int64, uid string, a *hcloud.Action) {
+	failed := a.Status == hcloud.ActionStatusError
+	l.mu.Lock()
+	w, waiting := l.waiting[lbID]
+	delete(l.waiting, lbID)
+	if waiting {
+		uid = w
+	}
+	last, known := l.last[uid]
+	var delay time.Duration
+	if failed {
+		delay = backoff(l.retryUnit, l.failures[uid])
+		l.failures[uid]++
+	} else {
+		delete(l.failures, uid)
+	}
+	l.mu.Unlock()
+	if !known {
 		return
 	}
-	msg := actionError(a).Error()
-	if again {
-		msg += "; applying the Service again"
+	if failed {
+		l.store.invalidate(uid)
+		l.event(last.svc, corev1.EventTypeWarning, eventLBActionFailed,
+			fmt.Sprintf("%v; applying the Service again in %s", actionError(a), delay))
 	}
-	l.event(last.svc, corev1.EventTypeWarning, eventLBActionFailed, msg)
-	if !again {
-		return
+	if waiting || failed {
+		l.resume(uid, delay, 0)
 	}
-	go func() {
+}
+
+// backoff is the wait before applying a Service again after n failures
+// in a row: nothing at first, then unit doubling up to 200 units (16
+// minutes for the default 5 s), as the service controller backs off.
+func backoff(unit time.Duration, n int) time.Duration {
+	if n == 0 {
+		return 0
+	}
+	return min(unit<<min(n-1, 8), 200*unit)
+}
+
+// resume applies uid's newest desired state after delay, unless the
+// Service was deleted meanwhile; with gen set, only if no newer sync came
+// from the controller, which then owns what is left.
+func (l *Manager) resume(uid string, delay time.Duration, gen uint64) {
+	time.AfterFunc(delay, func() {
 		defer l.store.lock(uid)()
 		l.mu.Lock()
-		last, ok := l.last[uid] // the newest, read under the lock
+		last, ok := l.last[uid]
+		ctx := l.ctx
 		l.mu.Unlock()
-		if !ok {
-			return // deleted meanwhile
+		if !ok || ctx.Err() != nil || (gen != 0 && last.gen != gen) {
+			return
 		}
-		if _, err := l.syncLocked(ctx, last.svc, last.nodes, false); err != nil {
-			klog.ErrorS(err, "Re-applying a Service after a failed action", "service", klog.KObj(last.svc))
+		_, err := l.syncLocked(ctx, last.svc, last.nodes, false)
+		if err == nil {
+			return
 		}
-	}()
+		var re *api.RetryError
+		if errors.As(err, &re) {
+			l.resume(uid, re.RetryAfter(), last.gen)
+			return
+		}
+		l.mu.Lock()
+		l.failures[uid]++
+		delay := backoff(l.retryUnit, l.failures[uid])
+		l.mu.Unlock()
+		klog.ErrorS(err, "Applying a Service's load balancer changes", "service", klog.KObj(last.svc), "retryIn", delay)
+		l.event(last.svc, corev1.EventTypeWarning, eventLBSyncFailed,
+			fmt.Sprintf("Applying the rest of the load balancer's changes: %v; trying again in %s", err, delay))
+		l.resume(uid, delay, last.gen)
+	})
 }
