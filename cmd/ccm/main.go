@@ -1,7 +1,8 @@
 // Command ccm is the Hetzner Cloud cloud-controller-manager: the upstream
 // controllers of k8s.io/cloud-provider (cloud-node, cloud-node-lifecycle,
 // service, route) on the provider in package ccm. It reads its settings
-// from the official CCM's HCLOUD_* environment variables.
+// from the official CCM's HCLOUD_* environment variables. `ccm doctor`
+// checks a cluster against its cloud instead (doctor.go).
 package main
 
 import (
@@ -28,6 +29,9 @@ import (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == "doctor" {
+		os.Exit(doctorMain(os.Args[2:]))
+	}
 	if v, ok := versionFlag(os.Args[1:]); ok {
 		printVersion(os.Stdout, v)
 		return

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/tools/clientcmd"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"github.com/hcloudlab/hcloud-ccm/ccm/doctor"
+)
+
+// Exit statuses of ccm doctor.
+const (
+	doctorHealthy = 0 // no finding is FAIL
+	doctorFailed  = 1 // some finding is FAIL
+	doctorUsage   = 2 // bad flags, kubeconfig or configuration: nothing checked
+)
+
+// doctorIO is what ccm doctor reads and writes, so tests can replace it.
+type doctorIO struct {
+	getenv         func(string) string
+	environ        []string
+	stdout, stderr io.Writer
+	kube           func(kubeconfig string) (kubernetes.Interface, error)
+}
+
+// doctorMain runs `ccm doctor` as a process.
+func doctorMain(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return runDoctor(ctx, args, doctorIO{getenv: os.Getenv, environ: os.Environ(), stdout: os.Stdout, stderr: os.Stderr, kube: kubeClient})
+}
+
+// runDoctor checks the kubeconfig's cluster against the cloud of the
+// CCM's configuration, prints the findings and returns the exit status.
+func runDoctor(ctx context.Context, args []string, env doctorIO) int {
+	fs := flag.NewFlagSet("ccm doctor", flag.ContinueOnError)
+	fs.SetOutput(env.stderr)
+	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else ~/.kube/config)")
+	output := fs.String("o", "text", "output: text (a table) or json")
+	namespace := fs.String("namespace", doctor.DefaultNamespace, "the CCM's namespace: its Deployment or DaemonSet, RBAC and Secret hcloud")
+	clusterCIDR := fs.String("cluster-cidr", "", "kube-controller-manager's --cluster-cidr (default: the Nodes' pod CIDRs)")
+	fs.Usage = func() {
+		fmt.Fprintf(env.stderr, "Usage: ccm doctor [flags]\n\nChecks a cluster against its Hetzner Cloud project with the CCM's HCLOUD_* configuration\n"+
+			"(or, without HCLOUD_TOKEN, Secret hcloud in --namespace) and explains what is wrong.\n"+
+			"Exit status: 0 no FAIL, 1 a FAIL, 2 nothing checked.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return doctorHealthy
+		}
+		return doctorUsage
+	}
+	if fs.NArg() > 0 || (*output != "text" && *output != "json") {
+		fmt.Fprintf(env.stderr, "ccm doctor: want -o text or -o json and no arguments, got -o %s %s\n", *output, strings.Join(fs.Args(), " "))
+		return doctorUsage
+	}
+	kube, err := env.kube(*kubeconfig)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "ccm doctor: %v\n", err)
+		return doctorUsage
+	}
+	getenv, source := env.getenv, "HCLOUD_TOKEN"
+	switch {
+	case strings.TrimSpace(getenv("HCLOUD_TOKEN")) != "":
+	case strings.TrimSpace(getenv("HCLOUD_TOKEN_FILE")) != "":
+		source = "HCLOUD_TOKEN_FILE"
+	default:
+		if getenv, err = doctor.SecretEnv(ctx, kube, *namespace, getenv); err != nil {
+			fmt.Fprintf(env.stderr, "ccm doctor: %v\n", err)
+			return doctorUsage
+		}
+		source = "Secret " + *namespace + "/" + doctor.SecretName
+	}
+	cfg, err := ccm.LoadConfig(getenv, nil)
+	unread, envErr := ccm.CheckEnviron(env.environ)
+	cfg.Warnings = append(cfg.Warnings, unread...)
+	if err = errors.Join(err, envErr); err != nil {
+		fmt.Fprintf(env.stderr, "ccm doctor: invalid configuration:\n%v\n", err)
+		return doctorUsage
+	}
+	r := doctor.Run(ctx, doctor.Options{Config: cfg, TokenSource: source, Kube: kube, Namespace: *namespace, ClusterCIDR: *clusterCIDR})
+	write := doctor.WriteText
+	if *output == "json" {
+		write = doctor.WriteJSON
+	}
+	if err := write(env.stdout, r); err != nil {
+		fmt.Fprintf(env.stderr, "ccm doctor: %v\n", err)
+	}
+	if r.Failed() {
+		return doctorFailed
+	}
+	return doctorHealthy
+}
+
+// kubeClient is a client of the kubeconfig at path, or of kubectl's
+// default ($KUBECONFIG, else ~/.kube/config) when path is empty.
+func kubeClient(path string) (kubernetes.Interface, error) {
+	rules := clientcmd.NewDefaultClientConfigLoadingRules()
+	rules.ExplicitPath = path
+	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
+	if err != nil {
+		return nil, fmt.Errorf("kubeconfig: %w", err)
+	}
+	return kubernetes.NewForConfig(cfg)
+}
