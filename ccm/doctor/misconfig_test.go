@@ -129,7 +129,7 @@ func TestMisconfigurations(t *testing.T) {
 			world: func(f *fixture) {
 				f.world.Networks[0].Routes = append(f.world.Networks[0].Routes, schema.NetworkRoute{Destination: "10.244.9.0/24", Gateway: "10.0.0.99"})
 			},
-			want: []want{{"route", Warn, "route/10.244.9.0/24", "10.0.0.99 is no Node's IP"}}},
+			want: []want{{"route", Warn, "route/10.244.9.0/24", "route to 10.244.9.0/24 via 10.0.0.99: 10.0.0.99 is no Node's IP"}}},
 		{name: "more nodes than routes",
 			setup: func(_ *testing.T, f *fixture) {
 				for i := range 100 {

@@ -151,9 +151,10 @@ func (d *doctor) checkRoutes(n *hcloud.Network) {
 	have := map[string]bool{}
 	for _, r := range n.Routes {
 		gw, _ := netip.AddrFromSlice(r.Gateway)
+		gw = gw.Unmap()
 		dest := r.Destination.String()
-		have[dest+" "+gw.Unmap().String()] = true
-		if !gateways[gw.Unmap()] {
+		have[dest+" "+gw.String()] = true
+		if !gateways[gw] {
 			d.found.warn("route", "route/"+dest, fmt.Sprintf("route to %s via %s: %s is no Node's IP in network %s", dest, gw, gw, n.Name),
 				fmt.Sprintf("hcloud network remove-route %s --destination %s --gateway %s, unless something outside the cluster uses it", n.Name, dest, gw))
 		}
