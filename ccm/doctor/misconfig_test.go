@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -34,6 +35,7 @@ func TestMisconfigurations(t *testing.T) {
 		world func(*fixture)             // before fakecloud starts
 		setup func(*testing.T, *fixture) // after
 		want  []want
+		none  []string // checks with no finding at all
 	}{
 		{name: "invalid token",
 			setup: func(_ *testing.T, f *fixture) { f.env["HCLOUD_TOKEN"] = "not-a-token" },
@@ -122,6 +124,12 @@ func TestMisconfigurations(t *testing.T) {
 		{name: "cluster CIDR outside the network",
 			setup: func(_ *testing.T, f *fixture) { f.options.ClusterCIDR = "192.168.0.0/16" },
 			want:  []want{{"cluster-cidr", Fail, "192.168.0.0/16", "outside network k8s's IP range 10.0.0.0/8"}}},
+		{name: "routes off: the cluster CIDR is the CNI's",
+			setup: func(_ *testing.T, f *fixture) {
+				f.options.ClusterCIDR = "192.168.0.0/16"
+				f.env["HCLOUD_NETWORK_ROUTES_ENABLED"] = "false"
+			},
+			none: []string{"cluster-cidr", "route"}},
 		{name: "pod CIDR in a subnet",
 			setup: func(_ *testing.T, f *fixture) { f.node("node-2").Spec.PodCIDR = "10.0.0.128/25" },
 			want:  []want{{"cluster-cidr", Fail, "10.0.0.128/25", "overlaps subnet 10.0.0.0/24"}, {"route", Warn, "node/node-2", "no route to pod CIDR 10.0.0.128/25"}}},
@@ -218,6 +226,11 @@ func TestMisconfigurations(t *testing.T) {
 			for _, w := range tt.want {
 				if !has(r, w.check, w.status, w.subject, w.message) {
 					t.Errorf("no %s %s finding on %s with %q in:\n%s", w.status, w.check, w.subject, w.message, dump(r))
+				}
+			}
+			for _, f := range r.Findings {
+				if slices.Contains(tt.none, f.Check) {
+					t.Errorf("a finding of %s: %+v", f.Check, f)
 				}
 			}
 			if r.Requests > 8 {

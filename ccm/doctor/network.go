@@ -13,7 +13,8 @@ import (
 const maxRoutes = 100
 
 // checkNetwork checks HCLOUD_NETWORK: it exists, every Node's server is
-// attached, the cluster CIDR lies in its IP range, and its routes.
+// attached, and with routes on, the cluster CIDR lies in its IP range and
+// the routes.
 func (d *doctor) checkNetwork() {
 	if d.cfg.Network == "" || d.cloud == nil {
 		return
@@ -39,8 +40,10 @@ func (d *doctor) checkNetwork() {
 		attached++
 	}
 	d.found.ok("network", subject, fmt.Sprintf("ID %d, IP range %s; %d Nodes' servers attached", n.ID, n.IPRange, attached))
-	d.checkClusterCIDR(n)
+	// Pods are routed through the network only with routes on; without,
+	// their CIDRs are the CNI's business.
 	if d.cfg.RoutesEnabled {
+		d.checkClusterCIDR(n)
 		d.checkRoutes(n)
 	}
 }
@@ -64,10 +67,8 @@ func (d *doctor) checkClusterCIDR(n *hcloud.Network) {
 		cidrs = d.podCIDRs()
 	}
 	if len(cidrs) == 0 {
-		if d.cfg.RoutesEnabled {
-			d.found.warn("cluster-cidr", "nodes", "no Node has a pod CIDR: the CCM has no route to make",
-				"run kube-controller-manager with --allocate-node-cidrs --cluster-cidr=..., or set HCLOUD_NETWORK_ROUTES_ENABLED=false if the CNI routes pods itself")
-		}
+		d.found.warn("cluster-cidr", "nodes", "no Node has a pod CIDR: the CCM has no route to make",
+			"run kube-controller-manager with --allocate-node-cidrs --cluster-cidr=..., or set HCLOUD_NETWORK_ROUTES_ENABLED=false if the CNI routes pods itself")
 		return
 	}
 	netRange, _ := netip.ParsePrefix(n.IPRange.String())
