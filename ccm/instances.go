@@ -92,9 +92,11 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 	// Initialising a node may use the budget's reserve.
 	s, err := i.server(urgent(ctx), node, within(i.cfg.InventoryMaxAge))
 	if err != nil {
+		i.explainUninitialized(ctx, node, err)
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)
 	}
 	if s == nil {
+		i.explainUninitialized(ctx, node, nil)
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, errServerNotFound)
 	}
 	md := &cloudprovider.InstanceMetadata{

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
+	"github.com/hcloudlab/hcloud-ccm/ccm/servername"
 )
 
 // initGrace is how long a new Node may wait for the CCM before its
@@ -99,9 +100,8 @@ func (d *doctor) matchNode(n *corev1.Node) *hcloud.Server {
 // nearMiss is a server whose name differs from name only in case or in
 // a domain suffix (node1.example.com and node1).
 func (d *doctor) nearMiss(name string) *hcloud.Server {
-	host := func(s string) string { h, _, _ := strings.Cut(strings.ToLower(s), "."); return h }
 	for _, s := range d.cloud.servers {
-		if host(s.Name) == host(name) {
+		if servername.NearMiss(s.Name, name) {
 			return s
 		}
 	}
