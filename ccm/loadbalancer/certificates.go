@@ -19,8 +19,9 @@ type certs struct {
 	now    func() time.Time
 	maxAge time.Duration
 
-	mu    sync.Mutex
-	known map[string]certEntry // by name, or by "uid:<UID>" for managed ones
+	mu      sync.Mutex
+	known   map[string]certEntry // by name, or by "uid:<UID>" for managed ones
+	missing map[string]certEntry // names found to name no certificate (admission.go)
 }
 
 type certEntry struct {
@@ -73,6 +74,7 @@ func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) (
 				return nil, err
 			}
 			if cert == nil {
+				c.markMissing(ref)
 				return nil, &annotationError{AnnotationHTTPCertificates.short(), ref, "the IDs or names of existing certificates"}
 			}
 			id = cert.ID

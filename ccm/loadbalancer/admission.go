@@ -1,0 +1,85 @@
+package loadbalancer
+
+import (
+	"errors"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// Validate reads svc's annotations with the Manager's defaults and
+// HCLOUD_NETWORK, as a sync does (ValidateService), for an admission
+// webhook.
+func (l *Manager) Validate(svc *corev1.Service) (ServiceConfig, error) {
+	return ValidateService(svc, l.defaults, l.networkID, l.networkZone)
+}
+
+// CheckCached checks the type, location and uploaded certificates that
+// svc's annotations name (c is Validate's answer) against what the
+// Manager already holds: the load balancer types and the locations they
+// are priced in, once a sync has listed them, and the certificate names a
+// sync found no certificate by within MaxAge. It never sends a request;
+// what it does not know passes. Values from HCLOUD_LOAD_BALANCERS_* are
+// the operator's, not the Service's, and are not checked.
+func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
+	var errs []error
+	l.store.mu.Lock()
+	types := l.store.types
+	l.store.mu.Unlock()
+	if types != nil {
+		if _, ok := svc.Annotations[string(AnnotationType)]; ok && types[c.Type] == nil {
+			errs = append(errs, &annotationError{AnnotationType.short(), c.Type, "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+		}
+		if _, ok := svc.Annotations[string(AnnotationLocation)]; ok && c.Location != "" {
+			locations := types.locations()
+			if !slices.Contains(locations, c.Location) {
+				errs = append(errs, &annotationError{AnnotationLocation.short(), c.Location, "one of " + strings.Join(locations, ", ")})
+			}
+		}
+	}
+	for _, ref := range c.Certificates {
+		if _, err := strconv.ParseInt(ref, 10, 64); err != nil && l.certs.missingNow(ref) {
+			errs = append(errs, &annotationError{AnnotationHTTPCertificates.short(), ref, "the IDs or names of existing certificates"})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// locations are where the types are offered (priced), sorted.
+func (t lbTypes) locations() []string {
+	seen := map[string]bool{}
+	for _, lt := range t {
+		for _, p := range lt.Pricings {
+			if p.Location != nil {
+				seen[p.Location.Name] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// markMissing records that no certificate is named name, for CheckCached.
+func (c *certs) markMissing(name string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.missing == nil {
+		c.missing = map[string]certEntry{}
+	}
+	c.missing[name] = certEntry{at: c.now()}
+}
+
+// missingNow reports whether a sync found no certificate named name
+// within maxAge, and none since.
+func (c *certs) missingNow(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.missing[name]
+	if !ok || c.now().Sub(m.at) >= c.maxAge {
+		return false
+	}
+	found, ok := c.known[name]
+	return !ok || found.at.Before(m.at)
+}
