@@ -39,7 +39,9 @@ func newWorld(t *testing.T) *world {
 }
 
 // svc is a LoadBalancer Service web with the annotations (short names).
-func svc(annotations ...string) *corev1.Service { return cloudtest.LBService("web", []int32{80}, annotations...) }
+func svc(annotations ...string) *corev1.Service {
+	return cloudtest.LBService("web", []int32{80}, annotations...)
+}
 
 func raw(t *testing.T, s *corev1.Service) runtime.RawExtension {
 	t.Helper()
@@ -65,8 +67,14 @@ const badInterval = `annotation load-balancer.hetzner.cloud/health-check-interva
 func TestAdmit(t *testing.T) {
 	w := newWorld(t)
 	clusterIP := func(s *corev1.Service) *corev1.Service { s.Spec.Type = corev1.ServiceTypeClusterIP; return s }
-	classed := func(s *corev1.Service) *corev1.Service { s.Spec.LoadBalancerClass = ptr.To("example.com/other"); return s }
-	deleting := func(s *corev1.Service) *corev1.Service { s.DeletionTimestamp = &metav1.Time{Time: time.Now()}; return s }
+	classed := func(s *corev1.Service) *corev1.Service {
+		s.Spec.LoadBalancerClass = ptr.To("example.com/other")
+		return s
+	}
+	deleting := func(s *corev1.Service) *corev1.Service {
+		s.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+		return s
+	}
 	for _, tc := range []struct {
 		name     string
 		op       admissionv1.Operation
