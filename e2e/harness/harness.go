@@ -138,12 +138,7 @@ func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
 	}
 	args := append(slices.Clone(e.ccmArgs), "--kubeconfig="+e.CCMConfig, "--allocate-node-cidrs=true", "--cluster-cidr="+e.opts.ClusterCIDR)
 	args = append(append(args, e.opts.CCMArgs...), extra...)
-	env := append([]string{
-		"HCLOUD_TOKEN=" + FakeCloudToken, "HCLOUD_NETWORK=" + e.opts.Network,
-		"HCLOUD_ENDPOINT=" + e.CloudURL + "/v1",
-		"HCLOUD_METADATA_ENDPOINT=" + e.CloudURL + "/metadata/" + e.opts.Metadata + "/hetzner/v1/metadata",
-		fmt.Sprintf("HCLOUD_METRICS_ADDRESS=127.0.0.1:%d", metrics),
-	}, e.opts.CCMEnv...)
+	env := append(e.ccmEnv(), fmt.Sprintf("HCLOUD_METRICS_ADDRESS=127.0.0.1:%d", metrics))
 	e.mu.Lock()
 	i := len(e.ccms)
 	e.mu.Unlock()
@@ -156,6 +151,16 @@ func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
 	e.ccms = append(e.ccms, p)
 	e.mu.Unlock()
 	return i, waitFor(ctx, p, 30*time.Second, func() error { return httpOK(http.DefaultClient, "http://"+p.http+"/readyz") })
+}
+
+// ccmEnv is the CCM's environment: the Secret's token and network, the
+// endpoints of fakecloud, then Options.CCMEnv.
+func (e *Env) ccmEnv() []string {
+	return append([]string{
+		"HCLOUD_TOKEN=" + FakeCloudToken, "HCLOUD_NETWORK=" + e.opts.Network,
+		"HCLOUD_ENDPOINT=" + e.CloudURL + "/v1",
+		"HCLOUD_METADATA_ENDPOINT=" + e.CloudURL + "/metadata/" + e.opts.Metadata + "/hetzner/v1/metadata",
+	}, e.opts.CCMEnv...)
 }
 
 // StopCCM stops replica i as the kubelet stops a pod: SIGTERM, then
