@@ -54,7 +54,7 @@ func run(controlBin string, once bool) error {
 	env, err := harness.Start(ctx, harness.Options{Dir: dir, ControlBin: controlBin, CCM: "bin/ccm", FakeCloud: "bin/fakecloud",
 		Manifests: "deploy/ccm.yaml", World: "testdata/worlds/e2e.yaml", Network: "cluster", Metadata: "control-plane-1",
 		FakeCloudArgs: []string{"--action-duration=500ms"},
-		CCMArgs:       []string{"--leader-elect=false", "--route-reconciliation-period=5s", "--node-monitor-period=5s"},
+		CCMArgs:       []string{"--leader-elect=true", "--route-reconciliation-period=5s", "--node-monitor-period=5s"},
 		CCMEnv:        []string{"HCLOUD_LOAD_BALANCERS_LOCATION=fsn1", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE=10s"}})
 	if err != nil {
 		return fmt.Errorf("%w (logs in %s)", err, dir)
@@ -151,6 +151,29 @@ func tour(ctx context.Context, env *harness.Env) error {
 	say("load balancer %s (ID %d, %s) after %s: %d services, %d targets", lb.Name, lb.ID, lb.LoadBalancerType.Name,
 		time.Since(begin).Round(time.Millisecond), len(lb.Services), len(lb.Targets))
 	say("status.loadBalancer.ingress: %s", strings.Join(ingress, ", "))
+	return checkup(ctx, env)
+}
+
+// checkup adds a Service with a typo in an annotation, as happens, and
+// runs ccm doctor, which names it among its checks of the whole cluster.
+func checkup(ctx context.Context, env *harness.Env) error {
+	step("a Service with a typo: load-balancer.hetzner.cloud/algorithm-type: least-connections (the API spells it least_connections)")
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "api", Namespace: "default",
+		Annotations: map[string]string{"load-balancer.hetzner.cloud/algorithm-type": "least-connections"}},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Selector: map[string]string{"app": "api"},
+			Ports: []corev1.ServicePort{{Name: "http", Port: 80}}}}
+	if _, err := env.Kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		return err
+	}
+	step("ccm doctor: the cluster checked against the cloud (bin/ccm doctor, with the CCM's environment)")
+	out, code, err := env.RunDoctor(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for line := range strings.Lines(out) {
+		say("%s", strings.TrimRight(line, "\n"))
+	}
+	say("exit status %d: 1 means a FAIL above", code)
 	return nil
 }
 
