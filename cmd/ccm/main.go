@@ -2,7 +2,9 @@
 // controllers of k8s.io/cloud-provider (cloud-node, cloud-node-lifecycle,
 // service, route) on the provider in package ccm. It reads its settings
 // from the official CCM's HCLOUD_* environment variables. `ccm doctor`
-// checks a cluster against its cloud instead (doctor.go).
+// checks a cluster against its cloud instead (doctor.go). With
+// --webhooks=service it also serves the Service admission webhook
+// (command.go, webhook.go).
 package main
 
 import (
@@ -16,15 +18,13 @@ import (
 
 	_ "golang.org/x/crypto/x509roots/fallback" // CA roots for an image with no files but the binary
 	cloudprovider "k8s.io/cloud-provider"
-	"k8s.io/cloud-provider/app"
 	"k8s.io/cloud-provider/app/config"
-	"k8s.io/cloud-provider/names"
 	"k8s.io/cloud-provider/options"
 	"k8s.io/component-base/cli"
-	cliflag "k8s.io/component-base/cli/flag"
 	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
 
@@ -54,12 +54,14 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	var lease *leaderLease
+	var provider *ccm.Cloud
 	newCloud := func(c *config.CompletedConfig) cloudprovider.Interface {
 		cloud, err := ccm.New(ctx, cfg)
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "hcloud-ccm: %v\n", err)
 			os.Exit(1)
 		}
+		provider = cloud
 		le := c.ComponentConfig.Generic.LeaderElection
 		if !le.LeaderElect {
 			return cloud
@@ -67,8 +69,8 @@ func main() {
 		lease = &leaderLease{kube: c.Client, namespace: le.ResourceNamespace, name: le.ResourceName}
 		return leaseCloud{Interface: cloud, lease: lease}
 	}
-	cmd := app.NewCloudControllerManagerCommand(opts, newCloud, app.DefaultInitFuncConstructors,
-		names.CCMControllerAliases(), cliflag.NamedFlagSets{}, ctx.Done())
+	hooks := &webhookFlags{lbs: func() *loadbalancer.Manager { return provider.LoadBalancers() }}
+	cmd := newCommand(ctx, opts, newCloud, hooks)
 	code := cli.Run(cmd)
 	if lease != nil && ctx.Err() != nil {
 		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
