@@ -79,8 +79,12 @@ func mustRender(t *testing.T, flags ...string) []runtime.Object {
 
 func noSecret(t *testing.T, objs []runtime.Object) {
 	t.Helper()
-	if s := all[*corev1.Secret](objs); len(s) != 0 {
-		t.Errorf("the chart renders a Secret %s: applying it would overwrite the operator's token", s[0].Name)
+	for _, s := range all[*corev1.Secret](objs) {
+		// The webhook's certificate Secret, rendered empty for the CCM to fill.
+		if strings.HasSuffix(s.Name, "-webhook-tls") && len(s.Data) == 0 && len(s.StringData) == 0 {
+			continue
+		}
+		t.Errorf("the chart renders a Secret %s: applying it would overwrite the operator's token", s.Name)
 	}
 }
 

@@ -33,6 +33,9 @@ Refuses values this chart cannot honour, each with what to do instead.
 {{- if not (has .Values.kind (list "Deployment" "DaemonSet")) }}
 {{- fail (printf "kind=%v: want Deployment or DaemonSet" .Values.kind) }}
 {{- end }}
+{{- if and .Values.webhook.enabled (not (has .Values.webhook.certificates (list "self-signed" "cert-manager"))) }}
+{{- fail (printf "webhook.certificates=%v: want self-signed or cert-manager" .Values.webhook.certificates) }}
+{{- end }}
 {{- if and .Values.networking.enabled (not .Values.networking.clusterCIDR) }}
 {{- fail "networking.enabled=true needs networking.clusterCIDR, the cluster's pod CIDR such as 10.244.0.0/16" }}
 {{- end }}
@@ -54,7 +57,10 @@ string gives a bare --flag, null nothing), then the flags the chart manages
 unless args names them.
 */}}
 {{- define "hcloud-cloud-controller-manager.args" -}}
-{{- $args := .Values.args | default dict }}
+{{- $args := deepCopy (.Values.args | default dict) }}
+{{- if and .Values.webhook.enabled (eq (toString (get $args "webhook-secure-port")) "0") }}
+{{- $_ := unset $args "webhook-secure-port" }}
+{{- end }}
 {{- $out := list }}
 {{- range $flag, $value := $args }}
 {{- if kindIs "invalid" $value }}
@@ -70,6 +76,19 @@ unless args names them.
 {{- $managed = append $managed (list "cluster-cidr" .Values.networking.clusterCIDR) }}
 {{- end }}
 {{- $managed = append $managed (list "leader-elect" (include "hcloud-cloud-controller-manager.leaderElect" .)) }}
+{{- if .Values.webhook.enabled }}
+{{- $name := include "hcloud-cloud-controller-manager.name" . }}
+{{- $managed = append $managed (list "webhooks" "service") }}
+{{- $managed = append $managed (list "webhook-secure-port" (toString .Values.webhook.port)) }}
+{{- if eq .Values.webhook.certificates "self-signed" }}
+{{- $managed = append $managed (list "webhook-cert-secret" (printf "%s/%s-webhook-tls" .Release.Namespace $name)) }}
+{{- $managed = append $managed (list "webhook-service" (printf "%s/%s-webhook" .Release.Namespace $name)) }}
+{{- $managed = append $managed (list "webhook-configuration" $name) }}
+{{- else }}
+{{- $managed = append $managed (list "webhook-tls-cert-file" "/etc/hcloud-ccm/webhook/tls.crt") }}
+{{- $managed = append $managed (list "webhook-tls-private-key-file" "/etc/hcloud-ccm/webhook/tls.key") }}
+{{- end }}
+{{- end }}
 {{- range $managed }}
 {{- if not (hasKey $args (first .)) }}
 {{- $out = append $out (printf "--%s=%s" (first .) (last .)) }}
@@ -213,6 +232,11 @@ spec:
         # on HCLOUD_METRICS_ADDRESS without authentication.
         - name: metrics
           containerPort: {{ include "hcloud-cloud-controller-manager.metricsPort" . }}
+        {{- if .Values.webhook.enabled }}
+        # The Service admission webhook, behind the Service <name>-webhook.
+        - name: webhook
+          containerPort: {{ .Values.webhook.port }}
+        {{- end }}
       {{- with .Values.livenessProbe }}
       livenessProbe:
         {{- toYaml . | nindent 8 }}
@@ -229,11 +253,18 @@ spec:
       securityContext:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-      {{- with .Values.extraVolumeMounts }}
+      {{- $mounts := .Values.extraVolumeMounts | default list }}
+      {{- $volumes := .Values.extraVolumes | default list }}
+      {{- $name := include "hcloud-cloud-controller-manager.name" . }}
+      {{- if and .Values.webhook.enabled (eq .Values.webhook.certificates "cert-manager") }}
+      {{- $mounts = append $mounts (dict "name" "webhook-tls" "mountPath" "/etc/hcloud-ccm/webhook" "readOnly" true) }}
+      {{- $volumes = append $volumes (dict "name" "webhook-tls" "secret" (dict "secretName" (printf "%s-webhook-tls" $name))) }}
+      {{- end }}
+      {{- with $mounts }}
       volumeMounts:
         {{- toYaml . | nindent 8 }}
       {{- end }}
-  {{- with .Values.extraVolumes }}
+  {{- with $volumes }}
   volumes:
     {{- toYaml . | nindent 4 }}
   {{- end }}
