@@ -1,6 +1,7 @@
 package loadbalancer
 
 import (
+	"context"
 	"errors"
 	"maps"
 	"slices"
@@ -82,4 +83,12 @@ func (c *certs) missingNow(name string) bool {
 	}
 	found, ok := c.known[name]
 	return !ok || found.at.Before(m.at)
+}
+
+// LoadTypes lists the load balancer types unless a sync already did: one
+// request per process, so that every replica serving the webhook, leader
+// or not, can check the type and location a Service names.
+func (l *Manager) LoadTypes(ctx context.Context) error {
+	_, err := l.store.loadTypes(ctx)
+	return err
 }

@@ -111,6 +111,31 @@ func (f *webhookFlags) handlers(ctx context.Context, c *config.CompletedConfig, 
 		f.rotator = r
 		go r.Run(ctx, certSyncPeriod)
 	}
+	if lbs != nil && f.cloudChecks {
+		go loadTypes(ctx, lbs)
+	}
 	h := admission.New(lbs, f.cloudChecks)
 	return app.NewWebhookHandlers(map[string]app.WebhookConfig{"service": {Path: admission.Path, AdmissionHandler: h.Admit}}, c, cloud), nil
+}
+
+// loadTypes has lbs list the load balancer types for the webhook's cloud
+// checks, trying up to five times over about half a minute; until then,
+// or if all fail, a type or location passes unchecked.
+func loadTypes(ctx context.Context, lbs *loadbalancer.Manager) {
+	wait := time.Second
+	for try := 1; ; try++ {
+		err := lbs.LoadTypes(ctx)
+		if err == nil || try == 5 || ctx.Err() != nil {
+			if err != nil {
+				klog.ErrorS(err, "Listing load balancer types for the service webhook; types and locations pass unchecked until a sync lists them")
+			}
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
 }

@@ -80,6 +80,10 @@ func TestWebhookServedOverTLS(t *testing.T) {
 		served = servedCert(t, addr, caBundle(t, kube))
 		return served != nil
 	})
+	// Every replica lists the types once at start, leader or not, so that
+	// the cloud checks work before any sync; admissions then cost nothing.
+	waitFor(t, "the load balancer types listed", func() bool { return fc.Requests("GET", "/load_balancer_types") == 1 })
+	fc.ResetCounters()
 	client := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool(caBundle(t, kube)), ServerName: webhookHost}}}
 	t.Cleanup(client.CloseIdleConnections)
 
@@ -94,6 +98,10 @@ func TestWebhookServedOverTLS(t *testing.T) {
 	}
 	if resp := post(t, client, addr, review(t, nil)); !resp.Allowed {
 		t.Errorf("good Service refused: %+v", resp.Result)
+	}
+	if resp := post(t, client, addr, review(t, map[string]string{"load-balancer.hetzner.cloud/type": "lb99"})); resp.Allowed ||
+		!strings.Contains(resp.Result.Message, "lb11") {
+		t.Errorf("unknown type before any sync: %+v", resp.Result)
 	}
 	if n := fc.Requests("", ""); n != 0 {
 		t.Errorf("%d requests to the cloud, want none", n)
