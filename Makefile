@@ -60,7 +60,7 @@ lint: ## go vet, staticcheck and goimports (pinned in go.mod as tools) over ever
 # The chart in deploy/chart, and the plain manifests rendered from it; helm
 # is built once by scripts/helm.sh into ~/.cache/hcloud-ccm, not in go.mod.
 # The render commands live in deploy/chart_test.go, which checks the files.
-manifests: ## render deploy/ccm.yaml and deploy/ccm-networks.yaml from deploy/chart
+manifests: ## render deploy/ccm.yaml, deploy/ccm-networks.yaml and deploy/ccm-webhook.yaml from deploy/chart
 	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/ -update
 
 chart: ## helm lint deploy/chart (default values, networking, an official values file; --strict) and check deploy/ccm*.yaml are its render

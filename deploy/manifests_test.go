@@ -14,7 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-var update = flag.Bool("update", false, "rewrite ccm.yaml and ccm-networks.yaml from the chart (make manifests)")
+var update = flag.Bool("update", false, "rewrite ccm.yaml, ccm-networks.yaml and ccm-webhook.yaml from the chart (make manifests)")
 
 // What the official chart renders and an upgrade from it to this chart
 // keeps (hetznercloud/hcloud-cloud-controller-manager, chart/).
@@ -41,6 +41,7 @@ var manifests = []struct {
 }{
 	{"ccm.yaml", nil},
 	{"ccm-networks.yaml", []string{"--set", "networking.enabled=true"}},
+	{"ccm-webhook.yaml", []string{"--set", "webhook.enabled=true"}},
 }
 
 // manifestFlags are in every plain manifest's render: the official plain
@@ -177,12 +178,21 @@ func TestPlainManifests(t *testing.T) {
 				t.Errorf("ServiceAccount %q, want %q", got, officialName)
 			}
 			networks := slices.Contains(m.flags, "networking.enabled=true")
+			webhook := slices.Contains(m.flags, "webhook.enabled=true")
 			want := []string{"--allow-untagged-cloud", "--cloud-provider=hcloud", "--leader-elect-resource-namespace=kube-system",
-				"--route-reconciliation-period=30s", "--secure-port=0", "--webhook-secure-port=0"}
+				"--route-reconciliation-period=30s", "--secure-port=0"}
+			if !webhook {
+				want = append(want, "--webhook-secure-port=0")
+			}
 			if networks {
 				want = append(want, "--allocate-node-cidrs=true", "--cluster-cidr=10.244.0.0/16")
 			}
 			want = append(want, "--leader-elect=true")
+			if webhook {
+				want = append(want, "--webhooks=service", "--webhook-secure-port=10260",
+					"--webhook-cert-secret=kube-system/hcloud-cloud-controller-manager-webhook-tls",
+					"--webhook-service=kube-system/hcloud-cloud-controller-manager-webhook", "--webhook-configuration=hcloud-cloud-controller-manager")
+			}
 			c := d.Spec.Template.Spec.Containers[0]
 			if diff := cmp.Diff(want, c.Args); diff != "" {
 				t.Errorf("args (-want +got):\n%s", diff)

@@ -87,7 +87,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	if err := writeKubeconfig(e.AdminConf, e.cp.url, e.cp.pki.caCert, adminAuth(e.cp.pki)); err != nil {
 		return nil, err
 	}
-	port, err := freePort()
+	port, err := FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ const FakeCloudToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefake
 // StartCCM starts one more CCM replica and returns its index. Its
 // arguments are the Deployment's, then Options.CCMArgs, then extra.
 func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
-	metrics, err := freePort()
+	metrics, err := FreePort()
 	if err != nil {
 		return 0, err
 	}

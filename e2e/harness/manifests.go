@@ -12,6 +12,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	authv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -97,8 +98,8 @@ const (
 )
 
 // Apply creates the Secret "hcloud" in kube-system with token and network,
-// as an operator does with kubectl, then the objects; a Secret among them
-// is skipped, and an object that exists is left as it is.
+// as an operator does with kubectl, then the objects (a Secret "hcloud"
+// among them is skipped); an object that exists is left as it is.
 func Apply(ctx context.Context, kube kubernetes.Interface, objs []runtime.Object, token, network string) error {
 	secret := &corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Name: SecretName, Namespace: SecretNamespace},
@@ -122,6 +123,14 @@ func Apply(ctx context.Context, kube kubernetes.Interface, objs []runtime.Object
 			_, err = kube.RbacV1().Roles(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
 		case *rbacv1.RoleBinding:
 			_, err = kube.RbacV1().RoleBindings(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *corev1.Secret:
+			if o.Name != SecretName {
+				_, err = kube.CoreV1().Secrets(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+			}
+		case *corev1.Service:
+			_, err = kube.CoreV1().Services(o.Namespace).Create(ctx, o, metav1.CreateOptions{})
+		case *admissionregistrationv1.ValidatingWebhookConfiguration:
+			_, err = kube.AdmissionregistrationV1().ValidatingWebhookConfigurations().Create(ctx, o, metav1.CreateOptions{})
 		}
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("applying deploy/ccm.yaml: %w", err)

@@ -82,8 +82,8 @@ func (p *process) exited() bool {
 	}
 }
 
-// freePort is a loopback port nothing listens on now.
-func freePort() (int, error) {
+// FreePort is a loopback port nothing listens on now.
+func FreePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return 0, err
