@@ -93,7 +93,7 @@ func TestDoctor(t *testing.T) {
 		expect(t, rep, code, "cluster-cidr", doctor.Fail, "172.16.0.0/16", "outside")
 	})
 	for _, tc := range []struct {
-		name, svc string
+		name, svc   string
 		annotations map[string]string
 		status      doctor.Status
 		want        string
