@@ -63,10 +63,12 @@ lint: ## go vet, staticcheck and goimports (pinned in go.mod as tools) over ever
 manifests: ## render deploy/ccm.yaml, deploy/ccm-networks.yaml and deploy/ccm-webhook.yaml from deploy/chart
 	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/ -update
 
-chart: ## helm lint deploy/chart (default values, networking, an official values file; --strict) and check deploy/ccm*.yaml are its render
+chart: ## helm lint deploy/chart (default values, networking, the webhook both ways, an official values file; --strict) and check deploy/ccm*.yaml are its render
 	@HELM=$$(scripts/helm.sh) && set -x && \
 	$$HELM lint --strict deploy/chart && \
 	$$HELM lint --strict deploy/chart --set networking.enabled=true && \
+	$$HELM lint --strict deploy/chart --set webhook.enabled=true && \
+	$$HELM lint --strict deploy/chart --set webhook.enabled=true --set webhook.certificates=cert-manager && \
 	$$HELM lint --strict deploy/chart -f deploy/testdata/official-values.yaml
 	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/
 
