@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/nearname"
 )
 
 // The official CCM's variables that this one does not read, and what to
@@ -62,7 +64,7 @@ func CheckEnviron(environ []string) (warnings []string, err error) {
 func closest(name string, known map[string]bool) string {
 	best, bestDist := "", len(name)/3+1
 	for k := range known {
-		if d := editDistance(name, k); d < bestDist || (d == bestDist && k < best) {
+		if d := nearname.Distance(name, k); d < bestDist || (d == bestDist && k < best) {
 			best, bestDist = k, d
 		}
 	}
@@ -70,25 +72,4 @@ func closest(name string, known map[string]bool) string {
 		return ""
 	}
 	return "; did you mean " + best + "?"
-}
-
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }

@@ -11,7 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/klog/v2"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/servername"
+	"github.com/hcloudlab/hcloud-ccm/ccm/nearname"
 )
 
 // eventNoServer is the reason of the event on a Node the CCM cannot
@@ -61,7 +61,7 @@ func (i *instances) closestServers(ctx context.Context, name string) []string {
 		}
 		names, _ = i.inv.names()
 	}
-	return servername.Closest(name, names, 3)
+	return nearname.Closest(name, names, 3)
 }
 
 // names are the names of the servers the inventory holds, sorted, and

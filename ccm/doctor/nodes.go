@@ -15,7 +15,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
-	"github.com/hcloudlab/hcloud-ccm/ccm/servername"
+	"github.com/hcloudlab/hcloud-ccm/ccm/nearname"
 )
 
 // initGrace is how long a new Node may wait for the CCM before its
@@ -101,7 +101,7 @@ func (d *doctor) matchNode(n *corev1.Node) *hcloud.Server {
 // a domain suffix (node1.example.com and node1).
 func (d *doctor) nearMiss(name string) *hcloud.Server {
 	for _, s := range d.cloud.servers {
-		if servername.NearMiss(s.Name, name) {
+		if nearname.NearMiss(s.Name, name) {
 			return s
 		}
 	}

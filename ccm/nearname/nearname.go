@@ -1,6 +1,6 @@
-// Package servername finds the servers whose names come close to a
-// Node's, to explain a Node the CCM cannot match to a server.
-package servername
+// Package nearname finds names close to a given one: the servers named
+// like a Node the CCM cannot match, the variable meant by a misspelt one.
+package nearname
 
 import (
 	"slices"
@@ -21,7 +21,7 @@ func Closest(name string, names []string, n int) []string {
 		if c == name {
 			continue
 		}
-		switch d := distance(strings.ToLower(name), strings.ToLower(c)); {
+		switch d := Distance(strings.ToLower(name), strings.ToLower(c)); {
 		case host(c) == host(name):
 			found = append(found, scored{c, 0})
 		case d <= max(1, len(name)/3):
@@ -50,9 +50,9 @@ func host(name string) string {
 	return h
 }
 
-// distance is the Levenshtein distance between a and b, in bytes (server
-// names are ASCII).
-func distance(a, b string) int {
+// Distance is the Levenshtein distance between a and b, in bytes (the
+// names it is for are ASCII).
+func Distance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -1,4 +1,4 @@
-package servername
+package nearname
 
 import (
 	"testing"
