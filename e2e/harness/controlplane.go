@@ -98,7 +98,7 @@ func httpOK(c *http.Client, url string) error {
 }
 
 func mustPort() int {
-	p, err := freePort()
+	p, err := FreePort()
 	if err != nil {
 		panic(err)
 	}
