@@ -101,7 +101,7 @@ func TestDoctor(t *testing.T) {
 		{"annotation typo", "typo", map[string]string{"load-balancer.hetzner.cloud/algorithm-type": "fastest"}, doctor.Fail, "algorithm-type"},
 		{"certificate that does not exist", "tls", map[string]string{"load-balancer.hetzner.cloud/protocol": "https",
 			"load-balancer.hetzner.cloud/http-certificates": "no-such-cert"}, doctor.Fail, "no-such-cert"},
-		{"location outside the network zone", "far", map[string]string{"load-balancer.hetzner.cloud/location": "ash"}, doctor.Warn, "ash"},
+		{"location outside the network zone", "far", map[string]string{"load-balancer.hetzner.cloud/location": "ash"}, doctor.Fail, "network cluster is in eu-central"},
 		{"load balancer type that does not exist", "huge", map[string]string{"load-balancer.hetzner.cloud/type": "lb99"}, doctor.Fail, "lb99"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

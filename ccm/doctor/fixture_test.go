@@ -104,7 +104,9 @@ func (f *fixture) start(t *testing.T) *fixture {
 				{Type: corev1.NodeExternalIP, Address: s.PublicNet.IPv4.IP.String()}, {Type: corev1.NodeInternalIP, Address: s.PrivateNet[0].IP.String()}}}}
 		f.nodes = append(f.nodes, node)
 	}
-	f.services = []*corev1.Service{lbService("web", webUID, "location", "fsn1")}
+	web := lbService("web", webUID, "location", "fsn1")
+	web.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.10"}}
+	f.services = []*corev1.Service{web}
 	f.deployment = &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hcloud-cloud-controller-manager"},
 		Spec: appsv1.DeploymentSpec{Replicas: ptr.To(int32(2)), Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{
 			ServiceAccountName: "hcloud-cloud-controller-manager",

@@ -174,6 +174,9 @@ func TestMisconfigurations(t *testing.T) {
 				f.services = append(f.services, lbService("api", "uid-api", "protocol", "https", "http-certificates", "shop,www"))
 			},
 			want: []want{{"service", Fail, "service/default/api", `certificate "www"`}}},
+		{name: "address pending",
+			setup: func(_ *testing.T, f *fixture) { f.services[0].Status.LoadBalancer.Ingress = nil },
+			want:  []want{{"service", Warn, "service/default/web", "no address after"}}},
 		{name: "orphan load balancer",
 			setup: func(_ *testing.T, f *fixture) { f.services = nil },
 			want:  []want{{"load-balancer", Warn, "load-balancer/web", loadbalancer.ServiceUIDLabel + "=" + webUID}}},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -119,12 +120,20 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 	if len(d.found) > before {
 		return
 	}
-	if lb != nil {
+	switch age := d.now.Sub(svc.CreationTimestamp.Time); {
+	case len(svc.Status.LoadBalancer.Ingress) == 0 && age > pendingGrace:
+		d.found.warn("service", subject, fmt.Sprintf("annotations valid, but no address after %s (EXTERNAL-IP <pending>)", age.Round(time.Second)),
+			"kubectl describe service "+svc.Name+" -n "+svc.Namespace+" shows the CCM's events; check that a CCM replica leads (the lease check above)")
+	case lb != nil:
 		d.found.ok("service", subject, fmt.Sprintf("annotations valid; load balancer %s (ID %d)", lb.Name, lb.ID))
-	} else {
+	default:
 		d.found.ok("service", subject, "annotations valid; no load balancer yet")
 	}
 }
+
+// pendingGrace is how long a Service may wait for its address before
+// doctor points at it: a create takes seconds.
+const pendingGrace = 2 * time.Minute
 
 // checkOrphans finds load balancers of Services that are gone, and
 // targets on servers that are gone.
