@@ -14,8 +14,8 @@ import (
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
-	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/ccm/nearname"
+	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 )
 
 // initGrace is how long a new Node may wait for the CCM before its
