@@ -29,6 +29,10 @@ func TestDoctor(t *testing.T) {
 	if _, err := env.StartCCM(ctx); err != nil {
 		t.Fatal(err)
 	}
+	// Its Deployment, as doctor looks for it, with the one replica ready.
+	if err := env.PlayDeployment(ctx, 1, 1); err != nil {
+		t.Fatal(err)
+	}
 	for i, n := range []string{"control-plane-1", "worker-1", "worker-2"} {
 		if err := env.RegisterNodeIP(ctx, n, cidr(i), fmt.Sprintf("10.0.0.%d", 2+i)); err != nil {
 			t.Fatal(err)
@@ -47,6 +51,9 @@ func TestDoctor(t *testing.T) {
 		rep, code := runDoctor(t, env)
 		if code != 0 || rep.Failed() {
 			t.Errorf("exit %d on a healthy cluster:\n%s", code, findings(rep, doctor.Fail, doctor.Warn))
+		}
+		if w := findings(rep, doctor.Warn); w != "" {
+			t.Logf("warnings on the healthy cluster:\n%s", w)
 		}
 		// servers, networks, load balancers, the write probe, and the types,
 		// locations and certificates the Service needs
@@ -120,6 +127,9 @@ func TestDoctor(t *testing.T) {
 	t.Run("orphaned load balancer", func(t *testing.T) {
 		res, _, err := cloud.LoadBalancer.Create(ctx, hcloud.LoadBalancerCreateOpts{Name: "left-behind", LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"},
 			Location: &hcloud.Location{Name: "fsn1"}, Labels: map[string]string{"hcloud-ccm/service-uid": "0a0b0c0d-0000-4000-8000-000000000000"}})
+		if err == nil {
+			err = cloud.Action.WaitFor(ctx, res.Action) // it is locked until then
+		}
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,8 +158,12 @@ func TestDoctor(t *testing.T) {
 	if !env.StopCCM(0, 10*time.Second) {
 		t.Fatal("the CCM did not stop cleanly")
 	}
-	t.Run("no CCM holds the Lease", func(t *testing.T) {
+	if err := env.PlayDeployment(ctx, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("no CCM replica ready, none holds the Lease", func(t *testing.T) {
 		rep, code := runDoctor(t, env)
+		expect(t, rep, code, "ccm", doctor.Fail, "deployment/kube-system/hcloud-cloud-controller-manager", "0 of 1 replicas ready")
 		expect(t, rep, code, "lease", doctor.Fail, "lease/kube-system/cloud-controller-manager", "")
 	})
 	t.Run("route through no node", func(t *testing.T) {

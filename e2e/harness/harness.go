@@ -18,6 +18,8 @@ import (
 	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 )
@@ -50,7 +52,8 @@ type Env struct {
 	CCMConfig string // the CCM's kubeconfig (its ServiceAccount's token)
 	AdminConf string // a cluster-admin kubeconfig, for kubectl
 
-	ccmArgs  []string // the Deployment's, from the manifest
+	ccmArgs  []string           // the Deployment's, from the manifest
+	deploy   *appsv1.Deployment // the manifest's, which the harness plays
 	cp       *controlPlane
 	cloud    *process
 	kubelets *kubelets
@@ -112,7 +115,7 @@ func Start(ctx context.Context, o Options) (_ *Env, err error) {
 	}
 	for _, o := range m.objects {
 		if d, ok := o.(*appsv1.Deployment); ok {
-			e.ccmArgs = d.Spec.Template.Spec.Containers[0].Args
+			e.ccmArgs, e.deploy = d.Spec.Template.Spec.Containers[0].Args, d
 		}
 	}
 	if e.ccmArgs == nil {
@@ -187,7 +190,9 @@ func (e *Env) ccm(i int) *process {
 }
 
 // Forbidden is every line of every CCM log in which the apiserver refused
-// the CCM's ServiceAccount: the role of deploy/ccm.yaml lacks a verb.
+// the CCM's ServiceAccount ("... is forbidden: User ..."): the role of
+// deploy/ccm.yaml lacks a verb. The webhook's own refusals of Services
+// (logged as "reason":"Forbidden") are not among them.
 func (e *Env) Forbidden() ([]string, error) {
 	e.mu.Lock()
 	ccms := slices.Clone(e.ccms)
@@ -199,12 +204,37 @@ func (e *Env) Forbidden() ([]string, error) {
 			return nil, err
 		}
 		for line := range strings.Lines(string(b)) {
-			if strings.Contains(strings.ToLower(line), "forbidden") {
+			if strings.Contains(line, "is forbidden: User ") {
 				lines = append(lines, p.name+": "+strings.TrimSpace(line))
 			}
 		}
 	}
 	return lines, nil
+}
+
+// PlayDeployment creates the manifest's Deployment, whose pods the
+// harness's CCM processes stand for, with replicas of them, ready of
+// those ready, as the deployment controller would report (none runs
+// here). Without it, tools that look for the CCM's Deployment find none.
+func (e *Env) PlayDeployment(ctx context.Context, replicas, ready int32) error {
+	deps := e.Kube.AppsV1().Deployments(e.deploy.Namespace)
+	d, err := deps.Get(ctx, e.deploy.Name, metav1.GetOptions{})
+	if apierrors.IsNotFound(err) {
+		d, err = deps.Create(ctx, e.deploy.DeepCopy(), metav1.CreateOptions{})
+	}
+	if err != nil {
+		return err
+	}
+	if *d.Spec.Replicas != replicas {
+		d.Spec.Replicas = &replicas
+		if d, err = deps.Update(ctx, d, metav1.UpdateOptions{}); err != nil {
+			return err
+		}
+	}
+	d.Status = appsv1.DeploymentStatus{ObservedGeneration: d.Generation, Replicas: replicas, UpdatedReplicas: replicas,
+		ReadyReplicas: ready, AvailableReplicas: ready}
+	_, err = deps.UpdateStatus(ctx, d, metav1.UpdateOptions{})
+	return err
 }
 
 // RegisterNode creates a Node as its kubelet would, with the pod CIDR

@@ -39,7 +39,7 @@ func TestForbiddenFindsRefusals(t *testing.T) {
 	dir := t.TempDir()
 	logs := []string{
 		"I1123 ok\nE1123 services \"web\" is forbidden: User \"system:serviceaccount:kube-system:hcloud-cloud-controller-manager\" cannot get resource \"services\"\n",
-		"I1123 all fine\n",
+		"I1123 all fine\nI1123 webhooks.go:169] {\"response\":{\"allowed\":false,\"status\":{\"reason\":\"Forbidden\",\"code\":403}}}\n",
 	}
 	e := &Env{}
 	for i, text := range logs {
