@@ -72,6 +72,11 @@ func run(controlBin string, once bool) error {
 		return err
 	}
 	say("log: %s", env.CCMLog(0))
+	// The Deployment of deploy/ccm.yaml, which this process stands for, so
+	// that kubectl and ccm doctor find it.
+	if err = env.PlayDeployment(ctx, 1, 1); err != nil {
+		return err
+	}
 	if err = tour(ctx, env); err != nil {
 		return err
 	}
