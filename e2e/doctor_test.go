@@ -134,7 +134,7 @@ func TestDoctor(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer func() {
-			if _, err := cloud.LoadBalancer.Delete(ctx, res.LoadBalancer); err != nil {
+			if _, _, err := cloud.LoadBalancer.DeleteWithResult(ctx, res.LoadBalancer); err != nil {
 				t.Error(err)
 			}
 		}()
