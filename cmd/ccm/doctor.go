@@ -70,11 +70,19 @@ func runDoctor(ctx context.Context, args []string, env doctorIO) int {
 		fmt.Fprintf(env.stderr, "ccm doctor: %v\n", err)
 		return doctorUsage
 	}
-	getenv, source := env.getenv, "HCLOUD_TOKEN"
+	// The CCM's own settings come from its Deployment's environment;
+	// what is set here wins.
+	getenv, fromWorkload, found, err := doctor.WorkloadEnv(ctx, kube, *namespace, env.getenv)
+	if err != nil {
+		fmt.Fprintf(env.stderr, "ccm doctor: the CCM's settings in its Deployment are not read: %v\n", err)
+	}
+	source := "HCLOUD_TOKEN"
 	switch {
-	case strings.TrimSpace(getenv("HCLOUD_TOKEN")) != "":
-	case strings.TrimSpace(getenv("HCLOUD_TOKEN_FILE")) != "":
+	case strings.TrimSpace(env.getenv("HCLOUD_TOKEN")) != "":
+	case strings.TrimSpace(env.getenv("HCLOUD_TOKEN_FILE")) != "":
 		source = "HCLOUD_TOKEN_FILE"
+	case found:
+		source = fromWorkload
 	default:
 		if getenv, err = doctor.SecretEnv(ctx, kube, *namespace, getenv); err != nil {
 			fmt.Fprintf(env.stderr, "ccm doctor: %v\n", err)

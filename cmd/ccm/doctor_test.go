@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -146,5 +147,56 @@ func TestKubeClient(t *testing.T) {
 	t.Setenv("KUBECONFIG", path)
 	if _, err := kubeClient(""); err != nil {
 		t.Errorf("$KUBECONFIG: %v", err)
+	}
+}
+
+// TestDoctorReadsTheDeploymentsSettings: with no HCLOUD_* set here, the
+// CCM's Deployment's environment is the configuration: its token from a
+// Secret, its load balancer location as a plain value, its network from a
+// ConfigMap; a setting made here wins over the Deployment's.
+func TestDoctorReadsTheDeploymentsSettings(t *testing.T) {
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hcloud-cloud-controller-manager"},
+		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "ccm",
+			Env: []corev1.EnvVar{
+				{Name: "HCLOUD_TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
+					LocalObjectReference: corev1.LocalObjectReference{Name: "hcloud"}, Key: "token"}}},
+				{Name: "HCLOUD_LOAD_BALANCERS_LOCATION", Value: "mars1"},
+			},
+			EnvFrom: []corev1.EnvFromSource{{ConfigMapRef: &corev1.ConfigMapEnvSource{LocalObjectReference: corev1.LocalObjectReference{Name: "ccm-settings"}}}},
+		}}}}}}
+	settings := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "ccm-settings"},
+		Data: map[string]string{"HCLOUD_NETWORK": "k8s", "OTHER": "x"}}
+	svc := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web", UID: "uid-web"},
+		Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeLoadBalancer, Ports: []corev1.ServicePort{{Port: 80, NodePort: 30080}}}}
+	endpoint, kube, _ := doctorCluster(t, "kube-system", dep, settings, svc)
+	run := func(env map[string]string) doctor.Report {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		runDoctor(t.Context(), []string{"-o", "json"}, doctorIO{getenv: func(k string) string { return env[k] }, stdout: &stdout, stderr: &stderr, kube: kube})
+		var r doctor.Report
+		if err := json.Unmarshal(stdout.Bytes(), &r); err != nil {
+			t.Fatalf("%v; stderr %s", err, stderr.String())
+		}
+		return r
+	}
+	has := func(r doctor.Report, check, subject, text string) bool {
+		for _, f := range r.Findings {
+			if f.Check == check && strings.HasPrefix(f.Subject, subject) && strings.Contains(f.Message, text) {
+				return true
+			}
+		}
+		return false
+	}
+	r := run(map[string]string{"HCLOUD_ENDPOINT": endpoint})
+	if !has(r, "token", "token (key token of Secret kube-system/hcloud of Deployment kube-system/hcloud-cloud-controller-manager)", "valid") {
+		t.Errorf("the token is not the Deployment's: %+v", r.Findings)
+	}
+	if !has(r, "service", "service/default/web", `location "mars1"`) || !has(r, "network", "network/k8s", "") {
+		t.Errorf("the Deployment's location and network were not read: %+v", r.Findings)
+	}
+	r = run(map[string]string{"HCLOUD_ENDPOINT": endpoint, "HCLOUD_LOAD_BALANCERS_LOCATION": "fsn1"})
+	if has(r, "service", "service/default/web", `location "mars1"`) {
+		t.Errorf("HCLOUD_LOAD_BALANCERS_LOCATION set here did not win: %+v", r.Findings)
 	}
 }
