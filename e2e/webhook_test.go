@@ -11,6 +11,7 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 )
@@ -77,9 +78,14 @@ func TestServiceWebhook(t *testing.T) {
 	if _, err := svcs.Create(ctx, lbSvc("web", map[string]string{"load-balancer.hetzner.cloud/algorithm-type": "least_connections"}), metav1.CreateOptions{}); err != nil {
 		t.Fatalf("a good Service refused: %v", err)
 	}
-	web := get(t, env, "web")
-	web.Annotations["load-balancer.hetzner.cloud/health-check-interval"] = "1m30x"
-	_, err = svcs.Update(ctx, web, metav1.UpdateOptions{})
+	// The CCM writes the Service too (finalizer, status): on a conflict,
+	// read it again.
+	err = retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		web := get(t, env, "web")
+		web.Annotations["load-balancer.hetzner.cloud/health-check-interval"] = "1m30x"
+		_, err := svcs.Update(ctx, web, metav1.UpdateOptions{})
+		return err
+	})
 	refused("an update that brings a bad value", err, "load-balancer.hetzner.cloud/health-check-interval", "1m30x")
 
 	if !env.StopCCM(0, 10*time.Second) {
