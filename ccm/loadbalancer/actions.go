@@ -267,12 +267,23 @@ func more(resp *hcloud.Response) bool {
 	return resp != nil && resp.Meta.Pagination != nil && resp.Meta.Pagination.NextPage != 0
 }
 
-// next is when to ask again about an action still running at a poll.
+// maxPollInterval bounds how seldom a running action is asked about.
+const maxPollInterval = 30 * time.Second
+
+// next is when to ask again about an action still running at a poll:
+// after t.hurried or t.every, or half its age once that is longer, up to
+// maxPollInterval, so that an action that runs for minutes costs a few
+// requests, not one every few seconds.
 func (t *actionTracker) next(ta trackedAction, poll time.Time) time.Time {
+	base := t.every
 	if ta.hurry {
-		return ceilGrid(poll.Add(t.hurried))
+		base = t.hurried
 	}
-	return poll.Add(t.every)
+	step := min(max(base, poll.Sub(ta.since)/2), maxPollInterval)
+	if ta.hurry {
+		return ceilGrid(poll.Add(step))
+	}
+	return poll.Add(step)
 }
 
 // postpone moves every action's next poll after a failed one started at

@@ -154,3 +154,28 @@ func TestLBWaitersShareEachPoll(t *testing.T) {
 		t.Errorf("%d polls for %d syncs waiting at once, %d actions left; want at most 10 and none", polls, n, tr.count())
 	}
 }
+
+// TestActionPollBacksOff: a running action is asked about again after
+// 500 ms while a sync waits on it, 3 s otherwise, then at half its age,
+// at most every 30 s.
+func TestActionPollBacksOff(t *testing.T) {
+	tr := newActionTracker(nil)
+	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		age   time.Duration
+		hurry bool
+		want  time.Duration
+	}{
+		{time.Second, true, 500 * time.Millisecond},
+		{10 * time.Second, true, 5 * time.Second},
+		{time.Second, false, 3 * time.Second},
+		{20 * time.Second, false, 10 * time.Second},
+		{time.Hour, false, 30 * time.Second},
+		{time.Hour, true, 30 * time.Second},
+	} {
+		poll := start.Add(tc.age)
+		if got := tr.next(trackedAction{since: start, hurry: tc.hurry}, poll).Sub(poll); got != tc.want {
+			t.Errorf("age %s, hurried %v: next poll after %s, want %s", tc.age, tc.hurry, got, tc.want)
+		}
+	}
+}
