@@ -119,6 +119,11 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 // nodeAddresses lists a server's addresses in the official order: the
 // hostname, the public IPv4 and IPv6 (the ::1 of its /64) as the address
 // family allows, and the IP in the configured network.
+//
+// NodeAddresses is the same for ccm doctor, which checks kubelets'
+// --node-ip against it (cfg.NetworkID resolved).
+func NodeAddresses(s *hcloud.Server, cfg Config) []corev1.NodeAddress { return nodeAddresses(s, cfg) }
+
 func nodeAddresses(s *hcloud.Server, cfg Config) []corev1.NodeAddress {
 	addrs := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: s.Name}}
 	v4 := cfg.AddressFamily == AddressFamilyIPv4 || cfg.AddressFamily == AddressFamilyDualStack

@@ -145,23 +145,15 @@ func (d *doctor) checkNodeIPs(n *corev1.Node, s *hcloud.Server) {
 	}
 }
 
-// reported are the addresses the CCM gives the Node, as ccm's
-// nodeAddresses computes them: public IPv4 and IPv6 (the ::1 of its /64)
-// as HCLOUD_INSTANCES_ADDRESS_FAMILY allows, and the IP in HCLOUD_NETWORK.
+// reported are the addresses the CCM gives the Node, from the CCM's own
+// code (ccm.NodeAddresses), but for the hostname.
 func (d *doctor) reported(s *hcloud.Server) []string {
+	cfg := d.cfg
+	cfg.NetworkID = d.networkID
 	var out []string
-	family := d.cfg.AddressFamily
-	if family != ccm.AddressFamilyIPv6 && s.PublicNet.IPv4.IP != nil && !s.PublicNet.IPv4.IsUnspecified() {
-		out = append(out, s.PublicNet.IPv4.IP.String())
-	}
-	if family != ccm.AddressFamilyIPv4 && family != "" && s.PublicNet.IPv6.IP != nil && !s.PublicNet.IPv6.IsUnspecified() {
-		host := slices.Clone(s.PublicNet.IPv6.IP)
-		host[len(host)-1] |= 1
-		out = append(out, net.IP(host).String())
-	}
-	for _, pn := range s.PrivateNet {
-		if d.networkID != 0 && pn.Network != nil && pn.Network.ID == d.networkID {
-			out = append(out, pn.IP.String())
+	for _, a := range ccm.NodeAddresses(s, cfg) {
+		if a.Type != corev1.NodeHostName {
+			out = append(out, a.Address)
 		}
 	}
 	return out
