@@ -179,19 +179,21 @@ func (c *Cloud) HTTPAddr() net.Addr {
 // Initialize gives the provider an event recorder once the controller
 // manager has a client.
 func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
-	client, err := builder.Client("hcloud-cloud-provider")
-	if err != nil {
-		klog.ErrorS(err, "No Kubernetes client for events; running without them")
-		return
-	}
-	broadcaster := record.NewBroadcaster()
-	broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
-	recorder := broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "hcloud-cloud-controller-manager"})
-	c.instances.recorder = recorder
-	if c.routes != nil {
-		c.routes.recorder = recorder
-	}
 	ctx, cancel := context.WithCancel(context.Background())
+	var recorder record.EventRecorder
+	broadcaster := record.NewBroadcaster()
+	if client, err := builder.Client("hcloud-cloud-provider"); err != nil {
+		klog.ErrorS(err, "No Kubernetes client for events; running without them")
+	} else {
+		broadcaster.StartRecordingToSink(&typedcorev1.EventSinkImpl{Interface: client.CoreV1().Events("")})
+		recorder = broadcaster.NewRecorder(scheme.Scheme, corev1.EventSource{Component: "hcloud-cloud-controller-manager"})
+		c.instances.recorder = recorder
+		if c.routes != nil {
+			c.routes.recorder = recorder
+		}
+	}
+	// The load balancers' background work runs with or without events:
+	// syncs hand their remaining changes to it.
 	if c.lbs != nil {
 		c.lbs.Start(ctx, recorder)
 	}

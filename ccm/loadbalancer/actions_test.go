@@ -179,3 +179,29 @@ func TestActionPollBacksOff(t *testing.T) {
 		}
 	}
 }
+
+// TestLBOneResumePerService: resumes asked for again before the first
+// runs replace it, so failures reaching resume from two sides (a failed
+// action and the failed sync waiting on it) do not multiply the retries.
+func TestLBOneResumePerService(t *testing.T) {
+	c := newLBCluster(t, 4, fakecloud.Options{})
+	c.lbs.retryUnit = time.Hour // a failed resume is not tried again within the test
+	svc := lbService("web", []int32{80})
+	uid := string(svc.UID)
+	c.ensure(t, svc, c.nodes[:2])
+	c.lbs.mu.Lock()
+	c.lbs.last[uid] = lastSync{svc: svc, nodes: c.nodes, gen: c.lbs.last[uid].gen} // two more targets wanted
+	c.lbs.mu.Unlock()
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "POST", Path: "/load_balancers/*/actions/add_target", Status: 503}); err != nil {
+		t.Fatal(err)
+	}
+	const addTarget = "/load_balancers/{id}/actions/add_target"
+	for range 5 {
+		c.lbs.resume(uid, 20*time.Millisecond, 0)
+	}
+	eventually(t, "the resumed sync", func() bool { return c.FC.Requests("POST", addTarget) > 0 })
+	time.Sleep(200 * time.Millisecond) // room for the other four, were they still pending
+	if n := c.FC.Requests("POST", addTarget); n != 1 {
+		t.Errorf("%d add_target requests from 5 resumes asked for at once, want 1", n)
+	}
+}

@@ -31,6 +31,10 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	l.mu.Lock()
 	delete(l.last, uid)
 	delete(l.failures, uid)
+	if t := l.pending[uid]; t != nil {
+		t.Stop()
+		delete(l.pending, uid)
+	}
 	if lb != nil {
 		delete(l.waiting, lb.ID)
 	}

@@ -35,11 +35,12 @@ type Manager struct {
 	retryUnit time.Duration
 
 	mu       sync.Mutex
-	last     map[string]lastSync // by Service UID: the newest desired state, to resume or re-apply
-	gen      uint64              // counts the controller's syncs
-	waiting  map[int64]string    // load balancer ID: the Service whose sync waits for its action
-	failures map[string]int      // by Service UID: failed actions or resumed syncs in a row
-	ctx      context.Context     // the provider's lifetime, for resuming
+	last     map[string]lastSync    // by Service UID: the newest desired state, to resume or re-apply
+	gen      uint64                 // counts the controller's syncs
+	waiting  map[int64]string       // load balancer ID: the Service whose sync waits for its action
+	failures map[string]int         // by Service UID: failed actions or resumed syncs in a row
+	pending  map[string]*time.Timer // by Service UID: its one resume to come
+	ctx      context.Context        // the provider's lifetime, for resuming
 }
 
 type lastSync struct {
@@ -67,7 +68,7 @@ func New(client *hcloud.Client, o Options) *Manager {
 	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone,
 		store: newLBStore(client, o.Now, o.MaxAge), actions: newActionTracker(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
-		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, ctx: context.Background()}
+		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, pending: map[string]*time.Timer{}, ctx: context.Background()}
 	l.actions.onEnd = l.actionEnded
 	return l
 }

@@ -81,33 +81,55 @@ func backoff(unit time.Duration, n int) time.Duration {
 
 // resume applies uid's newest desired state after delay, unless the
 // Service was deleted meanwhile; with gen set, only if no newer sync came
-// from the controller, which then owns what is left.
+// from the controller, which then owns what is left. A Service has at
+// most one resume pending: a later call replaces it, so failures that
+// reach this from two sides (a failed action and the failed sync waiting
+// on it) do not multiply the retries.
 func (l *Manager) resume(uid string, delay time.Duration, gen uint64) {
-	time.AfterFunc(delay, func() {
-		defer l.store.lock(uid)()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if t := l.pending[uid]; t != nil {
+		t.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(delay, func() {
 		l.mu.Lock()
-		last, ok := l.last[uid]
-		ctx := l.ctx
+		if l.pending[uid] == t {
+			delete(l.pending, uid)
+		}
 		l.mu.Unlock()
-		if !ok || ctx.Err() != nil || (gen != 0 && last.gen != gen) {
-			return
-		}
-		_, err := l.syncLocked(ctx, last.svc, last.nodes, false)
-		if err == nil {
-			return
-		}
-		var re *api.RetryError
-		if errors.As(err, &re) {
-			l.resume(uid, re.RetryAfter(), last.gen)
-			return
-		}
-		l.mu.Lock()
-		l.failures[uid]++
-		delay := backoff(l.retryUnit, l.failures[uid])
-		l.mu.Unlock()
-		klog.ErrorS(err, "Applying a Service's load balancer changes", "service", klog.KObj(last.svc), "retryIn", delay)
-		l.event(last.svc, corev1.EventTypeWarning, eventLBSyncFailed,
-			fmt.Sprintf("Applying the rest of the load balancer's changes: %v; trying again in %s", err, delay))
-		l.resume(uid, delay, last.gen)
+		l.resumeNow(uid, gen)
 	})
+	l.pending[uid] = t
+}
+
+// resumeNow is resume's sync; what fails is tried again with back-off.
+func (l *Manager) resumeNow(uid string, gen uint64) {
+	defer l.store.lock(uid)()
+	l.mu.Lock()
+	last, ok := l.last[uid]
+	ctx := l.ctx
+	l.mu.Unlock()
+	if !ok || ctx.Err() != nil || (gen != 0 && last.gen != gen) {
+		return
+	}
+	_, err := l.syncLocked(ctx, last.svc, last.nodes, false)
+	if err == nil {
+		return
+	}
+	l.mu.Lock()
+	l.failures[uid]++
+	delay := backoff(l.retryUnit, l.failures[uid])
+	l.mu.Unlock()
+	var re *api.RetryError
+	if errors.As(err, &re) {
+		// Busy: another's action locks the load balancer. Not a failure
+		// to report, but retried no faster than one.
+		l.resume(uid, max(re.RetryAfter(), delay), last.gen)
+		return
+	}
+	klog.ErrorS(err, "Applying a Service's load balancer changes", "service", klog.KObj(last.svc), "retryIn", delay)
+	l.event(last.svc, corev1.EventTypeWarning, eventLBSyncFailed,
+		fmt.Sprintf("Applying the rest of the load balancer's changes: %v; trying again in %s", err, delay))
+	l.resume(uid, delay, last.gen)
 }

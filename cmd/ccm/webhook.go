@@ -68,6 +68,11 @@ func (f *webhookFlags) validate(s *options.CloudControllerManagerOptions) error 
 	if _, _, ok := splitRef(f.service); !ok {
 		errs = append(errs, fmt.Errorf("--webhook-service=%q: want namespace/name of the webhook's Service (with --webhook-cert-secret)", f.service))
 	}
+	if f.configuration == "" {
+		// Nobody else knows the self-signed CA: without it in the
+		// configuration's caBundle the apiserver never trusts the webhook.
+		errs = append(errs, errors.New("--webhook-cert-secret needs --webhook-configuration, whose caBundle gets the self-signed CA"))
+	}
 	if s.WebhookServing != nil && (s.WebhookServing.ServerCert.CertKey.CertFile != "" || s.WebhookServing.ServerCert.CertKey.KeyFile != "") {
 		errs = append(errs, errors.New("--webhook-cert-secret and --webhook-tls-cert-file exclude each other"))
 	}

@@ -139,6 +139,7 @@ func TestWebhookFlags(t *testing.T) {
 		{"bad secret", []string{"--webhooks=service", "--webhook-cert-secret=tls", "--webhook-service=kube-system/w"}, 0, "namespace/name"},
 		{"files too", []string{"--webhooks=service", "--webhook-cert-secret=kube-system/tls", "--webhook-service=kube-system/w",
 			"--webhook-tls-cert-file=/tls.crt", "--webhook-tls-private-key-file=/tls.key"}, 0, "exclude each other"},
+		{"no configuration", []string{"--webhooks=service", "--webhook-cert-secret=kube-system/tls", "--webhook-service=kube-system/w"}, 0, "--webhook-configuration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opts := ccmOptions(t)
