@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
 
@@ -50,10 +51,13 @@ func TestServiceWebhook(t *testing.T) {
 	}
 	svcs := env.Kube.CoreV1().Services("default")
 	typo := lbSvc("typo", map[string]string{"load-balancer.hetzner.cloud/algorithm-type": "fastest"})
-	done := timed(t, "the CCM's certificate in the caBundle and served")
-	eventually(t, time.Minute, "a dry run of a bad Service refused", func() bool {
-		_, err := svcs.Create(ctx, typo, metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}})
-		return err != nil
+	huge := lbSvc("huge", map[string]string{"load-balancer.hetzner.cloud/type": "lb99"})
+	done := timed(t, "the CCM's certificate in the caBundle and served, the types listed")
+	eventually(t, time.Minute, "dry runs of a bad Service and of an unknown type refused", func() bool {
+		dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
+		_, err := svcs.Create(ctx, typo, dry)
+		_, err2 := svcs.Create(ctx, huge, dry)
+		return apierrors.IsForbidden(err) && apierrors.IsForbidden(err2)
 	})
 	done()
 
@@ -72,7 +76,7 @@ func TestServiceWebhook(t *testing.T) {
 	_, err = svcs.Create(ctx, typo, metav1.CreateOptions{})
 	refused("a typo in algorithm-type", err, `admission webhook "services.hcloud-ccm.hetzner.cloud" denied the request`,
 		"load-balancer.hetzner.cloud/algorithm-type", "fastest", "round_robin", "least_connections")
-	_, err = svcs.Create(ctx, lbSvc("huge", map[string]string{"load-balancer.hetzner.cloud/type": "lb99"}), metav1.CreateOptions{})
+	_, err = svcs.Create(ctx, huge, metav1.CreateOptions{})
 	refused("a load balancer type that does not exist (the types the CCM listed at start)", err, "load-balancer.hetzner.cloud/type", "lb99", "lb11")
 
 	if _, err := svcs.Create(ctx, lbSvc("web", map[string]string{"load-balancer.hetzner.cloud/algorithm-type": "least_connections"}), metav1.CreateOptions{}); err != nil {

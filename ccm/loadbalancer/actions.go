@@ -23,8 +23,8 @@ type actionTracker struct {
 	// onEnd is told of each action seen finished, successful or failed.
 	onEnd func(lbID int64, uid string, a *hcloud.Action)
 	// every is how long an action runs before the background poll asks
-	// about it, and then how often; hurried ones are asked about every
-	// 500 ms, as hcloud-go's WaitFor polls.
+	// about it, hurried how long one a sync waits on does (500 ms, as
+	// hcloud-go's WaitFor polls); then again as next says.
 	every, hurried time.Duration
 
 	mu      sync.Mutex
@@ -85,7 +85,7 @@ func (t *actionTracker) busy(lbID int64) bool {
 }
 
 // hurry asks the background poll about lbID's action once it is
-// t.hurried old, then every t.hurried; false if none runs.
+// t.hurried old, then as next says; false if none runs.
 func (t *actionTracker) hurry(lbID int64) bool {
 	t.mu.Lock()
 	ta, ok := t.running[lbID]
