@@ -73,8 +73,21 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 		return &admissionv1.AdmissionResponse{UID: req.UID, Result: &metav1.Status{Status: metav1.StatusFailure,
 			Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: strings.Join(introduced, "; ")}}, nil
 	}
-	allow.Warnings = kept
+	allow.Warnings = append(kept, h.notes(svc)...)
 	return allow, nil
+}
+
+// notes are warnings that do not refuse: certificates the CCM found
+// missing when it last looked, which may have been uploaded since.
+func (h *Handler) notes(svc *corev1.Service) []string {
+	if !h.cloudChecks {
+		return nil
+	}
+	c, err := h.lbs.Validate(svc)
+	if err != nil {
+		return nil
+	}
+	return h.lbs.CertificatesMissing(c)
 }
 
 // ours reports whether the CCM's service controller makes svc a load

@@ -186,3 +186,20 @@ func TestAdmitGarbage(t *testing.T) {
 		t.Error("no error")
 	}
 }
+
+// TestAdmitWarnsOfAMissingCertificate: a certificate a sync found missing
+// is a warning, not a refusal: it may have been uploaded since.
+func TestAdmitWarnsOfAMissingCertificate(t *testing.T) {
+	w := newWorld(t)
+	tls := cloudtest.LBService("tls", []int32{443}, "protocol", "https", "http-certificates", "shop")
+	if _, err := w.lbs.EnsureLoadBalancer(t.Context(), "", tls, w.Nodes(t)); err == nil {
+		t.Fatal("a sync with a missing certificate succeeded")
+	}
+	resp, err := New(w.lbs, true).Admit(request(t, admissionv1.Create, svc("protocol", "https", "http-certificates", "shop"), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], `no certificate "shop"`) {
+		t.Errorf("allowed %v, warnings %q; want allowed with the certificate named", resp.Allowed, resp.Warnings)
+	}
+}

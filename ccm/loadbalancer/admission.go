@@ -3,6 +3,7 @@ package loadbalancer
 import (
 	"context"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strconv"
@@ -18,12 +19,11 @@ func (l *Manager) Validate(svc *corev1.Service) (ServiceConfig, error) {
 	return ValidateService(svc, l.defaults, l.networkID, l.networkZone)
 }
 
-// CheckCached checks the type, location and uploaded certificates that
-// svc's annotations name (c is Validate's answer) against what the
-// Manager already holds: the load balancer types and the locations they
-// are priced in, once a sync has listed them, and the certificate names a
-// sync found no certificate by within MaxAge. It never sends a request;
-// what it does not know passes. Values from HCLOUD_LOAD_BALANCERS_* are
+// CheckCached checks the type and location that svc's annotations name
+// (c is Validate's answer) against what the Manager already holds: the
+// load balancer types and the locations they are priced in, once listed
+// (LoadTypes, or a sync). It never sends a request; what it does not
+// know passes. Values from HCLOUD_LOAD_BALANCERS_* are
 // the operator's, not the Service's, and are not checked.
 func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
 	var errs []error
@@ -41,12 +41,21 @@ func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
 			}
 		}
 	}
+	return errors.Join(errs...)
+}
+
+// CertificatesMissing are warnings for the uploaded certificate names in
+// c (Validate's answer) that a sync found no certificate by within
+// MaxAge, and none since. Not a refusal: the certificate may have been
+// uploaded since, which only the next sync sees. Never a request.
+func (l *Manager) CertificatesMissing(c ServiceConfig) []string {
+	var out []string
 	for _, ref := range c.Certificates {
 		if _, err := strconv.ParseInt(ref, 10, 64); err != nil && l.certs.missingNow(ref) {
-			errs = append(errs, &annotationError{AnnotationHTTPCertificates.short(), ref, "the IDs or names of existing certificates"})
+			out = append(out, fmt.Sprintf("%s: no certificate %q was found when the CCM last looked; upload it, or the load balancer gets no HTTPS", AnnotationHTTPCertificates, ref))
 		}
 	}
-	return errors.Join(errs...)
+	return out
 }
 
 // locations are where the types are offered (priced), sorted.

@@ -9,8 +9,8 @@ import (
 )
 
 // TestAdmissionCheckCached: the webhook's cloud checks answer from what
-// syncs already read and send nothing; before the first sync, and once a
-// missing certificate's word is older than MaxAge, everything passes.
+// syncs already read and send nothing; before the first sync everything
+// passes; a certificate a sync found missing is a warning until MaxAge.
 func TestAdmissionCheckCached(t *testing.T) {
 	c := newLBCluster(t, 1, fakecloud.Options{})
 	check := func(annotations ...string) error {
@@ -60,17 +60,34 @@ func TestAdmissionCheckCached(t *testing.T) {
 		})
 	}
 
-	// A sync finds no certificate "gone"; another Service naming it is refused.
+	// A sync finds no certificate "gone"; another Service naming it gets a
+	// warning, not a refusal: it may have been uploaded since.
 	https := lbService("tls", []int32{443}, "protocol", "https", "http-certificates", "gone")
 	if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", https, c.nodes); err == nil {
 		t.Fatal("EnsureLoadBalancer with a missing certificate succeeded")
 	}
-	err := check("protocol", "https", "http-certificates", "gone, 12")
-	if err == nil || !strings.Contains(err.Error(), `load-balancer.hetzner.cloud/http-certificates="gone"`) || strings.Contains(err.Error(), "12") {
-		t.Errorf("err %v, want the missing certificate gone named (and not the ID 12)", err)
+	missing := func(refs string) []string {
+		t.Helper()
+		cfg, err := c.lbs.Validate(lbService("check", []int32{443}, "protocol", "https", "http-certificates", refs))
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := c.Requests()
+		defer func() {
+			if n := c.Requests() - before; n != 0 {
+				t.Errorf("CertificatesMissing sent %d requests", n)
+			}
+		}()
+		return c.lbs.CertificatesMissing(cfg)
+	}
+	if err := check("protocol", "https", "http-certificates", "gone"); err != nil {
+		t.Errorf("a certificate found missing: %v, want no refusal", err)
+	}
+	if w := missing("gone, 12"); len(w) != 1 || !strings.Contains(w[0], `no certificate "gone"`) {
+		t.Errorf("warnings %q, want the missing certificate gone named (and not the ID 12)", w)
 	}
 	c.clock.Advance(5 * time.Minute)
-	if err := check("protocol", "https", "http-certificates", "gone"); err != nil {
-		t.Errorf("after MaxAge: %v, want nil (the cache no longer vouches)", err)
+	if w := missing("gone"); len(w) != 0 {
+		t.Errorf("after MaxAge: %q, want none (the cache no longer vouches)", w)
 	}
 }
