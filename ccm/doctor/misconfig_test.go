@@ -31,11 +31,12 @@ type want struct {
 // checks that doctor names what is broken.
 func TestMisconfigurations(t *testing.T) {
 	tests := []struct {
-		name  string
-		world func(*fixture)             // before fakecloud starts
-		setup func(*testing.T, *fixture) // after
-		want  []want
-		none  []string // checks with no finding at all
+		name   string
+		world  func(*fixture)             // before fakecloud starts
+		setup  func(*testing.T, *fixture) // after
+		want   []want
+		none   []string // checks with no finding at all
+		absent []want   // findings that must not be there
 	}{
 		{name: "invalid token",
 			setup: func(_ *testing.T, f *fixture) { f.env["HCLOUD_TOKEN"] = "not-a-token" },
@@ -174,6 +175,13 @@ func TestMisconfigurations(t *testing.T) {
 				f.services = append(f.services, lbService("api", "uid-api", "protocol", "https", "http-certificates", "shop,www"))
 			},
 			want: []want{{"service", Fail, "service/default/api", `certificate "www"`}}},
+		{name: "a bad Service being deleted is not judged",
+			setup: func(_ *testing.T, f *fixture) {
+				svc := lbService("api", "uid-api", "health-check-interval", "soon")
+				svc.DeletionTimestamp = &metav1.Time{Time: time.Now()}
+				f.services = append(f.services, svc)
+			},
+			absent: []want{{"service", Fail, "service/default/api", ""}}},
 		{name: "address pending",
 			setup: func(_ *testing.T, f *fixture) { f.services[0].Status.LoadBalancer.Ingress = nil },
 			want:  []want{{"service", Warn, "service/default/web", "no address after"}}},
@@ -229,6 +237,11 @@ func TestMisconfigurations(t *testing.T) {
 			for _, w := range tt.want {
 				if !has(r, w.check, w.status, w.subject, w.message) {
 					t.Errorf("no %s %s finding on %s with %q in:\n%s", w.status, w.check, w.subject, w.message, dump(r))
+				}
+			}
+			for _, w := range tt.absent {
+				if has(r, w.check, w.status, w.subject, w.message) {
+					t.Errorf("a %s %s finding on %s in:\n%s", w.status, w.check, w.subject, dump(r))
 				}
 			}
 			for _, f := range r.Findings {

@@ -44,7 +44,9 @@ func (d *doctor) checkServices(ctx context.Context) {
 		return
 	}
 	for _, svc := range svcs {
-		d.checkService(ctx, svc)
+		if svc.DeletionTimestamp == nil { // one being deleted needs no load balancer
+			d.checkService(ctx, svc)
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ func (d *doctor) checkWorkload(ctx context.Context) {
 	}
 	args := map[string]string{}
 	if len(ws) > 0 && len(ws[0].pod.Containers) > 0 {
-		args = flags(ws[0].pod.Containers[0])
+		args = flags(ccmContainer(ws[0].pod))
 	}
 	if err == nil && len(ws) == 0 {
 		// A CCM outside the cluster still holds the Lease.
@@ -98,6 +98,17 @@ func (d *doctor) workloads(ctx context.Context) ([]workload, error) {
 		}
 	}
 	return out, nil
+}
+
+// ccmContainer is the pod's container started with
+// --cloud-provider=hcloud, else its first: a sidecar may come first.
+func ccmContainer(pod corev1.PodSpec) corev1.Container {
+	for _, c := range pod.Containers {
+		if slices.Contains(c.Args, "--cloud-provider=hcloud") || slices.Contains(c.Command, "--cloud-provider=hcloud") {
+			return c
+		}
+	}
+	return pod.Containers[0]
 }
 
 func isCCM(name string, pod corev1.PodSpec) bool {

@@ -24,7 +24,7 @@ func WorkloadEnv(ctx context.Context, kube kubernetes.Interface, namespace strin
 	}
 	r := &envReader{ctx: ctx, kube: kube, namespace: namespace, secrets: map[string]*corev1.Secret{}, maps: map[string]*corev1.ConfigMap{}}
 	vars, sources := map[string]string{}, map[string]string{}
-	c := pod.Containers[0]
+	c := ccmContainer(*pod)
 	for _, from := range c.EnvFrom {
 		for k, v := range r.envFrom(from) {
 			if strings.HasPrefix(k, "HCLOUD_") {

@@ -153,11 +153,13 @@ func TestKubeClient(t *testing.T) {
 // TestDoctorReadsTheDeploymentsSettings: with no HCLOUD_* set here, the
 // CCM's Deployment's environment is the configuration: its token from a
 // Secret, its load balancer location as a plain value, its network from a
-// ConfigMap; a setting made here wins over the Deployment's.
+// ConfigMap, all of the CCM's container, not a sidecar before it; a
+// setting made here wins over the Deployment's.
 func TestDoctorReadsTheDeploymentsSettings(t *testing.T) {
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hcloud-cloud-controller-manager"},
 		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
-			Name: "ccm",
+			Name: "sidecar", Env: []corev1.EnvVar{{Name: "HCLOUD_LOAD_BALANCERS_LOCATION", Value: "nbg1"}}}, {
+			Name: "ccm", Args: []string{"--cloud-provider=hcloud"},
 			Env: []corev1.EnvVar{
 				{Name: "HCLOUD_TOKEN", ValueFrom: &corev1.EnvVarSource{SecretKeyRef: &corev1.SecretKeySelector{
 					LocalObjectReference: corev1.LocalObjectReference{Name: "hcloud"}, Key: "token"}}},
