@@ -118,20 +118,26 @@ func (r *Rotator) Run(ctx context.Context, interval time.Duration) {
 // once are told apart by the Secret's resourceVersion: the loser reads
 // the winner's certificate.
 func (r *Rotator) Sync(ctx context.Context) error {
-	var bundle []byte
+	var data map[string][]byte
 	var err error
 	for range 3 {
-		if bundle, err = r.syncSecret(ctx); !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
+		if data, err = r.syncSecret(ctx); !apierrors.IsConflict(err) && !apierrors.IsAlreadyExists(err) {
 			break
 		}
 	}
 	if err != nil {
 		return err
 	}
-	return r.syncBundle(ctx, bundle)
+	// The bundle first: a renewed CA is trusted before its certificate is
+	// served. A bundle that cannot be written is an error, but the
+	// certificate is served all the same: the old one may be expiring.
+	err = r.syncBundle(ctx, data[KeyCABundle])
+	r.serve(data[KeyCert], data[KeyKey])
+	return err
 }
 
-func (r *Rotator) syncSecret(ctx context.Context) ([]byte, error) {
+// syncSecret is the Secret's data, renewed and written back when due.
+func (r *Rotator) syncSecret(ctx context.Context) (map[string][]byte, error) {
 	secrets := r.o.Client.CoreV1().Secrets(r.o.SecretNamespace)
 	sec, err := secrets.Get(ctx, r.o.SecretName, metav1.GetOptions{})
 	missing := apierrors.IsNotFound(err)
@@ -157,8 +163,7 @@ func (r *Rotator) syncSecret(ctx context.Context) ([]byte, error) {
 		}
 		klog.InfoS("Webhook certificate renewed", "secret", klog.KObj(sec), "dnsNames", r.o.DNSNames)
 	}
-	r.serve(data[KeyCert], data[KeyKey])
-	return data[KeyCABundle], nil
+	return data, nil
 }
 
 // renew is data with a CA and a serving certificate that are valid and

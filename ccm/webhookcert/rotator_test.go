@@ -268,3 +268,27 @@ func TestSyncWithoutConfiguration(t *testing.T) {
 		t.Error("the Secret's certificate is not served")
 	}
 }
+
+// TestBundleBeforeCertificate: a new certificate is served only once its
+// CA is in the configuration's bundle, so the apiserver never meets a
+// certificate it cannot trust yet.
+func TestBundleBeforeCertificate(t *testing.T) {
+	client, clock := cluster(), cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	var r *Rotator
+	var servedAtUpdate []byte
+	client.PrependReactor("update", "validatingwebhookconfigurations", func(k8stesting.Action) (bool, runtime.Object, error) {
+		servedAtUpdate, _ = r.CurrentCertKeyContent()
+		return false, nil, nil
+	})
+	r, _ = replica(t, client, clock)
+	ephemeral, _ := r.CurrentCertKeyContent()
+	if err := r.Sync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if string(servedAtUpdate) != string(ephemeral) {
+		t.Error("the new certificate was served before its CA was in the bundle")
+	}
+	if cert, _ := r.CurrentCertKeyContent(); string(cert) != string(secret(t, client)[KeyCert]) {
+		t.Error("the new certificate is not served after the sync")
+	}
+}
