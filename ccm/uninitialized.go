@@ -43,7 +43,7 @@ func (i *instances) explainUninitialized(ctx context.Context, node *corev1.Node,
 	default:
 		msg = fmt.Sprintf("no server of this project is named %s, and the Node has no provider ID", node.Name)
 		if close := i.closestServers(ctx, node.Name); len(close) > 0 {
-			msg += fmt.Sprintf("; closest server names: %s. Name the server as the Node (or the Node as the server), or start the kubelet with --provider-id=hcloud://<server ID>", strings.Join(close, ", "))
+			msg += fmt.Sprintf("; closest server names: %s. If one is this Node's server, name the two alike, or start the kubelet with --provider-id=hcloud://<server ID>", strings.Join(close, ", "))
 		} else {
 			msg += "; no server name comes close: check that HCLOUD_TOKEN belongs to the server's project, or start the kubelet with --provider-id=hcloud://<server ID>"
 		}
