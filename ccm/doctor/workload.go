@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 )
 
 // Leader election as the CCM's flags default it.
@@ -73,9 +74,13 @@ func (d *doctor) checkWorkload(ctx context.Context) {
 // workloads are the Deployments and DaemonSets in the namespace that run
 // the CCM: named like it, or started with --cloud-provider=hcloud.
 func (d *doctor) workloads(ctx context.Context) ([]workload, error) {
-	ns := d.opts.Namespace
+	return ccmWorkloads(ctx, d.opts.Kube, d.opts.Namespace)
+}
+
+// ccmWorkloads are the CCM's Deployments, then DaemonSets, in ns.
+func ccmWorkloads(ctx context.Context, kube kubernetes.Interface, ns string) ([]workload, error) {
 	var out []workload
-	deps, err := d.opts.Kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
+	deps, err := kube.AppsV1().Deployments(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -88,7 +93,7 @@ func (d *doctor) workloads(ctx context.Context) ([]workload, error) {
 			out = append(out, workload{kind: "deployment", name: dep.Name, pod: dep.Spec.Template.Spec, desired: desired, ready: dep.Status.ReadyReplicas})
 		}
 	}
-	dss, err := d.opts.Kube.AppsV1().DaemonSets(ns).List(ctx, metav1.ListOptions{})
+	dss, err := kube.AppsV1().DaemonSets(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
@@ -109,6 +114,14 @@ func ccmContainer(pod corev1.PodSpec) corev1.Container {
 		}
 	}
 	return pod.Containers[0]
+}
+
+// title is the workload's kind as Kubernetes spells it.
+func (w workload) title() string {
+	if w.kind == "daemonset" {
+		return "DaemonSet"
+	}
+	return "Deployment"
 }
 
 func isCCM(name string, pod corev1.PodSpec) bool {

@@ -18,13 +18,14 @@ import (
 // such workload, or it sets no HCLOUD_TOKEN doctor can read (its other
 // settings are in getenv all the same).
 func WorkloadEnv(ctx context.Context, kube kubernetes.Interface, namespace string, getenv func(string) string) (_ func(string) string, tokenSource string, found bool, _ error) {
-	kind, name, pod, err := ccmPod(ctx, kube, namespace)
-	if err != nil || pod == nil || len(pod.Containers) == 0 {
+	ws, err := ccmWorkloads(ctx, kube, namespace)
+	if err != nil || len(ws) == 0 || len(ws[0].pod.Containers) == 0 {
 		return getenv, "", false, err
 	}
+	w := ws[0]
 	r := &envReader{ctx: ctx, kube: kube, namespace: namespace, secrets: map[string]*corev1.Secret{}, maps: map[string]*corev1.ConfigMap{}}
 	vars, sources := map[string]string{}, map[string]string{}
-	c := ccmContainer(*pod)
+	c := ccmContainer(w.pod)
 	for _, from := range c.EnvFrom {
 		for k, v := range r.envFrom(from) {
 			if strings.HasPrefix(k, "HCLOUD_") {
@@ -50,30 +51,7 @@ func WorkloadEnv(ctx context.Context, kube kubernetes.Interface, namespace strin
 	if strings.TrimSpace(vars["HCLOUD_TOKEN"]) == "" {
 		return merged, "", false, nil
 	}
-	return merged, fmt.Sprintf("%s of %s %s/%s", sources["HCLOUD_TOKEN"], kind, namespace, name), true, nil
-}
-
-// ccmPod is the pod template of the CCM's Deployment, else DaemonSet.
-func ccmPod(ctx context.Context, kube kubernetes.Interface, namespace string) (kind, name string, pod *corev1.PodSpec, err error) {
-	deps, err := kube.AppsV1().Deployments(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return "", "", nil, err
-	}
-	for _, d := range deps.Items {
-		if isCCM(d.Name, d.Spec.Template.Spec) {
-			return "Deployment", d.Name, &d.Spec.Template.Spec, nil
-		}
-	}
-	dss, err := kube.AppsV1().DaemonSets(namespace).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		return "", "", nil, err
-	}
-	for _, d := range dss.Items {
-		if isCCM(d.Name, d.Spec.Template.Spec) {
-			return "DaemonSet", d.Name, &d.Spec.Template.Spec, nil
-		}
-	}
-	return "", "", nil, nil
+	return merged, fmt.Sprintf("%s of %s %s/%s", sources["HCLOUD_TOKEN"], w.title(), namespace, w.name), true, nil
 }
 
 // envReader resolves a container's environment, reading each Secret and
