@@ -236,19 +236,15 @@ func (t *actionTracker) poll(ctx context.Context) error {
 			continue
 		}
 		a, isOpen := open[id]
-		switch {
-		case !known[id]:
+		if !known[id] || (isOpen && a.Status != hcloud.ActionStatusError) { // still running, or beyond the page
 			ta.due = t.next(ta, started)
 			t.running[lbID] = ta
 			continue
-		case !isOpen:
-			a = &hcloud.Action{ID: id, Command: ta.action.Command, Status: hcloud.ActionStatusSuccess}
-		case a.Status == hcloud.ActionStatusError:
+		}
+		if isOpen {
 			t.failed[lbID] = a
-		default:
-			ta.due = t.next(ta, started)
-			t.running[lbID] = ta
-			continue
+		} else {
+			a = &hcloud.Action{ID: id, Command: ta.action.Command, Status: hcloud.ActionStatusSuccess}
 		}
 		delete(t.running, lbID)
 		ended = append(ended, end{lbID, ta.uid, a})
