@@ -81,11 +81,18 @@ func (b *budget) wait(ctx context.Context) error {
 	}
 }
 
-// observe takes the budget from an answer's RateLimit headers.
-func (b *budget) observe(h http.Header) {
+// RateLimit reads an answer's RateLimit-Limit and RateLimit-Remaining
+// headers; ok is false unless both are numbers.
+func RateLimit(h http.Header) (limit, remaining int, ok bool) {
 	limit, err1 := strconv.Atoi(h.Get("RateLimit-Limit"))
 	remaining, err2 := strconv.Atoi(h.Get("RateLimit-Remaining"))
-	if err1 != nil || err2 != nil || limit <= 0 {
+	return limit, remaining, err1 == nil && err2 == nil
+}
+
+// observe takes the budget from an answer's RateLimit headers.
+func (b *budget) observe(h http.Header) {
+	limit, remaining, ok := RateLimit(h)
+	if !ok || limit <= 0 {
 		return
 	}
 	b.mu.Lock()

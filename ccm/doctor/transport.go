@@ -2,8 +2,9 @@ package doctor
 
 import (
 	"net/http"
-	"strconv"
 	"sync"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm"
 )
 
 // counter is an http.RoundTripper that counts the requests sent through
@@ -25,9 +26,7 @@ func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	limit, err1 := strconv.Atoi(resp.Header.Get("RateLimit-Limit"))
-	remaining, err2 := strconv.Atoi(resp.Header.Get("RateLimit-Remaining"))
-	if err1 == nil && err2 == nil {
+	if limit, remaining, ok := ccm.RateLimit(resp.Header); ok {
 		c.mu.Lock()
 		c.limit, c.remaining, c.seen = limit, remaining, true
 		c.mu.Unlock()
