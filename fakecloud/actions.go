@@ -144,10 +144,13 @@ func (c *call) listActions(kind string, resource int64) (int, any, *apiError) {
 		c.w.polled(a)
 	}
 	c.w.settle()
-	items = slices.DeleteFunc(items, func(a *action) bool {
+	items = slices.DeleteFunc(c.w.listed(items), func(a *action) bool {
 		return (kind != "" && !actionTouches(a, kind, resource)) ||
 			(len(statuses) > 0 && !slices.Contains(statuses, a.Status))
 	})
+	if len(q.sort) > 0 {
+		tieOrder(c.w, items, func(a *action) int64 { return a.ID })
+	}
 	if err := applySort(items, q.sort, actionSortKeys); err != nil {
 		return 0, nil, err
 	}

@@ -81,6 +81,25 @@ func (s *Server) adminRoutes() http.Handler {
 		s.writeRateLimit(w)
 	})
 	r.Post("/events", adminApply("", func(e Event) (any, error) { return nil, s.Apply(e) }))
+	r.Get("/realism", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"realism": s.Realism()})
+	})
+	r.Put("/realism", func(w http.ResponseWriter, r *http.Request) {
+		var re Realism
+		if err := adminDecode(r, &re); err != nil {
+			writeError(w, err)
+			return
+		}
+		if re.Mode == "" {
+			writeError(w, invalidField("mode", "is required: %s or %s", RealismOptimistic, RealismPessimistic))
+			return
+		}
+		if err := s.SetRealism(re); err != nil {
+			writeError(w, fieldsError(err))
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"realism": s.Realism()})
+	})
 	r.Post("/reset", func(w http.ResponseWriter, r *http.Request) {
 		req := struct {
 			To string `json:"to"`

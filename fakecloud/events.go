@@ -93,6 +93,9 @@ func (w *liveWorld) applyEvent(e Event) error {
 			status, command = "running", "start_server"
 		}
 		srv.Status = status
+		if e.Type == "power_off_server" && w.realism.pessimistic() {
+			return nil // shut down from inside: no action
+		}
 		w.recordDone(command, resourceRef{"server", srv.ID})
 	case "set_target_health":
 		return w.setTargetHealth(e)
@@ -223,11 +226,12 @@ func (w *liveWorld) setPublicIPv4(srv *server, a netip.Addr) error {
 	if pip, ok := w.primaryIPs.get(srv.PublicNet.IPv4.ID); ok {
 		pip.IP = a.String()
 		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
-		refs = append(refs, resourceRef{"primary_ip", pip.ID})
+		refs = w.primaryIPRefs(pip.ID, srv.ID)
 	}
 	// A user unassigns the primary IP and assigns one with the new address.
 	// The spec's descriptions of both actions name no resources; their
-	// examples carry the server and the primary IP, so these do too.
+	// examples carry the server and the primary IP, so these do too, but
+	// under pessimistic realism they name the primary IP alone.
 	w.recordDone("unassign_primary_ip", refs...)
 	w.recordDone("assign_primary_ip", refs...)
 	return nil

@@ -71,6 +71,10 @@ type Options struct {
 	// a plain dial of the target's address).
 	LoadBalancerDial func(ctx context.Context, network, addr string) (net.Conn, error)
 
+	// Realism says how to read what the API's documentation leaves open
+	// (default optimistic; see Realism).
+	Realism Realism
+
 	// JournalSize is how many requests the journal keeps (default 10000).
 	JournalSize int
 }

@@ -40,6 +40,8 @@ func adminOps(t testing.TB) []adminOp {
 			body: `{"command":"add_target","error_code":"server_error","error_message":"m","count":1,"delay":"1s","start":"0s","for":"1m"}`},
 		{method: "DELETE", path: "/faults/{id}"},
 		{method: "DELETE", path: "/faults"},
+		{method: "GET", path: "/realism"},
+		{method: "PUT", path: "/realism", required: []string{"mode"}, depth: 1, body: `{"mode":"pessimistic","action_retention":"10m"}`},
 		{method: "GET", path: "/rate-limit"},
 		{method: "PUT", path: "/rate-limit", depth: 1, body: `{"remaining":10,"refill":0.5}`},
 		{method: "POST", path: "/events", required: []string{"type"}, depth: 1,

@@ -37,6 +37,8 @@ networks:
 servers:
   - {name: control-plane-1, labels: {role: control-plane}, networks: [{network: cluster, ip: 10.0.0.2}]}
   - {name: worker-1, server_type: cx32, status: "off", labels: {role: worker}, networks: [{network: cluster}]}
+  - {name: bare-1, status: "off", public_ipv4: false}
+primary_ips: [{name: spare-ipv4, type: ipv4}]
 load_balancers:
   - name: ingress
     location: fsn1
@@ -85,6 +87,13 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 			refs["{server}"], refs["{server_ipv4}"] = fmt.Sprint(s.ID), s.PublicNet.IPv4.IP
 		case "worker-1":
 			refs["{server_off}"] = fmt.Sprint(s.ID)
+		case "bare-1":
+			refs["{server_bare}"] = fmt.Sprint(s.ID)
+		}
+	}
+	for _, p := range st.PrimaryIPs {
+		if p.Name == "spare-ipv4" {
+			refs["{pip_free}"] = fmt.Sprint(p.ID)
 		}
 	}
 	return refs
@@ -143,6 +152,9 @@ var validRequests = map[string]validRequest{
 	"POST /servers/{id}/actions/change_dns_ptr":      {body: `{"ip":"{server_ipv4}","dns_ptr":"srv.example.com"}`},
 	"POST /servers/{id}/actions/change_protection":   {body: `{"delete":true,"rebuild":true}`},
 	"POST /servers/{id}/actions/change_type":         {id: "{server_off}", body: `{"server_type":"cx42","upgrade_disk":false}`},
+
+	"POST /primary_ips":                     {body: `{"name":"pip-2","type":"ipv4","location":"fsn1","labels":{"env":"prod"},"auto_delete":false}`},
+	"POST /primary_ips/{id}/actions/assign": {id: "{pip_free}", body: `{"assignee_type":"server","assignee_id":{server_bare}}`},
 
 	"POST /ssh_keys":     {body: `{"name":"key-2","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDlRNrF3U6ZSu1AszStn8856LzzPgRk8nsuDkfvaUFgo x","labels":{"env":"prod"}}`},
 	"PUT /ssh_keys/{id}": {body: `{"name":"key-renamed","labels":{"env":"prod"}}`},

@@ -126,6 +126,9 @@ func listLoadBalancers(c *call) (int, any, *apiError) {
 	items := slices.DeleteFunc(c.w.loadBalancers.all(), func(lb *loadBalancer) bool {
 		return (q.hasName && lb.Name != q.name) || (q.hasSelector && !q.selector.Matches(lb.Labels))
 	})
+	if len(q.sort) > 0 {
+		tieOrder(c.w, items, func(lb *loadBalancer) int64 { return lb.ID })
+	}
 	if err := applySort(items, q.sort, lbSortKeys); err != nil {
 		return 0, nil, err
 	}

@@ -39,8 +39,12 @@ func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
 	return v
 }
 
-// mountPrimaryIPs serves the primary IPs servers were given (read only).
+// mountPrimaryIPs serves the primary IPs servers were given, and their
+// assign and unassign actions.
 func (s *Server) mountPrimaryIPs(r chi.Router) {
+	s.actionRoutes(r, "primary_ips", primaryIPActions)
+	r.Post("/primary_ips", s.serve(createPrimaryIP))
+	r.Delete("/primary_ips/{id}", s.serve(deletePrimaryIP))
 	r.Get("/primary_ips", s.serve(func(c *call) (int, any, *apiError) {
 		q, err := parseList(c.r)
 		if err != nil {

@@ -13,7 +13,9 @@ import (
 // the scenario is loaded.
 type Scenario struct {
 	Description string `json:"description"`
-	Steps       []Step `json:"steps"`
+	// Realism, when set, is in force from when the scenario is loaded.
+	Realism *Realism `json:"realism,omitempty"`
+	Steps   []Step   `json:"steps"`
 }
 
 // Step is one timed step of a scenario; exactly one of its parts is set.
@@ -71,7 +73,17 @@ type scheduled struct {
 // field.
 func (s *Server) LoadScenario(sc Scenario) error {
 	var errs []error
-	if len(sc.Steps) == 0 {
+	if sc.Realism != nil {
+		if sc.Realism.Mode == "" {
+			errs = append(errs, fmt.Errorf("realism.mode: is required: %s or %s", RealismOptimistic, RealismPessimistic))
+		}
+		r, err := sc.Realism.Check()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("realism.%w", err))
+		}
+		sc.Realism = &r
+	}
+	if len(sc.Steps) == 0 && sc.Realism == nil {
 		errs = append(errs, errors.New("steps: a scenario needs at least one step"))
 	}
 	for i, st := range sc.Steps {
@@ -113,6 +125,9 @@ func (s *Server) LoadScenario(sc Scenario) error {
 	w := s.world
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if sc.Realism != nil {
+		w.realism = *sc.Realism
+	}
 	for _, st := range sc.Steps {
 		switch {
 		case st.Fault != nil:

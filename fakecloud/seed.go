@@ -13,8 +13,8 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
 )
 
-// World is a seed: the networks, servers, load balancers, certificates and
-// SSH keys a fakecloud starts with. Resources refer to each other by name.
+// World is a seed: the networks, servers, load balancers, certificates,
+// SSH keys and spare primary IPs a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World struct {
 	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
@@ -22,6 +22,16 @@ type World struct {
 	Networks      []SeedNetwork      `json:"networks,omitempty"`
 	Servers       []SeedServer       `json:"servers,omitempty"`
 	LoadBalancers []SeedLoadBalancer `json:"load_balancers,omitempty"`
+	PrimaryIPs    []SeedPrimaryIP    `json:"primary_ips,omitempty"`
+}
+
+// SeedPrimaryIP is a primary IP assigned to no server (servers bring
+// their own).
+type SeedPrimaryIP struct {
+	Name     string            `json:"name"`
+	Type     string            `json:"type"`               // ipv4 or ipv6
+	Location string            `json:"location,omitempty"` // default fsn1
+	Labels   map[string]string `json:"labels,omitempty"`
 }
 
 // SeedSSHKey is an SSH key of a seed world.
@@ -167,6 +177,13 @@ func (w *liveWorld) plant(seed World) error {
 	for _, lb := range seed.LoadBalancers {
 		if err := w.seedLB(lb, byName); err != nil {
 			return fmt.Errorf("seed load_balancer %s: %w", lb.Name, err)
+		}
+	}
+	for _, p := range seed.PrimaryIPs {
+		loc := schema.IDOrName{Name: orDefault(p.Location, "fsn1")}
+		req := primaryIPCreateRequest{Name: p.Name, Type: p.Type, Location: &loc, Labels: labelsOf(p.Labels)}
+		if _, err := w.seedCall(createPrimaryIP, "/primary_ips", "primary_ip "+p.Name, req); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -126,6 +126,9 @@ func listServers(c *call) (int, any, *apiError) {
 		}
 		items = append(items, s)
 	}
+	if len(q.sort) > 0 {
+		tieOrder(c.w, items, func(s *server) int64 { return s.ID })
+	}
 	if err := applySort(items, q.sort, serverSortKeys); err != nil {
 		return 0, nil, err
 	}

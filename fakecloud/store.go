@@ -21,6 +21,7 @@ type liveWorld struct {
 	actionDuration time.Duration
 	actionPolls    int
 	seed           uint64
+	realism        Realism
 	rng            *rand.Rand
 	pcg            *rand.PCG // rng's source, kept to snapshot its state
 	// actionFault says how a new action of a command ends: an error code
@@ -82,6 +83,11 @@ func newLiveWorld(o Options) *liveWorld {
 		actionPolls:    o.ActionPolls,
 		seed:           o.IDSeed,
 	}
+	r, err := o.Realism.Check()
+	if err != nil {
+		panic("fakecloud: Options.Realism: " + err.Error())
+	}
+	w.realism = r
 	if w.now == nil {
 		w.now = time.Now
 	}
@@ -122,6 +128,9 @@ var idBase = map[string]int64{
 // newID hands out the next ID of a kind: ascending, with small seeded gaps
 // like the real API's, and the same sequence for the same seed.
 func (w *liveWorld) newID(kind string) int64 {
+	if kind == "action" && w.realism.pessimistic() {
+		return w.pessimisticActionID()
+	}
 	last, ok := w.lastID[kind]
 	if !ok {
 		last = idBase[kind] + int64(w.seed%1000)*1000

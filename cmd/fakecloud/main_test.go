@@ -32,6 +32,7 @@ func envOf(m map[string]string) func(string) string {
 var defaults = config{
 	listen: "127.0.0.1:8080", actionDuration: 300 * time.Millisecond, rateLimit: 3600,
 	logLevel: slog.LevelInfo, logFormat: "text", stateInterval: 100 * time.Millisecond,
+	realism: fakecloud.Realism{Mode: fakecloud.RealismOptimistic},
 }
 
 func TestParseConfig(t *testing.T) {
@@ -54,12 +55,14 @@ func TestParseConfig(t *testing.T) {
 				"--seed", "w.yaml", "--action-duration", "2s", "--action-polls", "3", "--rate-limit", "0",
 				"--rate-limit-refill", "2.5", "--id-seed", "42", "--log-level", "debug", "--log-format", "json",
 				"--state-file", "s.json", "--state-interval", "1s", "--admin-token", "adm", "--lb-ipv4-range", "127.0.100.0/24",
+				"--realism", "pessimistic", "--action-retention", "5m",
 			},
 			want: config{
 				listen: "127.0.0.1:0", tokens: []string{"a", "b"}, readOnly: []string{"r"}, seed: "w.yaml",
 				actionDuration: 2 * time.Second, actionPolls: 3, rateLimit: 0, rateRefill: 2.5, idSeed: 42,
 				logLevel: slog.LevelDebug, logFormat: "json", stateFile: "s.json", stateInterval: time.Second, adminToken: "adm",
 				lbRange: netip.MustParsePrefix("127.0.100.0/24"),
+				realism: fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(5 * time.Minute)},
 			},
 		},
 		{
@@ -75,13 +78,14 @@ func TestParseConfig(t *testing.T) {
 				"FAKECLOUD_RATE_LIMIT": "100", "FAKECLOUD_RATE_LIMIT_REFILL": "0.5", "FAKECLOUD_ID_SEED": "7",
 				"FAKECLOUD_LOG_LEVEL": "warn", "FAKECLOUD_LOG_FORMAT": "json",
 				"FAKECLOUD_STATE_FILE": "e.json", "FAKECLOUD_STATE_INTERVAL": "2s", "FAKECLOUD_ADMIN_TOKEN": "a",
-				"FAKECLOUD_LB_IPV4_RANGE": "127.0.200.0/28",
+				"FAKECLOUD_LB_IPV4_RANGE": "127.0.200.0/28", "FAKECLOUD_REALISM": "pessimistic",
 			},
 			want: config{
 				listen: "127.0.0.1:7", tokens: []string{"x", "y", "z"}, readOnly: []string{"ro"}, seed: "e.yaml",
 				actionDuration: time.Minute, actionPolls: 2, rateLimit: 100, rateRefill: 0.5, idSeed: 7,
 				logLevel: slog.LevelWarn, logFormat: "json", stateFile: "e.json", stateInterval: 2 * time.Second, adminToken: "a",
 				lbRange: netip.MustParsePrefix("127.0.200.0/28"),
+				realism: fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(fakecloud.DefaultActionRetention)},
 			},
 		},
 		{
@@ -132,6 +136,8 @@ func TestParseConfigInvalid(t *testing.T) {
 		{name: "id seed", args: []string{"--id-seed", "-3"}, want: []string{"--id-seed", `"-3"`}},
 		{name: "log level", args: []string{"--log-level", "loud"}, want: []string{"--log-level", `"loud"`}},
 		{name: "log format", args: []string{"--log-format", "xml"}, want: []string{"--log-format", `"xml"`}},
+		{name: "realism", args: []string{"--realism", "gloomy"}, want: []string{"--realism", `"gloomy"`, "pessimistic"}},
+		{name: "action retention", args: []string{"--realism", "pessimistic", "--action-retention", "-1m"}, want: []string{"--action-retention", `"-1m"`}},
 		{name: "lb range text", args: []string{"--lb-ipv4-range", "local"}, want: []string{"--lb-ipv4-range", `"local"`}},
 		{name: "lb range ipv6", args: []string{"--lb-ipv4-range", "fd00::/64"}, want: []string{"--lb-ipv4-range", `"fd00::/64"`}},
 		{name: "lb range too small", args: []string{"--lb-ipv4-range", "127.0.100.1/32"}, want: []string{"--lb-ipv4-range"}},

@@ -35,6 +35,7 @@ type config struct {
 	stateInterval  time.Duration
 	adminToken     string
 	lbRange        netip.Prefix
+	realism        fakecloud.Realism
 }
 
 // listFlag is a repeatable string flag.
@@ -75,6 +76,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	intervalText := fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file (env FAKECLOUD_STATE_INTERVAL)")
 	fs.StringVar(&c.adminToken, "admin-token", env("FAKECLOUD_ADMIN_TOKEN", ""), "Bearer token of the admin API /_fakecloud/; without one it answers loopback clients only (env FAKECLOUD_ADMIN_TOKEN)")
 	rangeText := fs.String("lb-ipv4-range", env("FAKECLOUD_LB_IPV4_RANGE", ""), "make load balancers carry traffic: their IPv4 addresses come from this range, local to this host, e.g. 127.0.100.0/24 (env FAKECLOUD_LB_IPV4_RANGE)")
+	realismText := fs.String("realism", env("FAKECLOUD_REALISM", fakecloud.RealismOptimistic), "optimistic, or pessimistic: what the API's documentation leaves open goes the unhelpful way (env FAKECLOUD_REALISM)")
+	retentionText := fs.String("action-retention", env("FAKECLOUD_ACTION_RETENTION", ""), "with --realism pessimistic, how long finished actions stay listed (env FAKECLOUD_ACTION_RETENTION; default 30m)")
 	fs.StringVar(&c.logFormat, "log-format", env("FAKECLOUD_LOG_FORMAT", "text"), "text or json (env FAKECLOUD_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -121,6 +124,17 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 			errs = append(errs, fmt.Errorf("--lb-ipv4-range %q: want an IPv4 range of at least 4 addresses such as 127.0.100.0/24", *rangeText))
 		}
 	}
+	c.realism.Mode = *realismText
+	if *retentionText != "" {
+		d, err := time.ParseDuration(*retentionText)
+		if err != nil || d <= 0 {
+			errs = append(errs, fmt.Errorf("--action-retention %q: want a positive duration such as 30m", *retentionText))
+		}
+		c.realism.ActionRetention = fakecloud.Duration(d)
+	}
+	if c.realism, err = c.realism.Check(); err != nil {
+		errs = append(errs, fmt.Errorf("--realism %q: want %s or %s", *realismText, fakecloud.RealismOptimistic, fakecloud.RealismPessimistic))
+	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
 	}
@@ -157,7 +171,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		rate = -1
 	}
 	fc := fakecloud.New(fakecloud.Options{
-		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls,
+		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls, Realism: c.realism,
 		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log, AdminToken: c.adminToken,
 		LoadBalancerIPv4Range: c.lbRange,
 	})
@@ -200,7 +214,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		tokenNote = "default token " + fakecloud.DefaultToken
 	}
 	log.Info("serving the Hetzner Cloud API", "url", "http://"+ln.Addr().String()+"/v1", "auth", tokenNote,
-		"action_duration", c.actionDuration, "rate_limit", c.rateLimit)
+		"action_duration", c.actionDuration, "rate_limit", c.rateLimit, "realism", c.realism.Mode)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
