@@ -186,7 +186,7 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		InventoryMaxAge:             r.duration("HCLOUD_INVENTORY_MAX_AGE", 5*time.Minute),
 		LifecycleMaxAge:             r.duration("HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", time.Minute),
 		ActionsEnabled:              r.boolean("HCLOUD_INVENTORY_ACTIONS_ENABLED", true),
-		ListingMaxAge:               r.duration("HCLOUD_INVENTORY_LISTING_MAX_AGE", 3*time.Hour),
+		ListingMaxAge:               r.duration("HCLOUD_INVENTORY_LISTING_MAX_AGE", time.Hour),
 		BudgetReserve:               r.integer("HCLOUD_BUDGET_RESERVE", 200),
 	}
 	c.LoadBalancers = loadBalancerDefaults(r)

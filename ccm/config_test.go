@@ -24,7 +24,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
-		ActionsEnabled: true, ListingMaxAge: 3 * time.Hour, LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"}}
+		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"}}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -3,142 +3,244 @@ package ccm
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net/http"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
-// feed follows GET /servers/actions, newest first. Every change to a
-// server that moves its addresses, type, power state or existence leaves
-// an action there (create, delete, power, rebuild, type change, network
-// attach and detach, IPs), so one small request tells which servers
-// changed since the last look. A primary IP can change hands only while
-// its server is off, and powering the server on leaves an action, so the
-// primary IPs' own actions add nothing for a running node. Changes that
-// leave no action, such as a rename, are caught by the inventory's slow
-// safety-net listing.
+// feed tells which servers changed since its last poll from the actions
+// the API lists: GET /servers/actions, and GET /primary_ips/actions for a
+// primary IP moved between servers, which may name the primary IP alone.
+//
+// It relies on no order of action IDs (the API documents none). Each
+// stream is read newest first by started time, ties by ID, down to a
+// horizon: feedOverlap before the API's clock at the previous poll. An
+// action in that window whose ID was not seen in it before is new, so an
+// action listed up to feedOverlap late is still seen. If an action the
+// last poll saw in the window is missing, or the last poll is older than
+// feedMaxGap, actions may have left the listing unseen: the poll reports
+// a gap and the caller lists every server. Changes that leave no action
+// (a rename, a shutdown from inside) are the inventory's listing's to see.
 type feed struct {
-	list func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error)
-
+	streams []*actionStream
 	started bool
-	cursor  int64          // every action with a higher ID is new
-	running map[int64]bool // actions seen running: their end changes the server again
+	lastAt  time.Time // the API's clock at the last successful poll
 }
 
-// feedPage is the page size of a poll: one page holds every change of a
-// quiet period.
-const feedPage = 50
+// actionStream follows one action listing.
+type actionStream struct {
+	name    string
+	list    func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error)
+	horizon time.Time                          // every action started at or after it is in seen
+	seen    map[int64]time.Time                // ID -> started, in the window
+	running map[int64][]*hcloud.ActionResource // actions seen running: their end changes the server again
+}
+
+const (
+	// feedPage is the page size of a poll: one page holds every change of
+	// a quiet period.
+	feedPage = 50
+	// feedOverlap is how far before the last poll each poll reads back:
+	// it covers the API's clock against the actions' started times
+	// (whole seconds) and actions listed late.
+	feedOverlap = 2 * time.Minute
+	// feedMaxGap is how long finished actions are assumed to stay listed:
+	// a poll longer than this after the last one reports a gap.
+	feedMaxGap = 20 * time.Minute
+)
 
 func newFeed(client *hcloud.Client) *feed {
-	return &feed{list: client.Server.Action.List, running: map[int64]bool{}}
+	return &feed{streams: []*actionStream{
+		newActionStream("server actions", client.Server.Action.List),
+		newActionStream("primary IP actions", client.PrimaryIP.Action.List),
+	}}
 }
 
-// feedChanges is what a poll found: the servers whose actions started or
-// ended since the last poll, or, when more changed than maxPages pages of
-// actions hold, overflow (list everything instead).
+func newActionStream(name string, list func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error)) *actionStream {
+	return &actionStream{name: name, list: list, seen: map[int64]time.Time{}, running: map[int64][]*hcloud.ActionResource{}}
+}
+
+// feedChanges is what a poll found: the servers and primary IPs whose
+// actions started or ended since the last poll, or that everything must
+// be listed instead: more changed than maxPages pages hold (overflow), or
+// actions may have been missed (gap).
 type feedChanges struct {
-	servers  []int64
-	overflow bool
+	servers, primaryIPs []int64
+	overflow, gap       bool
 }
 
-// poll reads the actions since the last poll. The first poll only sets the
-// cursor, and follows the newest page's running actions: changes before
-// it are the caller's listing's business, but a running action changes its
-// server again when it ends. The caller serialises polls.
+// poll reads the actions since the last poll. The first poll only sets
+// the horizon and follows running actions: changes before it are the
+// caller's listing's business. Nothing is committed until every read
+// succeeded, so a failed poll's changes are read again by the next. The
+// caller serialises polls.
 func (f *feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
 	var ch feedChanges
-	if !f.started {
-		acts, _, err := f.list(ctx, hcloud.ActionListOpts{Sort: []string{"id:desc"}, ListOpts: hcloud.ListOpts{Page: 1, PerPage: feedPage}})
+	var commits []func()
+	var at time.Time
+	for _, s := range f.streams {
+		commit, now, err := s.poll(ctx, maxPages, !f.started, &ch)
 		if err != nil {
-			return ch, fmt.Errorf("server actions: %w", err)
+			return feedChanges{}, err
 		}
-		for _, a := range acts {
-			f.cursor = max(f.cursor, a.ID)
-			if a.Status == hcloud.ActionStatusRunning {
-				f.running[a.ID] = true
-			}
-		}
-		f.started = true
-		return ch, nil
+		commits = append(commits, commit)
+		at = later(at, now)
 	}
-	// Nothing is committed to the feed until every read succeeded: a
-	// failed poll leaves the cursor where it was, so its changes are read
-	// again by the next.
-	newest := f.cursor
-	seen := map[int64]bool{}
-	started, ended := []int64{}, []int64{}
-	for page := 1; ; page++ {
-		if page > maxPages {
-			// Too much changed to follow action by action.
-			f.cursor, f.running, ch.overflow = newest, map[int64]bool{}, true
-			return ch, nil
-		}
-		acts, resp, err := f.list(ctx, hcloud.ActionListOpts{Sort: []string{"id:desc"}, ListOpts: hcloud.ListOpts{Page: page, PerPage: feedPage}})
-		if err != nil {
-			return feedChanges{}, fmt.Errorf("server actions: %w", err)
-		}
-		reachedCursor := false
-		for _, a := range acts {
-			seen[a.ID] = true
-			newest = max(newest, a.ID)
-			switch {
-			case a.ID > f.cursor:
-				ch.add(a)
-				if a.Status == hcloud.ActionStatusRunning {
-					started = append(started, a.ID)
-				}
-			case f.running[a.ID] && a.Status != hcloud.ActionStatusRunning:
-				ch.add(a)
-				ended = append(ended, a.ID)
-				reachedCursor = true
-			default:
-				reachedCursor = true
-			}
-		}
-		if reachedCursor || resp == nil || resp.Meta.Pagination == nil || resp.Meta.Pagination.NextPage == 0 {
-			break
-		}
+	if f.started && !f.lastAt.IsZero() && at.Sub(f.lastAt) > feedMaxGap {
+		ch.gap = true
 	}
-	// Actions still running at the last poll that this one did not reach.
-	var ids []int64
-	for id := range f.running {
-		if !seen[id] {
-			ids = append(ids, id)
-		}
+	for _, commit := range commits {
+		commit()
 	}
-	if len(ids) > 0 {
-		ids = ids[:min(len(ids), feedPage)] // the rest at the next poll
-		acts, _, err := f.list(ctx, hcloud.ActionListOpts{ID: ids, ListOpts: hcloud.ListOpts{Page: 1, PerPage: feedPage}})
-		if err != nil {
-			return feedChanges{}, fmt.Errorf("server actions: %w", err)
-		}
-		found := map[int64]bool{}
-		for _, a := range acts {
-			found[a.ID] = true
-			if a.Status != hcloud.ActionStatusRunning {
-				ch.add(a)
-				ended = append(ended, a.ID)
-			}
-		}
-		for _, id := range ids {
-			if !found[id] {
-				ended = append(ended, id) // gone from the listing: nothing left to see end
-			}
-		}
-	}
-	f.cursor = newest
-	for _, id := range started {
-		f.running[id] = true
-	}
-	for _, id := range ended {
-		delete(f.running, id)
-	}
+	f.started, f.lastAt = true, at
 	return ch, nil
 }
 
-func (ch *feedChanges) add(a *hcloud.Action) {
-	for _, r := range a.Resources {
-		if r != nil && r.Type == hcloud.ActionResourceTypeServer {
-			ch.servers = append(ch.servers, r.ID)
+// poll reads one stream; it returns what to commit and the API's clock.
+func (s *actionStream) poll(ctx context.Context, maxPages int, first bool, ch *feedChanges) (func(), time.Time, error) {
+	var apiNow time.Time
+	seen := map[int64]time.Time{}
+	running := maps.Clone(s.running)
+	complete := true // the read reached the horizon or the listing's end
+	for page := 1; ; page++ {
+		if page > maxPages {
+			ch.overflow, complete = true, false
+			break
+		}
+		acts, resp, err := s.list(ctx, hcloud.ActionListOpts{Sort: []string{"started:desc", "id:desc"},
+			ListOpts: hcloud.ListOpts{Page: page, PerPage: feedPage}})
+		if err != nil {
+			return nil, time.Time{}, fmt.Errorf("%s: %w", s.name, err)
+		}
+		if page == 1 {
+			apiNow = responseDate(resp)
+		}
+		reached := false
+		for _, a := range acts {
+			apiNow = later(apiNow, a.Started)
+			if a.Started.Before(s.horizon) {
+				reached = true
+				if res, ok := running[a.ID]; ok && a.Status != hcloud.ActionStatusRunning {
+					ch.add(res)
+					delete(running, a.ID)
+				}
+				continue
+			}
+			seen[a.ID] = a.Started
+			_, known := s.seen[a.ID]
+			_, wasRunning := running[a.ID]
+			if !first && (!known || (wasRunning && a.Status != hcloud.ActionStatusRunning)) {
+				ch.add(a.Resources)
+			}
+			if a.Status == hcloud.ActionStatusRunning {
+				running[a.ID] = a.Resources
+			} else {
+				delete(running, a.ID)
+			}
+		}
+		if first || reached || lastPage(resp) {
+			break
 		}
 	}
+	if !first && complete {
+		for id := range s.seen {
+			if _, ok := seen[id]; !ok {
+				ch.gap = true // listed at the last poll, gone now
+			}
+		}
+	}
+	// Actions still running at the last poll that this read did not reach.
+	if err := s.followRunning(ctx, seen, running, ch); err != nil {
+		return nil, time.Time{}, err
+	}
+	horizon := s.horizon
+	if !apiNow.IsZero() {
+		horizon = later(horizon, apiNow.Add(-feedOverlap))
+	}
+	return func() {
+		s.horizon, s.running, s.seen = horizon, running, map[int64]time.Time{}
+		for id, started := range seen {
+			if !started.Before(horizon) {
+				s.seen[id] = started
+			}
+		}
+	}, apiNow, nil
+}
+
+// followRunning asks by ID about running actions the read did not reach;
+// one that ended, or left the listing, changed its resources.
+func (s *actionStream) followRunning(ctx context.Context, seen map[int64]time.Time, running map[int64][]*hcloud.ActionResource, ch *feedChanges) error {
+	var ids []int64
+	for id := range running {
+		if _, ok := seen[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ids = ids[:min(len(ids), feedPage)] // the rest at the next poll
+	acts, _, err := s.list(ctx, hcloud.ActionListOpts{ID: ids, ListOpts: hcloud.ListOpts{Page: 1, PerPage: feedPage}})
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.name, err)
+	}
+	found := map[int64]bool{}
+	for _, a := range acts {
+		found[a.ID] = true
+		if a.Status != hcloud.ActionStatusRunning {
+			ch.add(a.Resources)
+			delete(running, a.ID)
+		}
+	}
+	for _, id := range ids {
+		if !found[id] {
+			ch.add(running[id]) // gone from the listing: its end is unknown
+			delete(running, id)
+		}
+	}
+	return nil
+}
+
+// add records an action's resources: its servers, or, when it names
+// none, its primary IPs.
+func (ch *feedChanges) add(res []*hcloud.ActionResource) {
+	var pips []int64
+	named := false
+	for _, r := range res {
+		switch {
+		case r == nil:
+		case r.Type == hcloud.ActionResourceTypeServer:
+			ch.servers, named = append(ch.servers, r.ID), true
+		case r.Type == hcloud.ActionResourceTypePrimaryIP:
+			pips = append(pips, r.ID)
+		}
+	}
+	if !named {
+		ch.primaryIPs = append(ch.primaryIPs, pips...)
+	}
+}
+
+// responseDate is the API's clock from a response's Date header, or zero.
+func responseDate(resp *hcloud.Response) time.Time {
+	if resp == nil || resp.Response == nil {
+		return time.Time{}
+	}
+	t, err := http.ParseTime(resp.Header.Get("Date"))
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func lastPage(resp *hcloud.Response) bool {
+	return resp == nil || resp.Meta.Pagination == nil || resp.Meta.Pagination.NextPage == 0
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }

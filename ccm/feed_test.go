@@ -2,7 +2,6 @@ package ccm
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -14,11 +13,29 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
+// feedCloud is fakecloud of n servers on the test's clock, which the API's
+// action times and Date headers follow, as on the live API; the servers
+// were created ten minutes before the test starts.
+func feedCloud(t *testing.T, n int, opts fakecloud.Options) (*cloudFixture, *cloudtest.Clock) {
+	t.Helper()
+	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	opts.Now = clk.Now
+	c := newCloud(t, n, opts)
+	clk.Advance(10 * time.Minute)
+	return c, clk
+}
+
+// pessimisticOpts is fakecloud taking the unhelpful reading of what the
+// API's documentation leaves open.
+func pessimisticOpts(retention time.Duration) fakecloud.Options {
+	return fakecloud.Options{Realism: fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(retention)}}
+}
+
 // feedInventory is an inventory with the actions feed, started as the
-// CCM starts it: the cursor first, then the listing.
+// CCM starts it: the feed first, then the listing.
 func feedInventory(t *testing.T, c *cloudFixture, clk *cloudtest.Clock) *inventory {
 	t.Helper()
-	inv := newInventory(c.Client, clk.Now).withFeed(newFeed(c.Client), 3*time.Hour)
+	inv := newInventory(c.Client, clk.Now).withFeed(newFeed(c.Client), time.Hour)
 	if err := inv.pollFeed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -45,40 +62,50 @@ func sweep(t *testing.T, inv *inventory, n int) map[string]*hcloud.Server {
 	return got
 }
 
+// server reads a server by name, behind the CCM's back.
+func (c *cloudFixture) server(t *testing.T, name string) *hcloud.Server {
+	t.Helper()
+	s, _, err := c.Client.Server.GetByName(t.Context(), name)
+	if err != nil || s == nil {
+		t.Fatalf("server %s: %v %v", name, s, err)
+	}
+	return s
+}
+
 // powerOff powers a server off through the API, behind the CCM's back.
 func powerOff(t *testing.T, c *cloudFixture, name string) {
 	t.Helper()
-	s, _, err := c.Client.Server.GetByName(t.Context(), name)
-	if err == nil {
-		_, _, err = c.Client.Server.Poweroff(t.Context(), s)
-	}
-	if err != nil {
+	if _, _, err := c.Client.Server.Poweroff(t.Context(), c.server(t, name)); err != nil {
 		t.Fatal(err)
 	}
 }
 
+func actionReads(c *cloudFixture) uint64 {
+	return c.FC.Requests("GET", "/servers/actions") + c.FC.Requests("GET", "/primary_ips/actions")
+}
+
 // TestFeedVouchesForUnchangedServers: once the entries are older than the
-// status loop takes, one read of the server actions keeps all of them,
-// where a listing of 3 pages was needed before.
+// status loop takes, one poll (two reads) keeps all of them; the listing
+// that catches changes without an action comes every 18 minutes at three
+// pages of servers.
 func TestFeedVouchesForUnchangedServers(t *testing.T) {
-	c := newCloud(t, 120, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	c, clk := feedCloud(t, 120, fakecloud.Options{})
 	inv := feedInventory(t, c, clk)
 	for range 12 { // an hour of status loops
 		clk.Advance(5*time.Minute + time.Second)
 		sweep(t, inv, 120)
 	}
-	if got, polls := c.requests(), c.FC.Requests("GET", "/servers/actions"); got != 12 || polls != 12 {
-		t.Errorf("an hour of status loops: %d requests (%d action reads), want 12 action reads", got, polls)
+	reads, lists := actionReads(c), c.FC.Requests("GET", "/servers")
+	if reads > 24 || lists != 9 || c.requests() > 33 {
+		t.Errorf("an hour of status loops: %d requests, %d action reads, %d listing pages; want at most 24 reads (12 polls) and 3 listings of 3 pages", c.requests(), reads, lists)
 	}
 }
 
 // TestFeedSeesAPowerOff: a server powered off through the API leaves a
-// stop_server action; the next sweep reads the actions, then that one
-// server, and sees it off. No other server is fetched.
+// stop_server action; the next sweep polls, then reads that one server,
+// and sees it off. No other server is fetched.
 func TestFeedSeesAPowerOff(t *testing.T) {
-	c := newCloud(t, 120, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	c, clk := feedCloud(t, 120, fakecloud.Options{})
 	inv := feedInventory(t, c, clk)
 	powerOff(t, c, "node-0042")
 	c.FC.ResetCounters()
@@ -87,76 +114,194 @@ func TestFeedSeesAPowerOff(t *testing.T) {
 	if got["node-0042"].Status != hcloud.ServerStatusOff || got["node-0041"].Status != hcloud.ServerStatusRunning {
 		t.Errorf("after the power-off: node-0042 %s, node-0041 %s", got["node-0042"].Status, got["node-0041"].Status)
 	}
-	if n, one := c.requests(), c.FC.Requests("GET", "/servers"); n != 2 || one != 1 {
-		t.Errorf("%d requests (%v); want 2: the actions, then node-0042 by name", n, c.FC.Counters())
+	if n, one := c.requests(), c.FC.Requests("GET", "/servers"); n != 3 || one != 1 {
+		t.Errorf("%d requests (%v); want 3: the poll's two reads, then node-0042 by name", n, c.FC.Counters())
+	}
+}
+
+// TestFeedIgnoresIDOrder: under pessimistic realism an action may get a
+// lower ID than one the feed saw before it; the feed, which reads by
+// started time, still sees it, where a cursor on IDs would not.
+func TestFeedIgnoresIDOrder(t *testing.T) {
+	c, clk := feedCloud(t, 120, pessimisticOpts(time.Hour))
+	inv := feedInventory(t, c, clk)
+	var first int64 // the highest ID of ten reboots at once
+	for i := range 10 {
+		a, _, err := c.Client.Server.Reboot(t.Context(), c.server(t, fmt.Sprintf("node-%04d", 100+i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = max(first, a.ID)
+	}
+	clk.Advance(time.Second)
+	sweepFresh(t, inv, 120) // the feed has seen them
+	below := ""
+	for i := 0; i < 60 && below == ""; i++ {
+		clk.Advance(time.Second)
+		name := fmt.Sprintf("node-%04d", i)
+		a, _, err := c.Client.Server.Reboot(t.Context(), c.server(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.ID < first {
+			below = name
+		}
+	}
+	if below == "" {
+		t.Fatal("no later action got an ID below the first; the test needs one")
+	}
+	clk.Advance(5*time.Minute + time.Second)
+	c.FC.ResetCounters()
+	sweep(t, inv, 120)
+	if got := c.FC.Requests("GET", "/servers"); got < 1 {
+		t.Errorf("the reboot of %s, with an ID below one seen before, was missed: %v", below, c.FC.Counters())
+	}
+}
+
+// TestFeedSeesAPrimaryIPMove: under pessimistic realism a primary IP
+// moved in the Console leaves actions naming only the primary IP, listed
+// under /primary_ips/actions; the node's address is right at the next
+// sweep, at the cost of one server read.
+func TestFeedSeesAPrimaryIPMove(t *testing.T) {
+	c, clk := feedCloud(t, 120, pessimisticOpts(time.Hour))
+	inv := feedInventory(t, c, clk)
+	s := c.server(t, "node-0007")
+	if err := c.FC.Apply(fakecloud.Event{Type: "set_server_ip", Server: s.ID, IP: "203.0.113.77"}); err != nil {
+		t.Fatal(err)
+	}
+	c.FC.ResetCounters()
+	clk.Advance(5*time.Minute + time.Second)
+	got := sweep(t, inv, 120)
+	if ip := got["node-0007"].PublicNet.IPv4.IP.String(); ip != "203.0.113.77" {
+		t.Errorf("after the move node-0007 has %s, want 203.0.113.77", ip)
+	}
+	if n := c.requests(); n != 3 {
+		t.Errorf("%d requests (%v); want 3: the poll's two reads and node-0007", n, c.FC.Counters())
+	}
+}
+
+// TestFeedGapLists: when actions the last poll saw have left the listing
+// (a retention shorter than the polls' spacing), or the last poll is more
+// than 20 minutes old, the feed cannot vouch for what it missed: one full
+// listing instead, and the change is seen.
+func TestFeedGapLists(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		retention time.Duration
+		wait      time.Duration
+	}{
+		{name: "retention shorter than the spacing", retention: 3 * time.Minute, wait: 5*time.Minute + time.Second},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			c, clk := feedCloud(t, 120, pessimisticOpts(tt.retention))
+			inv := feedInventory(t, c, clk)
+			powerOff(t, c, "node-0003")
+			clk.Advance(time.Minute)
+			sweepFresh(t, inv, 120) // the power-off is seen and remembered in the window
+			if err := c.FC.Apply(fakecloud.Event{Type: "power_off_server", ServerName: "node-0004"}); err != nil {
+				t.Fatal(err) // a shutdown from inside: no action at all
+			}
+			clk.Advance(tt.wait)
+			c.FC.ResetCounters()
+			got := sweep(t, inv, 120)
+			if got["node-0004"].Status != hcloud.ServerStatusOff || inv.stats.snapshot().feedGaps != 1 {
+				t.Errorf("node-0004 %s, %d gaps (%v); want off, seen through the listing after one gap", got["node-0004"].Status, inv.stats.snapshot().feedGaps, c.FC.Counters())
+			}
+		})
+	}
+}
+
+// sweepFresh is a sweep that makes the inventory poll now.
+func sweepFresh(t *testing.T, inv *inventory, n int) {
+	t.Helper()
+	if err := inv.pollFeed(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	sweep(t, inv, n)
+}
+
+// TestFeedLongGapLists: a poll more than 20 minutes after the last cannot
+// vouch for what may have left the listing meanwhile: it lists everything.
+func TestFeedLongGapLists(t *testing.T) {
+	c, clk := feedCloud(t, 20, pessimisticOpts(time.Hour))
+	inv := feedInventory(t, c, clk)
+	clk.Advance(25 * time.Minute)
+	if err := inv.pollFeed(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if gaps, lists := inv.stats.snapshot().feedGaps, c.FC.Requests("GET", "/servers"); gaps != 1 || lists != 1 {
+		t.Errorf("%d gaps, %d listing pages; want one gap answered by one listing", gaps, lists)
+	}
+}
+
+// TestFeedFailedPollFallsBack: when reading the actions fails, a lookup
+// is answered by reading the server, not from the old entry.
+func TestFeedFailedPollFallsBack(t *testing.T) {
+	c, clk := feedCloud(t, 120, fakecloud.Options{})
+	inv := feedInventory(t, c, clk)
+	powerOff(t, c, "node-0001")
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "GET", Path: "/primary_ips/actions", Status: 503, Code: "unavailable"}); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(5*time.Minute + time.Second)
+	got := sweep(t, inv, 120)
+	if got["node-0001"].Status != hcloud.ServerStatusOff {
+		t.Errorf("with the actions failing, node-0001 was answered %s from memory, want off from a read", got["node-0001"].Status)
+	}
+	c.FC.ClearFaults()
+	clk.Advance(5*time.Minute + time.Second)
+	c.FC.ResetCounters()
+	sweep(t, inv, 120)
+	if reads := actionReads(c); reads != 2 {
+		t.Errorf("after the fault: %d action reads, want one poll of 2", reads)
 	}
 }
 
 // TestFeedFollowsARunningAction: an action still running at one poll is
-// looked at again; when it has ended, its server is fetched again, since
-// its end changed the server once more.
+// followed; when it has ended, even started before the window a poll
+// reads, its server is fetched again, since its end changed the server
+// once more.
 func TestFeedFollowsARunningAction(t *testing.T) {
-	c := newCloud(t, 3, fakecloud.Options{ActionDuration: 300 * time.Millisecond})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	c, clk := feedCloud(t, 120, fakecloud.Options{ActionDuration: 8 * time.Minute})
 	inv := feedInventory(t, c, clk)
 	powerOff(t, c, "node-0001")
-	clk.Advance(5*time.Minute + time.Second)
-	if got := sweep(t, inv, 3); got["node-0001"].Status != "stopping" || len(inv.feed.running) != 1 {
-		t.Fatalf("while the action runs: node-0001 %s, running actions followed %v", got["node-0001"].Status, inv.feed.running)
+	clk.Advance(5 * time.Second)
+	if got := sweepOnce(t, inv, 120); got["node-0001"].Status != "stopping" {
+		t.Fatalf("while the action runs: node-0001 %s, want stopping", got["node-0001"].Status)
 	}
-	time.Sleep(400 * time.Millisecond) // the action ends in fakecloud
+	clk.Advance(5*time.Minute + time.Second)
 	c.FC.ResetCounters()
-	clk.Advance(5*time.Minute + time.Second)
-	got := sweep(t, inv, 3)
-	if got["node-0001"].Status != hcloud.ServerStatusOff || len(inv.feed.running) != 0 {
-		t.Errorf("after the action ended: node-0001 %s, running %v", got["node-0001"].Status, inv.feed.running)
+	if got := sweep(t, inv, 120); got["node-0001"].Status != "stopping" || c.requests() != 2 {
+		t.Fatalf("still running: node-0001 %s after %d requests, want stopping after the poll's 2", got["node-0001"].Status, c.requests())
 	}
-	if n := c.requests(); n != 2 {
-		t.Errorf("%d requests (%v); want 2: the actions, node-0001", n, c.FC.Counters())
+	clk.Advance(5*time.Minute + time.Second) // the action ends, before the window
+	c.FC.ResetCounters()
+	got := sweep(t, inv, 120)
+	if got["node-0001"].Status != hcloud.ServerStatusOff {
+		t.Errorf("after the action ended: node-0001 %s", got["node-0001"].Status)
+	}
+	if n := c.requests(); n != 3 {
+		t.Errorf("%d requests (%v); want 3: the poll's two reads (the first page reaches the action), node-0001", n, c.FC.Counters())
 	}
 }
 
-// TestFeedLooksUpRunningActionsByID: a running action that the walk down
-// to the cursor does not reach is read by its ID.
-func TestFeedLooksUpRunningActionsByID(t *testing.T) {
-	action := func(id, server int64, status hcloud.ActionStatus) *hcloud.Action {
-		return &hcloud.Action{ID: id, Status: status, Resources: []*hcloud.ActionResource{{ID: server, Type: hcloud.ActionResourceTypeServer}}}
+// sweepOnce is a sweep after a poll that reads every entry again.
+func sweepOnce(t *testing.T, inv *inventory, n int) map[string]*hcloud.Server {
+	t.Helper()
+	if err := inv.pollFeed(t.Context()); err != nil {
+		t.Fatal(err)
 	}
-	var asked []hcloud.ActionListOpts
-	pages := [][]*hcloud.Action{
-		{action(10, 1, hcloud.ActionStatusRunning)}, // the cursor's read
-		{action(12, 2, hcloud.ActionStatusSuccess), action(11, 1, hcloud.ActionStatusRunning), action(10, 1, hcloud.ActionStatusSuccess)}, // poll 1: 10 ended
-		{action(13, 3, hcloud.ActionStatusSuccess), action(12, 2, hcloud.ActionStatusSuccess)},                                            // poll 2: 11 not reached
-		{action(11, 1, hcloud.ActionStatusSuccess)},                                                                                       // 11 by ID
-	}
-	f := &feed{running: map[int64]bool{}, list: func(_ context.Context, o hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error) {
-		asked = append(asked, o)
-		p := pages[0]
-		pages = pages[1:]
-		return p, &hcloud.Response{Meta: hcloud.Meta{Pagination: &hcloud.Pagination{}}}, nil
-	}}
-	for i, want := range [][]int64{nil, {2, 1, 1}, {3, 1}} {
-		ch, err := f.poll(t.Context(), 10)
-		if err != nil || !slices.Equal(ch.servers, want) || ch.overflow {
-			t.Errorf("poll %d: %v %v, want servers %v", i, ch, err, want)
-		}
-	}
-	if len(asked) != 4 || !slices.Equal(asked[3].ID, []int64{11}) || len(f.running) != 0 || f.cursor != 13 {
-		t.Errorf("reads %+v, running %v, cursor %d; want the last read by ID 11, nothing running, cursor 13", asked, f.running, f.cursor)
-	}
+	return sweep(t, inv, n)
 }
 
 // TestFeedOverflowLists: more changes than a listing has pages of
-// actions: one listing instead.
+// actions (240 at 120 servers): one listing instead.
 func TestFeedOverflowLists(t *testing.T) {
-	c := newCloud(t, 40, fakecloud.Options{}) // one page of servers
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	c, clk := feedCloud(t, 120, fakecloud.Options{}) // three pages of servers
 	inv := feedInventory(t, c, clk)
-	for i := range 40 {
-		s, _, err := c.Client.Server.GetByName(t.Context(), fmt.Sprintf("node-%04d", i))
-		if err == nil {
-			_, _, err = c.Client.Server.Reboot(t.Context(), s)
-		}
+	for i := range 120 {
+		s := c.server(t, fmt.Sprintf("node-%04d", i))
+		_, _, err := c.Client.Server.Reboot(t.Context(), s)
 		if err == nil {
 			_, _, err = c.Client.Server.Reset(t.Context(), s)
 		}
@@ -166,114 +311,77 @@ func TestFeedOverflowLists(t *testing.T) {
 	}
 	c.FC.ResetCounters()
 	clk.Advance(5*time.Minute + time.Second)
-	sweep(t, inv, 40)
-	if n, lists := c.requests(), c.FC.Requests("GET", "/servers"); n != 2 || lists != 1 {
-		t.Errorf("%d requests (%d listings); want 2: one page of 50 actions (a second would be more pages than a listing), then one listing", n, lists)
-	}
-	if inv.feed.cursor == 0 {
-		t.Error("the cursor did not move past the overflow")
+	sweep(t, inv, 120)
+	if n, lists := c.requests(), c.FC.Requests("GET", "/servers"); n != 7 || lists != 3 {
+		t.Errorf("%d requests (%d listing pages, %v); want 7: three pages of 50 server actions (a fourth would be more pages than a listing), the primary IP actions, one listing of 3 pages", n, lists, c.FC.Counters())
 	}
 }
 
 // TestFeedSafetyNetListing: changes that leave no action, such as a
-// rename, are seen through a full listing once the last one is older
-// than the listing max age.
+// label, are seen through a full listing within the listing period (15
+// minutes at one page of servers).
 func TestFeedSafetyNetListing(t *testing.T) {
-	c := newCloud(t, 120, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	c, clk := feedCloud(t, 20, fakecloud.Options{})
 	inv := feedInventory(t, c, clk)
-	s, _, err := c.Client.Server.GetByName(t.Context(), "node-0007")
-	if err == nil {
-		_, _, err = c.Client.Server.Update(t.Context(), s, hcloud.ServerUpdateOpts{Labels: map[string]string{"pool": "b"}})
+	s := c.server(t, "node-0007")
+	if _, _, err := c.Client.Server.Update(t.Context(), s, hcloud.ServerUpdateOpts{Labels: map[string]string{"pool": "b"}}); err != nil {
+		t.Fatal(err)
 	}
+	for range 3 {
+		clk.Advance(5*time.Minute + time.Second)
+		sweep(t, inv, 20)
+	}
+	if e := inv.byID[s.ID]; e == nil || e.server.Labels["pool"] != "b" {
+		t.Error("the label change was not seen within 16 minutes")
+	}
+}
+
+// TestFeedAsksRunningActionsByID: a running action the read does not
+// reach is asked about by ID; one that ended, or left the listing, counts
+// as a change of its server.
+func TestFeedAsksRunningActionsByID(t *testing.T) {
+	t0 := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	action := func(id, server int64, status hcloud.ActionStatus) *hcloud.Action {
+		return &hcloud.Action{ID: id, Status: status, Started: t0, Resources: []*hcloud.ActionResource{{ID: server, Type: hcloud.ActionResourceTypeServer}}}
+	}
+	var asked [][]int64
+	s := newActionStream("server actions", func(_ context.Context, o hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error) {
+		asked = append(asked, o.ID)
+		if len(o.ID) > 0 {
+			return []*hcloud.Action{action(7, 1, hcloud.ActionStatusSuccess)}, nil, nil // 8 is gone
+		}
+		return nil, &hcloud.Response{Meta: hcloud.Meta{Pagination: &hcloud.Pagination{}}}, nil
+	})
+	s.horizon = t0.Add(time.Hour)
+	s.running[7] = action(7, 1, hcloud.ActionStatusRunning).Resources
+	s.running[8] = action(8, 2, hcloud.ActionStatusRunning).Resources
+	var ch feedChanges
+	commit, _, err := s.poll(t.Context(), 3, false, &ch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.FC.ResetCounters()
-	for range 36 { // three hours of status loops
-		clk.Advance(5*time.Minute + time.Second)
-		sweep(t, inv, 120)
-	}
-	if lists := c.FC.Requests("GET", "/servers"); lists != 3 {
-		t.Errorf("%d listing pages in three hours and a bit, want one listing (3 pages) once the last was 3 h old", lists)
-	}
-	if e := inv.byID[s.ID]; e == nil || e.server.Labels["pool"] != "b" {
-		t.Error("the label change was not seen after the safety-net listing")
+	commit()
+	slices.Sort(ch.servers)
+	if len(asked) != 2 || len(asked[1]) != 2 || !slices.Equal(ch.servers, []int64{1, 2}) || len(s.running) != 0 {
+		t.Errorf("asked %v, changed %v, still running %v; want 7 and 8 asked by ID, servers 1 and 2 changed, none followed", asked, ch.servers, s.running)
 	}
 }
 
-// TestLifecycleBacksOff: a NotReady node asked about every 5 s: the first
-// ask fetches its server at once, so a deletion under it shows within one
-// monitor period; later asks back off to one request per 5 min.
-func TestLifecycleBacksOff(t *testing.T) {
-	c := newCloud(t, 120, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
-	inv := feedInventory(t, c, clk)
-	life := freshness{maxAge: time.Minute, ceiling: 5 * time.Minute}
-	s, _ := inv.byServerName(t.Context(), "node-0009", within(5*time.Minute))
-	clk.Advance(time.Minute) // the node has been Ready a while
-	c.FC.ResetCounters()
-	var at []time.Duration
-	for i := range 720 { // an hour
-		before := c.requests()
-		if _, err := inv.byServerID(t.Context(), s.ID, life); err != nil {
-			t.Fatal(err)
-		}
-		if c.requests() > before {
-			at = append(at, time.Duration(i)*5*time.Second)
-		}
-		clk.Advance(5 * time.Second)
-	}
-	if len(at) < 12 || len(at) > 15 || at[0] != 0 {
-		t.Errorf("requests at %v: want the first at once and 12 to 15 in the hour", at)
-	}
-	// The node turns Ready, then NotReady again a minute later, as its
-	// server is deleted: the first ask of the new run sees it gone.
-	clk.Advance(time.Minute)
-	if _, _, err := c.Client.Server.DeleteWithResult(t.Context(), s); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := inv.byServerID(t.Context(), s.ID, life); err != nil || got != nil {
-		t.Errorf("first ask after the deletion: %v, %v; want gone", got, err)
-	}
-}
-
-// TestFeedFailedPollLosesNothing: when a poll's second read fails, the
-// feed keeps its cursor and running actions, so the next poll reports the
+// TestFeedFailedReadCommitsNothing: when a poll's second stream fails, the
+// first stream's window is not committed, so the next poll reports the
 // same changes.
-func TestFeedFailedPollLosesNothing(t *testing.T) {
-	action := func(id, server int64, status hcloud.ActionStatus) *hcloud.Action {
-		return &hcloud.Action{ID: id, Status: status, Resources: []*hcloud.ActionResource{{ID: server, Type: hcloud.ActionResourceTypeServer}}}
-	}
-	newest := []*hcloud.Action{action(12, 2, hcloud.ActionStatusSuccess), action(10, 1, hcloud.ActionStatusSuccess)}
-	replies := []func() ([]*hcloud.Action, error){
-		func() ([]*hcloud.Action, error) {
-			return []*hcloud.Action{action(10, 1, hcloud.ActionStatusRunning)}, nil
-		}, // cursor 10; 5 (older) runs
-		func() ([]*hcloud.Action, error) { return newest, nil },                         // 10 ended, 12 new
-		func() ([]*hcloud.Action, error) { return nil, errors.New("connection reset") }, // 5 by ID fails
-		func() ([]*hcloud.Action, error) { return newest, nil },
-		func() ([]*hcloud.Action, error) {
-			return []*hcloud.Action{action(5, 3, hcloud.ActionStatusSuccess)}, nil
-		},
-	}
-	f := &feed{running: map[int64]bool{}, list: func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error) {
-		acts, err := replies[0]()
-		replies = replies[1:]
-		return acts, &hcloud.Response{Meta: hcloud.Meta{Pagination: &hcloud.Pagination{}}}, err
-	}}
-	if _, err := f.poll(t.Context(), 10); err != nil {
+func TestFeedFailedReadCommitsNothing(t *testing.T) {
+	c, clk := feedCloud(t, 3, fakecloud.Options{})
+	inv := feedInventory(t, c, clk)
+	powerOff(t, c, "node-0002")
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "GET", Path: "/primary_ips/actions", Status: 503, Code: "unavailable", Count: 1}); err != nil {
 		t.Fatal(err)
 	}
-	f.running[5] = true // an older action still running, beyond the first page
-	if _, err := f.poll(t.Context(), 10); err == nil {
+	if _, err := inv.feed.poll(t.Context(), 3); err == nil {
 		t.Fatal("the failed read was not reported")
 	}
-	if f.cursor != 10 || !f.running[10] || !f.running[5] {
-		t.Fatalf("after a failed poll: cursor %d, running %v; want 10 and both still followed", f.cursor, f.running)
-	}
-	ch, err := f.poll(t.Context(), 10)
-	if want := []int64{2, 1, 3}; err != nil || !slices.Equal(ch.servers, want) || f.cursor != 12 || len(f.running) != 0 {
-		t.Errorf("the poll after: servers %v, %v, cursor %d, running %v; want %v, cursor 12, nothing running", ch.servers, err, f.cursor, f.running, want)
+	ch, err := inv.feed.poll(t.Context(), 3)
+	if err != nil || !slices.Contains(ch.servers, c.server(t, "node-0002").ID) {
+		t.Errorf("the poll after: %v, %v; want node-0002 changed", ch.servers, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -56,16 +57,27 @@ func (i *instances) server(ctx context.Context, node *corev1.Node, f freshness) 
 
 // lifecycle is the freshness of the node lifecycle controller's questions,
 // asked every monitor period while a node is NotReady: fresh on the first
-// ask, then backing off from HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE to
-// HCLOUD_INVENTORY_MAX_AGE.
-func (i *instances) lifecycle() freshness {
-	return freshness{maxAge: i.cfg.LifecycleMaxAge, ceiling: i.cfg.InventoryMaxAge}
+// ask after the node turned NotReady, then backing off from
+// HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE to HCLOUD_INVENTORY_MAX_AGE.
+func (i *instances) lifecycle(node *corev1.Node) freshness {
+	return freshness{maxAge: i.cfg.LifecycleMaxAge, ceiling: i.cfg.InventoryMaxAge, since: notReadySince(node)}
+}
+
+// notReadySince is when the node's Ready condition last changed, if it is
+// not True now; zero otherwise.
+func notReadySince(node *corev1.Node) time.Time {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady && c.Status != corev1.ConditionTrue {
+			return c.LastTransitionTime.Time
+		}
+	}
+	return time.Time{}
 }
 
 // InstanceExists answers false only when the API confirms the server is
 // gone; every failure is an error, so an outage never deletes a Node.
 func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool, error) {
-	s, err := i.server(ctx, node, i.lifecycle())
+	s, err := i.server(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance exists for node %s: %w", node.Name, err)
 	}
@@ -77,7 +89,7 @@ func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool
 
 // InstanceShutdown reports a server that is off.
 func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bool, error) {
-	s, err := i.server(ctx, node, i.lifecycle())
+	s, err := i.server(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, err)
 	}

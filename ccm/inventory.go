@@ -9,6 +9,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"golang.org/x/sync/singleflight"
+	"k8s.io/klog/v2"
 )
 
 // inventory is the one view of the project's servers that every controller
@@ -30,15 +31,16 @@ type inventory struct {
 	listingMaxAge time.Duration
 	feedAt        time.Time // when the last poll started: every change before it that leaves an action is known
 
-	mu       sync.Mutex
-	byID     map[int64]*entry
-	byName   map[string]*entry
-	byIP     map[string]*entry                      // "network/ip" -> the server holding it, or a gone one that held it
-	listedAt time.Time                              // when the last full listing finished
-	misses   map[string]time.Time                   // keys not answered from memory since then
-	asked    map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
-	runs     map[string]time.Time                   // key -> when a run of repeated asks began (freshness.ceiling)
-	flight   singleflight.Group
+	mu          sync.Mutex
+	byID        map[int64]*entry
+	byName      map[string]*entry
+	byIP        map[string]*entry                      // "network/ip" -> the server holding it, or a gone one that held it
+	byPrimaryIP map[int64]*entry                       // primary IP ID -> the server holding it
+	listedAt    time.Time                              // when the last full listing finished
+	misses      map[string]time.Time                   // keys not answered from memory since then
+	asked       map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
+	runs        map[string]run                         // key -> the run of repeated asks (freshness.ceiling)
+	flight      singleflight.Group
 }
 
 // freshness says how old an answer a caller takes.
@@ -52,6 +54,17 @@ type freshness struct {
 	// as old as the run, from maxAge up to ceiling. Such callers never take
 	// the feed's word: a server shut down from inside leaves no action.
 	ceiling time.Duration
+	// since, with a ceiling, is when the node last turned NotReady (its
+	// Ready condition's transition): a new transition starts a new run,
+	// however recent the last ask, so the first check after it reads the
+	// server.
+	since time.Time
+}
+
+// run is a run of repeated asks about one server.
+type run struct {
+	start time.Time // its first ask
+	since time.Time // the NotReady transition it follows
 }
 
 // within is a freshness of maxAge that the feed may vouch for.
@@ -74,8 +87,8 @@ type entry struct {
 
 // inventoryStats counts what the inventory did, for metrics and tests.
 type inventoryStats struct {
-	mu                                        sync.Mutex
-	hits, targeted, listings, gone, feedPolls uint64
+	mu                                                  sync.Mutex
+	hits, targeted, listings, gone, feedPolls, feedGaps uint64
 }
 
 func (s *inventoryStats) add(field *uint64) {
@@ -85,12 +98,12 @@ func (s *inventoryStats) add(field *uint64) {
 }
 
 // inventoryCounts is a copy of the stats.
-type inventoryCounts struct{ hits, targeted, listings, gone, feedPolls uint64 }
+type inventoryCounts struct{ hits, targeted, listings, gone, feedPolls, feedGaps uint64 }
 
 func (s *inventoryStats) snapshot() inventoryCounts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return inventoryCounts{s.hits, s.targeted, s.listings, s.gone, s.feedPolls}
+	return inventoryCounts{s.hits, s.targeted, s.listings, s.gone, s.feedPolls, s.feedGaps}
 }
 
 func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
@@ -98,16 +111,8 @@ func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
 		now = time.Now
 	}
 	return &inventory{client: client, now: now, stats: &inventoryStats{},
-		byID: map[int64]*entry{}, byName: map[string]*entry{}, byIP: map[string]*entry{}, misses: map[string]time.Time{},
-		asked: map[time.Duration]map[string]time.Time{}, runs: map[string]time.Time{}}
-}
-
-// withFeed turns change detection on: entries stay fresh while the server
-// actions show no change to them and the last full listing is younger
-// than listingMaxAge.
-func (inv *inventory) withFeed(f *feed, listingMaxAge time.Duration) *inventory {
-	inv.feed, inv.listingMaxAge = f, listingMaxAge
-	return inv
+		byID: map[int64]*entry{}, byName: map[string]*entry{}, byIP: map[string]*entry{}, byPrimaryIP: map[int64]*entry{}, misses: map[string]time.Time{},
+		asked: map[time.Duration]map[string]time.Time{}, runs: map[string]run{}}
 }
 
 // byServerID returns the server with the ID as fresh as f asks, or nil
@@ -148,10 +153,10 @@ func (inv *inventory) lookup(ctx context.Context, key string, f freshness, cache
 	asked[key] = now
 	maxAge := f.maxAge
 	if f.ceiling > 0 {
-		if !before || now.Sub(last) > f.maxAge/2 {
-			inv.runs[key] = now
+		if r, ok := inv.runs[key]; !before || now.Sub(last) > f.maxAge/2 || !ok || !r.since.Equal(f.since) {
+			inv.runs[key] = run{start: now, since: f.since}
 		}
-		maxAge = f.allowed(now.Sub(inv.runs[key]))
+		maxAge = f.allowed(now.Sub(inv.runs[key].start))
 	}
 	trustFeed := f.ceiling == 0
 	e := cached()
@@ -162,13 +167,15 @@ func (inv *inventory) lookup(ctx context.Context, key string, f freshness, cache
 	}
 	if e != nil && trustFeed && inv.feedUsable(now) && now.Sub(inv.feedAt) > maxAge {
 		// The feed is older than the caller takes: one poll may vouch for
-		// the entry (and for every other one).
+		// the entry (and for every other one). A failed poll vouches for
+		// nothing: the entry is fetched as without a feed.
 		inv.mu.Unlock()
-		if err := inv.pollFeed(ctx); err != nil {
-			return nil, err
-		}
+		err := inv.pollFeed(ctx)
 		inv.mu.Lock()
-		if e = cached(); e != nil && inv.fresh(e, inv.now(), maxAge, true) {
+		if err != nil {
+			klog.V(2).InfoS("Reading the actions failed; reading the server instead", "err", err)
+			trustFeed = false
+		} else if e = cached(); e != nil && inv.fresh(e, inv.now(), maxAge, true) {
 			inv.mu.Unlock()
 			inv.stats.add(&inv.stats.hits)
 			return e.server, nil
@@ -261,46 +268,6 @@ func (inv *inventory) fresh(e *entry, now time.Time, maxAge time.Duration, trust
 	return trustFeed && inv.feedUsable(now) && !e.seen.IsZero() && now.Sub(inv.feedAt) <= maxAge
 }
 
-// feedUsable tells whether the feed may vouch for entries: there is one,
-// and the last full listing is recent enough to cover the changes that
-// leave no action. The caller holds mu.
-func (inv *inventory) feedUsable(now time.Time) bool {
-	return inv.feed != nil && !inv.listedAt.IsZero() && now.Sub(inv.listedAt) <= inv.listingMaxAge
-}
-
-// pollFeed reads the server actions since the last poll (coalesced with
-// concurrent polls) and marks the servers they touched as changed, so
-// their next lookup fetches them. When more changed than a listing has
-// pages, it lists everything instead.
-func (inv *inventory) pollFeed(ctx context.Context) error {
-	_, err, _ := inv.flight.Do("feed", func() (any, error) {
-		start := inv.now()
-		inv.mu.Lock()
-		pages := inv.pages()
-		inv.mu.Unlock()
-		ch, err := inv.feed.poll(ctx, pages)
-		if err != nil {
-			return nil, err
-		}
-		inv.stats.add(&inv.stats.feedPolls)
-		if ch.overflow {
-			if err := inv.refresh(ctx); err != nil {
-				return nil, err
-			}
-		}
-		inv.mu.Lock()
-		defer inv.mu.Unlock()
-		for _, id := range ch.servers {
-			if e := inv.byID[id]; e != nil && e.seen.Before(start) {
-				e.seen = time.Time{}
-			}
-		}
-		inv.feedAt = start
-		return nil, nil
-	})
-	return err
-}
-
 // refresh lists every server (coalesced with concurrent refreshes) and
 // replaces the inventory with what it found.
 func (inv *inventory) refresh(ctx context.Context) error {
@@ -313,7 +280,7 @@ func (inv *inventory) refresh(ctx context.Context) error {
 		now := inv.now()
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
-		inv.byID, inv.byName, inv.byIP = map[int64]*entry{}, map[string]*entry{}, map[string]*entry{}
+		inv.byID, inv.byName, inv.byIP, inv.byPrimaryIP = map[int64]*entry{}, map[string]*entry{}, map[string]*entry{}, map[int64]*entry{}
 		for _, s := range servers {
 			inv.put(s, now)
 		}
@@ -334,6 +301,9 @@ func (inv *inventory) put(s *hcloud.Server, now time.Time) {
 	for _, k := range ipKeys(s) {
 		inv.byIP[k] = e
 	}
+	for _, id := range primaryIPIDs(s) {
+		inv.byPrimaryIP[id] = e
+	}
 }
 
 // unindex drops a server's name and IPs where they still point to it; the
@@ -347,6 +317,22 @@ func (inv *inventory) unindex(s *hcloud.Server) {
 			delete(inv.byIP, k)
 		}
 	}
+	for _, id := range primaryIPIDs(s) {
+		if e := inv.byPrimaryIP[id]; e != nil && e.server != nil && e.server.ID == s.ID {
+			delete(inv.byPrimaryIP, id)
+		}
+	}
+}
+
+// primaryIPIDs are the IDs of a server's primary IPs.
+func primaryIPIDs(s *hcloud.Server) []int64 {
+	var ids []int64
+	for _, id := range []int64{s.PublicNet.IPv4.ID, s.PublicNet.IPv6.ID} {
+		if id != 0 {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }
 
 // markGone records that the API confirmed the server is gone: its ID stays

@@ -11,7 +11,13 @@ var (
 	inventoryListingsDesc = prometheus.NewDesc("hcloud_ccm_inventory_listings_total",
 		"Full paged listings of all servers.", nil, nil)
 	inventoryFeedPollsDesc = prometheus.NewDesc("hcloud_ccm_inventory_action_polls_total",
-		"Reads of GET /servers/actions that tell which servers changed.", nil, nil)
+		"Polls of GET /servers/actions and GET /primary_ips/actions that tell which servers changed.", nil, nil)
+	inventoryFeedGapsDesc = prometheus.NewDesc("hcloud_ccm_inventory_action_gaps_total",
+		"Polls after which actions may have left the listing unseen (one the last poll saw was gone, or the last poll was over 20 minutes before), answered by a full listing.", nil, nil)
+	inventoryStalenessDesc = prometheus.NewDesc("hcloud_ccm_inventory_staleness_seconds",
+		"Age of the oldest server entry the inventory holds; with the change feed, the oldest it answers from without a request.", nil, nil)
+	inventoryStalenessBoundDesc = prometheus.NewDesc("hcloud_ccm_inventory_staleness_bound_seconds",
+		"How old an entry the change feed vouches for may grow: a change that leaves no action (a rename) shows within it.", nil, nil)
 	budgetRemainingDesc = prometheus.NewDesc("hcloud_ccm_api_budget_remaining",
 		"Requests left in the project's rate limit, from the last RateLimit headers plus what refilled since.", nil, nil)
 	budgetLimitDesc = prometheus.NewDesc("hcloud_ccm_api_budget_limit",
@@ -28,7 +34,8 @@ type collector struct {
 }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{inventoryLookupsDesc, inventoryListingsDesc, inventoryFeedPollsDesc, budgetRemainingDesc, budgetLimitDesc, budgetWaitDesc} {
+	for _, d := range []*prometheus.Desc{inventoryLookupsDesc, inventoryListingsDesc, inventoryFeedPollsDesc, inventoryFeedGapsDesc,
+		inventoryStalenessDesc, inventoryStalenessBoundDesc, budgetRemainingDesc, budgetLimitDesc, budgetWaitDesc} {
 		ch <- d
 	}
 }
@@ -40,6 +47,12 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.gone), "gone")
 	ch <- prometheus.MustNewConstMetric(inventoryListingsDesc, prometheus.CounterValue, float64(s.listings))
 	ch <- prometheus.MustNewConstMetric(inventoryFeedPollsDesc, prometheus.CounterValue, float64(s.feedPolls))
+	ch <- prometheus.MustNewConstMetric(inventoryFeedGapsDesc, prometheus.CounterValue, float64(s.feedGaps))
+	age, bound := c.inv.staleness()
+	ch <- prometheus.MustNewConstMetric(inventoryStalenessDesc, prometheus.GaugeValue, age.Seconds())
+	if bound > 0 {
+		ch <- prometheus.MustNewConstMetric(inventoryStalenessBoundDesc, prometheus.GaugeValue, bound.Seconds())
+	}
 	ch <- prometheus.MustNewConstMetric(budgetWaitDesc, prometheus.CounterValue, c.budget.waited().Seconds())
 	if remaining, limit, known := c.budget.snapshot(); known {
 		ch <- prometheus.MustNewConstMetric(budgetRemainingDesc, prometheus.GaugeValue, remaining)

@@ -51,8 +51,12 @@ type cluster struct {
 // Requests fail fast: a hanging one after 300 ms, retried twice.
 func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*Config)) *cluster {
 	t.Helper()
-	fx := newCloud(t, n, opts)
-	clk := cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	return newClusterOn(t, cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)), newCloud(t, n, opts), configure...)
+}
+
+// newClusterOn is newCluster on a clock and a cloud of the caller's.
+func newClusterOn(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, configure ...func(*Config)) *cluster {
+	t.Helper()
 	cfg := testConfig(fx)
 	cfg.Network, cfg.RoutesEnabled, cfg.ZoneLabelEnabled = "k8s", true, true
 	for _, f := range configure {

@@ -16,7 +16,12 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 )
 
-var controlBin = flag.String("control-bin", os.Getenv("E2E_CONTROL_BIN"), "directory with etcd and kube-apiserver")
+var (
+	controlBin = flag.String("control-bin", os.Getenv("E2E_CONTROL_BIN"), "directory with etcd and kube-apiserver")
+	// realism is fakecloud's --realism: make e2e runs the node and load
+	// balancer scenarios once more with pessimistic.
+	realism = flag.String("realism", os.Getenv("E2E_REALISM"), "fakecloud's --realism: optimistic (default) or pessimistic")
+)
 
 // root is the repository, two levels up from this package when run by go test.
 func root(t *testing.T) string {
@@ -46,6 +51,9 @@ func setup(t *testing.T, configure ...func(*harness.Options)) *harness.Env {
 		Metadata: "control-plane-1", FakeCloudArgs: []string{"--action-duration=200ms"},
 		CCMArgs: []string{"--leader-elect=false", "--route-reconciliation-period=2s", "--node-monitor-period=2s"},
 		CCMEnv:  []string{"HCLOUD_LOAD_BALANCERS_LOCATION=fsn1", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE=5s"}}
+	if *realism != "" {
+		o.FakeCloudArgs = append(o.FakeCloudArgs, "--realism="+*realism)
+	}
 	for _, f := range configure {
 		f(&o)
 	}

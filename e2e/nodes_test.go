@@ -6,11 +6,15 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // eventually polls cond every 100 ms for at most limit.
@@ -74,3 +78,40 @@ func TestNodesInitialised(t *testing.T) {
 }
 
 func cidr(i int) string { return "10.244." + strconv.Itoa(i) + ".0/24" }
+
+// TestNodeAddressFollowsTheServer: a server's public IPv4 moved behind
+// the CCM's back (a primary IP swapped in the Console, which under
+// pessimistic realism leaves no server action) shows in its Node's
+// addresses at a later status update.
+func TestNodeAddressFollowsTheServer(t *testing.T) {
+	env := setup(t, func(o *harness.Options) {
+		o.CCMArgs = append(o.CCMArgs, "--node-status-update-frequency=2s")
+		o.CCMEnv = append(o.CCMEnv, "HCLOUD_INVENTORY_MAX_AGE=5s")
+	})
+	ctx := context.Background()
+	if _, err := env.StartCCM(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.RegisterNode(ctx, "worker-1", cidr(0)); err != nil {
+		t.Fatal(err)
+	}
+	external := func() string {
+		n, err := env.Kube.CoreV1().Nodes().Get(ctx, "worker-1", metav1.GetOptions{})
+		if err != nil {
+			return ""
+		}
+		for _, a := range n.Status.Addresses {
+			if a.Type == corev1.NodeExternalIP && !strings.Contains(a.Address, ":") {
+				return a.Address
+			}
+		}
+		return ""
+	}
+	eventually(t, time.Minute, "worker-1 has an ExternalIP", func() bool { return external() != "" })
+	if err := env.Cloud().Apply(ctx, fakecloud.Event{Type: "set_server_ip", ServerName: "worker-1", IP: "203.0.113.9"}); err != nil {
+		t.Fatal(err)
+	}
+	done := timed(t, "new address on the Node")
+	eventually(t, time.Minute, "worker-1's ExternalIP 203.0.113.9", func() bool { return external() == "203.0.113.9" })
+	done()
+}

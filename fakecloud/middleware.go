@@ -76,6 +76,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			id = fmt.Sprintf("%016x", rand.Uint64())
 		}
 		w.Header().Set("X-Correlation-Id", id)
+		// The API's clock, which its actions' times follow too.
+		w.Header().Set("Date", s.opts.Now().UTC().Format(http.TimeFormat))
 		rec := &statusRecorder{ResponseWriter: w}
 		s.runDue()
 		defer func() {

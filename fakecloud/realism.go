@@ -80,12 +80,15 @@ const pessimisticActionBase = 600_000_000_000_000
 
 // pessimisticActionID is a large action ID only roughly in time order: the
 // started time in milliseconds, moved by up to 30 s either way, so an
-// action may get a lower ID than one started before it.
+// action may get a lower ID than one started before it. The kind's
+// counter holds the largest, so a switch back to optimistic IDs goes on
+// above it.
 func (w *liveWorld) pessimisticActionID() int64 {
 	ms := w.now().UnixMilli() - time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	for {
 		id := pessimisticActionBase + (ms+int64(w.rng.IntN(60_001))-30_000)*16 + int64(w.rng.IntN(16))
 		if _, taken := w.actions.get(id); !taken {
+			w.lastID["action"] = max(w.lastID["action"], id) // an export's counter covers every ID
 			return id
 		}
 	}

@@ -73,6 +73,13 @@ func TestPessimisticActionIDs(t *testing.T) {
 			if mode == RealismOptimistic && (inversions != 0 || large) {
 				t.Errorf("optimistic: %d inversions, first ID %d; want none and small IDs", inversions, acts[0].ID)
 			}
+			st, err := f.fc.Export()
+			if err == nil {
+				err = New(opts).Import(st)
+			}
+			if err != nil {
+				t.Errorf("the export does not import again: %v", err)
+			}
 		})
 	}
 }

@@ -103,7 +103,7 @@ func (s *Server) Import(data []byte) error {
 // scratch is an empty world with w's configuration, to build a new
 // content in before w adopts it.
 func (w *liveWorld) scratch() *liveWorld {
-	fresh := &liveWorld{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed,
+	fresh := &liveWorld{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed, realism: w.realism,
 		actionFault: w.actionFault, lbIPv4: w.lbIPv4, probed: w.probed}
 	fresh.reset()
 	return fresh

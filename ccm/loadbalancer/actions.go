@@ -107,6 +107,11 @@ func (t *actionTracker) hurry(lbID int64) bool {
 // schedule of pollAt, so syncs waiting on actions started together cost
 // one request per step, not one each.
 func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Duration) error {
+	return t.settleOn(ctx, lbID, wait, pollAt)
+}
+
+// settleOn is settle with a schedule of polls.
+func (t *actionTracker) settleOn(ctx context.Context, lbID int64, wait time.Duration, schedule func(since, after time.Time) time.Time) error {
 	deadline := time.Now().Add(wait)
 	var after time.Time // the last poll this waiter relied on
 	for {
@@ -116,7 +121,7 @@ func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Durati
 		if !running {
 			return nil
 		}
-		due := pollAt(ta.since, after)
+		due := schedule(ta.since, after)
 		if due.After(deadline) {
 			return api.NewRetryError(fmt.Sprintf("action %d (%s) on load balancer %d is still running", ta.action.ID, ta.action.Command, lbID), time.Second)
 		}
@@ -144,6 +149,17 @@ func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Durati
 func pollAt(since, after time.Time) time.Time {
 	next := since.Add(100 * time.Millisecond)
 	for step := 200 * time.Millisecond; !next.After(after); step = min(2*step, time.Second) {
+		next = next.Add(step)
+	}
+	return ceilGrid(next)
+}
+
+// lazyPollAt is pollAt for a waiter that is in no hurry (a delete): at
+// ages of 1, 2 and 4 s, then every 5 s, so the usual action of about a
+// second costs one poll.
+func lazyPollAt(since, after time.Time) time.Time {
+	next := since.Add(time.Second)
+	for step := time.Second; !next.After(after); step = min(2*step, 5*time.Second) {
 		next = next.Add(step)
 	}
 	return ceilGrid(next)

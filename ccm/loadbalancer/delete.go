@@ -2,30 +2,44 @@ package loadbalancer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 )
 
-// EnsureLoadBalancerDeleted deletes only a load balancer found by the
-// Service's label, never one found by name, and never a protected one.
+// EnsureLoadBalancerDeleted deletes only the Service's own load balancer
+// (the one the CCM keeps for it, else one found by its label), never one
+// found by name, and never a protected one.
 func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *corev1.Service) error {
 	uid := string(svc.UID)
 	defer l.store.lock(uid)()
-	lb, err := l.byLabel(ctx, uid)
-	if err != nil {
-		return err
+	// The load balancer the CCM keeps for the Service needs no request to
+	// find (deleting it by ID is safe: gone already answers not found);
+	// without one, the label listing makes sure none is left behind.
+	lb := l.store.known(uid)
+	if lb == nil {
+		var err error
+		if lb, err = l.byLabel(ctx, uid); err != nil {
+			return err
+		}
 	}
 	kept := lb != nil && lb.Protection.Delete
+	if !kept && lb != nil {
+		err := l.delete(ctx, uid, lb)
+		switch {
+		case errors.Is(err, errProtected):
+			kept = true
+		case err != nil:
+			return err
+		default:
+			l.actions.forget(lb.ID)
+		}
+	}
 	if kept {
 		l.event(svc, corev1.EventTypeWarning, eventLBProtected, fmt.Sprintf(
 			"Load balancer %s (ID %d) has delete protection and is kept; delete it yourself once you no longer need it", lb.Name, lb.ID))
-	} else if lb != nil {
-		if err := l.delete(ctx, uid, lb); err != nil {
-			return err
-		}
-		l.actions.forget(lb.ID)
 	}
 	l.store.put(uid, nil)
 	l.mu.Lock()
@@ -48,8 +62,12 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	return nil
 }
 
+// errProtected is delete's answer for a load balancer the API refused to
+// delete for its protection.
+var errProtected = errors.New("load balancer has delete protection")
+
 func (l *Manager) delete(ctx context.Context, uid string, lb *hcloud.LoadBalancer) error {
-	if err := l.actions.settle(ctx, lb.ID, l.actionWait); err != nil && isRetry(err) {
+	if err := l.actions.settleOn(ctx, lb.ID, l.actionWait, lazyPollAt); err != nil && isRetry(err) {
 		return err
 	}
 	_, _, err := l.client.LoadBalancer.DeleteWithResult(ctx, lb)
@@ -59,7 +77,7 @@ func (l *Manager) delete(ctx context.Context, uid string, lb *hcloud.LoadBalance
 	case busy(err):
 		return retryBusy(lb, err)
 	case hcloud.IsError(err, hcloud.ErrorCodeProtected):
-		return nil // protected since it was read: kept
+		return errProtected // protected since it was read: kept
 	}
 	l.store.invalidate(uid)
 	return fmt.Errorf("deleting load balancer %s: %w", lb.Name, err)

@@ -5,6 +5,7 @@ package loadbalancer
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -111,4 +112,35 @@ func TestLBEconomyNodeReplaced(t *testing.T) {
 
 func sameIDs(a, b []int64) bool {
 	return cmp.Equal(a, b, cmpopts.SortSlices(func(x, y int64) bool { return x < y }))
+}
+
+// TestLBEconomyDelete: a Service deleted costs at most 3 requests (the
+// official CCM's figure): the delete alone when no action runs on its
+// load balancer, the polls for the running one and the delete when it was
+// just created; no listing, since the CCM knows its load balancer.
+func TestLBEconomyDelete(t *testing.T) {
+	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: actionTime})
+	for _, tt := range []struct {
+		name string
+		wait time.Duration // between the create and the delete
+	}{
+		{name: "at rest", wait: 2 * actionTime},
+		{name: "its create action running", wait: 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			svc := lbService("web-"+strings.ReplaceAll(tt.name, " ", "-"), []int32{80})
+			c.ensure(t, svc, c.nodes)
+			time.Sleep(tt.wait)
+			c.FC.ResetCounters()
+			if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {
+				t.Fatal(err)
+			}
+			if n, deletes := c.Requests(), c.FC.Requests("DELETE", "/load_balancers/{id}"); n > 3 || deletes != 1 {
+				t.Errorf("delete: %d requests (%v), want at most 3 with one delete", n, c.FC.Counters())
+			}
+			if lbs := c.LoadBalancers(t); len(lbs) != 0 {
+				t.Errorf("%d load balancers left", len(lbs))
+			}
+		})
+	}
 }

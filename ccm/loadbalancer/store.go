@@ -123,6 +123,17 @@ func (s *lbStore) ensureListed(ctx context.Context) error {
 	return nil
 }
 
+// known returns the load balancer the store holds for uid when nothing
+// contradicted it since; the caller holds lock(uid).
+func (s *lbStore) known(uid string) *hcloud.LoadBalancer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.staleSeq[uid] != 0 {
+		return nil
+	}
+	return s.byUID[uid]
+}
+
 // put records lb (nil: none) as uid's load balancer after a change the
 // CCM made; an invalidation stands.
 func (s *lbStore) put(uid string, lb *hcloud.LoadBalancer) {

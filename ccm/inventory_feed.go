@@ -1,0 +1,144 @@
+package ccm
+
+import (
+	"context"
+	"time"
+
+	"k8s.io/klog/v2"
+)
+
+// withFeed turns change detection on: entries stay fresh while the
+// actions show no change to them and the last full listing is younger
+// than listingPeriod, at most listingMaxAge.
+func (inv *inventory) withFeed(f *feed, listingMaxAge time.Duration) *inventory {
+	inv.feed, inv.listingMaxAge = f, listingMaxAge
+	return inv
+}
+
+// listingPeriod bounds the age of the last full listing while the feed
+// vouches for entries, and so how late a change that leaves no action (a
+// rename) shows: 6 minutes a page of servers, from 15 minutes up to
+// listingMaxAge, so listings cost about 10 requests an hour until the
+// ceiling (15 minutes up to 100 servers, 60 from 500; at 1,000, 20 pages
+// an hour). The caller holds mu.
+func (inv *inventory) listingPeriod() time.Duration {
+	return min(inv.listingMaxAge, max(listingPeriodMin, time.Duration(inv.pages())*listingPeriodPerPage))
+}
+
+const (
+	listingPeriodMin     = 15 * time.Minute
+	listingPeriodPerPage = 6 * time.Minute
+)
+
+// feedUsable tells whether the feed may vouch for entries: there is one,
+// a listing costs more requests than a poll (up to 100 servers, a listing
+// is as cheap and sees every change), and the last listing is recent
+// enough to cover the changes that leave no action. The caller holds mu.
+func (inv *inventory) feedUsable(now time.Time) bool {
+	return inv.feed != nil && inv.pages() > len(inv.feed.streams) && !inv.listedAt.IsZero() && now.Sub(inv.listedAt) <= inv.listingPeriod()
+}
+
+// pollFeed reads the actions since the last poll (coalesced with
+// concurrent polls) and marks the servers they touched as changed, so
+// their next lookup fetches them. A primary IP the inventory cannot place
+// is read; when more changed than a listing has pages, or the feed may
+// have missed actions, it lists everything instead. If that fails, the
+// feed vouches for nothing until a listing succeeds.
+func (inv *inventory) pollFeed(ctx context.Context) error {
+	_, err, _ := inv.flight.Do("feed", func() (any, error) {
+		start := inv.now()
+		inv.mu.Lock()
+		pages := inv.pages()
+		inv.mu.Unlock()
+		ch, err := inv.feed.poll(ctx, pages)
+		if err != nil {
+			return nil, err
+		}
+		inv.stats.add(&inv.stats.feedPolls)
+		if ch.gap {
+			inv.stats.add(&inv.stats.feedGaps)
+			klog.InfoS("The actions listing may have lost actions since the last read; listing every server", "actions", "GET /servers/actions")
+		}
+		inv.mu.Lock()
+		unknown := inv.markChanged(ch, start)
+		inv.mu.Unlock()
+		if err := inv.place(ctx, unknown, ch.overflow || ch.gap, start); err != nil {
+			inv.mu.Lock()
+			inv.listedAt = time.Time{}
+			inv.mu.Unlock()
+			return nil, err
+		}
+		inv.mu.Lock()
+		inv.feedAt = start
+		inv.mu.Unlock()
+		return nil, nil
+	})
+	return err
+}
+
+// markChanged marks the servers a poll found, directly or by a primary IP
+// they hold, as changed; it returns the primary IPs no entry holds. The
+// caller holds mu.
+func (inv *inventory) markChanged(ch feedChanges, start time.Time) []int64 {
+	var unknown []int64
+	mark := func(e *entry) {
+		if e != nil && e.seen.Before(start) {
+			e.seen = time.Time{}
+		}
+	}
+	for _, id := range ch.servers {
+		mark(inv.byID[id])
+	}
+	for _, id := range ch.primaryIPs {
+		if e := inv.byPrimaryIP[id]; e != nil {
+			mark(e)
+		} else {
+			unknown = append(unknown, id)
+		}
+	}
+	return unknown
+}
+
+// place finds the servers now holding primary IPs the inventory did not
+// know, by reading them (up to 3) or by one listing; list forces the
+// listing.
+func (inv *inventory) place(ctx context.Context, pips []int64, list bool, start time.Time) error {
+	if list || len(pips) > 3 {
+		return inv.refresh(ctx)
+	}
+	for _, id := range pips {
+		p, _, err := inv.client.PrimaryIP.GetByID(ctx, id)
+		if err != nil {
+			return err
+		}
+		if p == nil || p.AssigneeID == 0 {
+			continue
+		}
+		inv.mu.Lock()
+		if e := inv.byID[p.AssigneeID]; e != nil && e.seen.Before(start) {
+			e.seen = time.Time{}
+		}
+		inv.mu.Unlock()
+	}
+	return nil
+}
+
+// staleness is the age of the oldest server entry the inventory holds:
+// with the feed usable, the oldest it may answer from without a request.
+// bound is how old that may grow: the listing period with the feed, else
+// zero (entries answer only within their callers' max age).
+func (inv *inventory) staleness() (age, bound time.Duration) {
+	now := inv.now()
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	oldest := now
+	for _, e := range inv.byID {
+		if e.server != nil && !e.seen.IsZero() && e.seen.Before(oldest) {
+			oldest = e.seen
+		}
+	}
+	if inv.feed != nil {
+		bound = inv.listingPeriod()
+	}
+	return now.Sub(oldest), bound
+}
