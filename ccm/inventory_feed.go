@@ -22,7 +22,28 @@ func (inv *inventory) withFeed(f *feed, listingMaxAge time.Duration) *inventory 
 // ceiling (15 minutes up to 100 servers, 60 from 500; at 1,000, 20 pages
 // an hour). The caller holds mu.
 func (inv *inventory) listingPeriod() time.Duration {
-	return min(inv.listingMaxAge, max(listingPeriodMin, time.Duration(inv.pages())*listingPeriodPerPage))
+	return listingPeriodFor(inv.pages(), inv.listingMaxAge)
+}
+
+func listingPeriodFor(pages int, maxAge time.Duration) time.Duration {
+	return min(maxAge, max(listingPeriodMin, time.Duration(pages)*listingPeriodPerPage))
+}
+
+// feedStreams is how many requests a poll of the feed costs.
+const feedStreams = 2
+
+// StalenessBounds says how late a change to a node's server shows in the
+// CCM's answers about a project of n servers with cfg: one that leaves an
+// action (power, type, IPs, deletion) within withAction, one that leaves
+// none (a rename) within withoutAction. The change feed is used from 3
+// pages of servers; below, every answer is at most HCLOUD_INVENTORY_MAX_AGE
+// old. ccm doctor reports these.
+func StalenessBounds(n int, cfg Config) (withAction, withoutAction time.Duration, feed bool) {
+	pages := max(1, (n+49)/50)
+	if !cfg.ActionsEnabled || pages <= feedStreams {
+		return cfg.InventoryMaxAge, cfg.InventoryMaxAge, false
+	}
+	return cfg.InventoryMaxAge, listingPeriodFor(pages, cfg.ListingMaxAge), true
 }
 
 const (
@@ -35,7 +56,7 @@ const (
 // is as cheap and sees every change), and the last listing is recent
 // enough to cover the changes that leave no action. The caller holds mu.
 func (inv *inventory) feedUsable(now time.Time) bool {
-	return inv.feed != nil && inv.pages() > len(inv.feed.streams) && !inv.listedAt.IsZero() && now.Sub(inv.listedAt) <= inv.listingPeriod()
+	return inv.feed != nil && inv.pages() > feedStreams && !inv.listedAt.IsZero() && now.Sub(inv.listedAt) <= inv.listingPeriod()
 }
 
 // pollFeed reads the actions since the last poll (coalesced with

@@ -113,3 +113,30 @@ func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
 		t.Fatalf("after deletion: %v %v, want nil, nil", got, err)
 	}
 }
+
+// TestStalenessBounds: the figures README and ccm doctor state, by the
+// project's size: the feed from 3 pages of servers, its listing every 6
+// minutes a page from 15 minutes up to HCLOUD_INVENTORY_LISTING_MAX_AGE.
+func TestStalenessBounds(t *testing.T) {
+	cfg := Config{InventoryMaxAge: 5 * time.Minute, ListingMaxAge: time.Hour, ActionsEnabled: true}
+	for _, tt := range []struct {
+		servers       int
+		with, without time.Duration
+		feed          bool
+	}{
+		{10, 5 * time.Minute, 5 * time.Minute, false},
+		{100, 5 * time.Minute, 5 * time.Minute, false},
+		{101, 5 * time.Minute, 18 * time.Minute, true},
+		{400, 5 * time.Minute, 48 * time.Minute, true},
+		{1000, 5 * time.Minute, time.Hour, true},
+	} {
+		with, without, feed := StalenessBounds(tt.servers, cfg)
+		if with != tt.with || without != tt.without || feed != tt.feed {
+			t.Errorf("%d servers: %s, %s, feed %v; want %s, %s, %v", tt.servers, with, without, feed, tt.with, tt.without, tt.feed)
+		}
+	}
+	cfg.ActionsEnabled = false
+	if _, without, feed := StalenessBounds(1000, cfg); feed || without != 5*time.Minute {
+		t.Errorf("without the actions: %s, feed %v", without, feed)
+	}
+}

@@ -92,6 +92,7 @@ func Run(ctx context.Context, opts Options) Report {
 	d.checkServices(ctx)
 	d.checkOrphans()
 	d.checkRateLimit()
+	d.checkStaleness()
 	requests, _, _, _ := d.count.state()
 	return Report{Findings: d.found, Requests: requests}
 }

@@ -1,6 +1,8 @@
 package doctor
 
 import (
+	"slices"
+	"strings"
 	"testing"
 )
 
@@ -22,6 +24,11 @@ func TestHealthyCluster(t *testing.T) {
 	}
 	if r.Requests != 6 {
 		t.Errorf("%d requests, want 6", r.Requests)
+	}
+	if !slices.ContainsFunc(r.Findings, func(f Finding) bool {
+		return f.Check == "staleness" && strings.Contains(f.Message, "at most 5m0s old")
+	}) {
+		t.Error("no finding states how stale the inventory may be")
 	}
 	t.Log("\n" + dump(r))
 }
