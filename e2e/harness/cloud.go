@@ -36,6 +36,12 @@ func NewCloud(url, adminToken string) *Cloud {
 // Apply makes something happen behind the CCM's back.
 func (c *Cloud) Apply(ctx context.Context, ev fakecloud.Event) error { return c.admin.Apply(ctx, ev) }
 
+// SetRealism switches fakecloud's realism (fakecloud.RealismPessimistic).
+func (c *Cloud) SetRealism(ctx context.Context, mode string) error {
+	_, err := c.admin.SetRealism(ctx, fakecloud.Realism{Mode: mode})
+	return err
+}
+
 // AddFault scripts a request fault.
 func (c *Cloud) AddFault(ctx context.Context, r fakecloud.Rule) error {
 	_, err := c.admin.AddFault(ctx, r)

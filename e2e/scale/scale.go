@@ -82,7 +82,7 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	r := &runner{cfg: c, started: time.Now(), report: Report{Config: c}}
-	r.logf("starting etcd, kube-apiserver, fakecloud (%d servers) and the CCM in %s", c.Nodes+1, c.Dir)
+	r.logf("starting etcd, kube-apiserver, fakecloud (%d servers) and the CCM in %s", c.Nodes+2, c.Dir)
 	env, err := harness.Start(ctx, harness.Options{
 		Dir: c.Dir, ControlBin: c.ControlBin, CCM: filepath.Join(c.Root, "bin/ccm"), FakeCloud: filepath.Join(c.Root, "bin/fakecloud"),
 		Manifests: filepath.Join(c.Root, "deploy/ccm.yaml"), World: world, Network: "cluster", Metadata: nodeName(1),

@@ -62,3 +62,13 @@ func (c *Client) Export(ctx context.Context) ([]byte, error) {
 func (c *Client) Import(ctx context.Context, snapshot []byte) error {
 	return c.do(ctx, http.MethodPut, "/state", snapshot, nil)
 }
+
+// SetRealism sets how fakecloud reads what the API's documentation leaves
+// open, and returns the realism in force.
+func (c *Client) SetRealism(ctx context.Context, r fakecloud.Realism) (fakecloud.Realism, error) {
+	var out struct {
+		Realism fakecloud.Realism `json:"realism"`
+	}
+	err := c.do(ctx, http.MethodPut, "/realism", r, &out)
+	return out.Realism, err
+}

@@ -169,3 +169,16 @@ func TestExportImport(t *testing.T) {
 		t.Errorf("a snapshot of another version: %v, want invalid_input", err)
 	}
 }
+
+// TestSetRealism: the realism is set, with its defaults, and a bad one is
+// refused with the API's envelope, changing nothing.
+func TestSetRealism(t *testing.T) {
+	fc, c := start(t, fakecloud.Options{})
+	got, err := c.SetRealism(t.Context(), fakecloud.Realism{Mode: fakecloud.RealismPessimistic})
+	if err != nil || got.ActionRetention != fakecloud.Duration(fakecloud.DefaultActionRetention) || fc.Realism().Mode != fakecloud.RealismPessimistic {
+		t.Fatalf("pessimistic: %+v, %v; fakecloud has %+v", got, err, fc.Realism())
+	}
+	if _, err := c.SetRealism(t.Context(), fakecloud.Realism{Mode: "gloomy"}); err == nil || fc.Realism().Mode != fakecloud.RealismPessimistic {
+		t.Errorf("a bad mode: %v; fakecloud has %+v", err, fc.Realism())
+	}
+}
