@@ -3,33 +3,24 @@ package fakecloud
 import (
 	"fmt"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
-// testClock is a clock tests move by hand.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
-
-func pessimistic(clk *testClock) Options {
+func pessimistic(clk *fakeClock) Options {
 	return Options{Now: clk.Now, Realism: Realism{Mode: RealismPessimistic, ActionRetention: Duration(10 * time.Minute)}}
+}
+
+// realismFixture is fakecloud in a mode on a clock of the test's, with
+// one server.
+func realismFixture(t *testing.T, mode string) (*fixture, *fakeClock, *hcloud.Server) {
+	clk := newClock()
+	opts := pessimistic(clk)
+	opts.Realism.Mode = mode
+	f := newFixture(t, opts)
+	return f, clk, newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
 }
 
 // serverActions lists every action under /servers/actions, sorted.
@@ -48,13 +39,9 @@ func serverActionList(t *testing.T, f *fixture, sort ...string) []*hcloud.Action
 func TestPessimisticActionIDs(t *testing.T) {
 	for _, mode := range []string{RealismOptimistic, RealismPessimistic} {
 		t.Run(mode, func(t *testing.T) {
-			clk := &testClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
-			opts := pessimistic(clk)
-			opts.Realism.Mode = mode
-			f := newFixture(t, opts)
-			s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
+			f, clk, s := realismFixture(t, mode)
 			for range 20 {
-				clk.advance(time.Second)
+				clk.Advance(time.Second)
 				if _, _, err := f.client.Server.Reboot(t.Context(), s); err != nil {
 					t.Fatal(err)
 				}
@@ -75,7 +62,7 @@ func TestPessimisticActionIDs(t *testing.T) {
 			}
 			st, err := f.fc.Export()
 			if err == nil {
-				err = New(opts).Import(st)
+				err = New(Options{Realism: f.fc.Realism()}).Import(st)
 			}
 			if err != nil {
 				t.Errorf("the export does not import again: %v", err)
@@ -88,12 +75,12 @@ func TestPessimisticActionIDs(t *testing.T) {
 // leave the listings, by ID filter too, but GET by ID still answers; a
 // running action stays listed however old.
 func TestPessimisticRetention(t *testing.T) {
-	clk := &testClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	clk := newClock()
 	opts := pessimistic(clk)
 	f := newFixture(t, opts)
 	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
 	old := serverActionList(t, f)
-	clk.advance(11 * time.Minute)
+	clk.Advance(11 * time.Minute)
 	act, _, err := f.client.Server.Reboot(t.Context(), s)
 	if err != nil {
 		t.Fatal(err)
@@ -116,11 +103,7 @@ func TestPessimisticRetention(t *testing.T) {
 func TestPessimisticEvents(t *testing.T) {
 	for _, mode := range []string{RealismOptimistic, RealismPessimistic} {
 		t.Run(mode, func(t *testing.T) {
-			clk := &testClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
-			opts := pessimistic(clk)
-			opts.Realism.Mode = mode
-			f := newFixture(t, opts)
-			s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
+			f, _, s := realismFixture(t, mode)
 			before := len(serverActionList(t, f))
 			if err := f.fc.Apply(Event{Type: "power_off_server", Server: s.ID}); err != nil {
 				t.Fatal(err)
@@ -145,7 +128,7 @@ func TestPessimisticEvents(t *testing.T) {
 // fakecloud's own, not by ID, and the same on every request, so the pages
 // of a listing still hold every server once.
 func TestPessimisticTies(t *testing.T) {
-	clk := &testClock{now: time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)}
+	clk := newClock()
 	f := newFixture(t, pessimistic(clk))
 	var ids []int64
 	for i := range 12 {
