@@ -98,6 +98,12 @@ func (n *Normaliser) Query(q url.Values) map[string][]string {
 // not JSON is replaced by a note of its length, since it is no answer the
 // API documents.
 func (n *Normaliser) JSON(data []byte) any {
+	return n.JSONUnder("", data)
+}
+
+// JSONUnder normalises a JSON document as if it sat under key: an
+// action read alone is normalised as the value of {"action": ...}.
+func (n *Normaliser) JSONUnder(key string, data []byte) any {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil
 	}
@@ -107,7 +113,7 @@ func (n *Normaliser) JSON(data []byte) any {
 	if err := dec.Decode(&v); err != nil {
 		return fmt.Sprintf("<not JSON: %d bytes>", len(data))
 	}
-	return n.Value(v)
+	return n.field(key, v, parent{})
 }
 
 // Value normalises a decoded JSON value (numbers as json.Number).

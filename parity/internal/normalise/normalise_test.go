@@ -163,3 +163,13 @@ func TestPathAndQuery(t *testing.T) {
 		})
 	}
 }
+
+func TestJSONUnder(t *testing.T) {
+	n := New()
+	n.JSON([]byte(`{"action":{"id":5,"resources":[{"id":9,"type":"server"}]}}`))
+	got := roundTrip(t, n.JSONUnder("action", []byte(`{"id":5,"status":"success","resources":[{"id":9,"type":"server"}]}`)))
+	want := decode(t, `{"id":"<action:1>","status":"success","resources":[{"id":"<server:1>","type":"server"}]}`)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("an action read alone (-want +got):\n%s", diff)
+	}
+}

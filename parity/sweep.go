@@ -1,0 +1,122 @@
+package parity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+)
+
+// Sweep deletes what the label selector selects: load balancers, then
+// servers (waiting until they are gone, which frees their primary IPs),
+// networks, primary IPs and certificates. primaryIPs are deleted too if
+// they are left and unassigned: a run's servers' own, which may carry no
+// label. It returns what it removed, and every error it met.
+func Sweep(ctx context.Context, t *Target, selector string, primaryIPs []int64) ([]string, error) {
+	c := t.client(t.transport())
+	sw := &sweeper{ctx: ctx, c: c, t: t}
+	list := hcloud.ListOpts{LabelSelector: selector, PerPage: 50}
+
+	lbs, err := c.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: list})
+	sw.fail("list load balancers", err)
+	for _, lb := range lbs {
+		res, _, err := c.LoadBalancer.DeleteWithResult(ctx, lb)
+		sw.deleted("load balancer", lb.Name, lb.ID, res.Action, err)
+	}
+	servers, err := c.Server.AllWithOpts(ctx, hcloud.ServerListOpts{ListOpts: list})
+	sw.fail("list servers", err)
+	for _, s := range servers {
+		res, _, err := c.Server.DeleteWithResult(ctx, s)
+		var a *hcloud.Action
+		if res != nil {
+			a = res.Action
+		}
+		sw.deleted("server", s.Name, s.ID, a, err)
+	}
+	networks, err := c.Network.AllWithOpts(ctx, hcloud.NetworkListOpts{ListOpts: list})
+	sw.fail("list networks", err)
+	for _, n := range networks {
+		_, err := c.Network.Delete(ctx, n)
+		sw.deleted("network", n.Name, n.ID, nil, err)
+	}
+	ips, err := c.PrimaryIP.AllWithOpts(ctx, hcloud.PrimaryIPListOpts{ListOpts: list})
+	sw.fail("list primary IPs", err)
+	for _, id := range primaryIPs {
+		if slices.ContainsFunc(ips, func(p *hcloud.PrimaryIP) bool { return p.ID == id }) {
+			continue
+		}
+		p, _, err := c.PrimaryIP.GetByID(ctx, id)
+		sw.fail(fmt.Sprintf("read primary IP %d", id), err)
+		if p != nil {
+			ips = append(ips, p)
+		}
+	}
+	for _, p := range ips {
+		if p.AssigneeID != 0 {
+			sw.fail(fmt.Sprintf("primary IP %s (%d)", p.Name, p.ID), fmt.Errorf("still assigned to server %d: left", p.AssigneeID))
+			continue
+		}
+		_, err := c.PrimaryIP.Delete(ctx, p)
+		sw.deleted("primary IP", p.Name, p.ID, nil, err)
+	}
+	certs, err := c.Certificate.AllWithOpts(ctx, hcloud.CertificateListOpts{ListOpts: list})
+	sw.fail("list certificates", err)
+	for _, cert := range certs {
+		_, err := c.Certificate.Delete(ctx, cert)
+		sw.deleted("certificate", cert.Name, cert.ID, nil, err)
+	}
+	return sw.removed, errors.Join(sw.errs...)
+}
+
+type sweeper struct {
+	ctx     context.Context
+	c       *hcloud.Client
+	t       *Target
+	removed []string
+	errs    []error
+}
+
+func (sw *sweeper) fail(what string, err error) {
+	if err != nil {
+		sw.errs = append(sw.errs, fmt.Errorf("%s: %w", what, err))
+	}
+}
+
+// deleted notes a deletion, waiting for its action if it has one: a
+// server's must end before its primary IPs and networks are free.
+func (sw *sweeper) deleted(kind, name string, id int64, a *hcloud.Action, err error) {
+	what := fmt.Sprintf("%s %s (%d)", kind, name, id)
+	if err == nil && a != nil {
+		_, _, err = pollAction(sw.ctx, sw.c, sw.t, a.ID)
+	}
+	if err != nil {
+		sw.fail("delete "+what, err)
+		return
+	}
+	sw.removed = append(sw.removed, what)
+}
+
+// pollAction polls an action until it is no longer running, sleeping on
+// the target's clock, at most for Timing.ActionWait, and returns its last
+// answer.
+func pollAction(ctx context.Context, c *hcloud.Client, t *Target, id int64) (*hcloud.Action, *hcloud.Response, error) {
+	polls := int(t.Timing.ActionWait/t.Timing.Poll) + 1
+	for range polls {
+		a, resp, err := c.Action.GetByID(ctx, id)
+		if err != nil {
+			return nil, nil, fmt.Errorf("wait for action %d: %w", id, err)
+		}
+		if a == nil {
+			return nil, nil, fmt.Errorf("wait for action %d: not found", id)
+		}
+		if a.Status != hcloud.ActionStatusRunning {
+			return a, resp, nil
+		}
+		if err := t.Clock.Sleep(ctx, t.Timing.Poll); err != nil {
+			return nil, nil, err
+		}
+	}
+	return nil, nil, fmt.Errorf("action %d still running after %s", id, t.Timing.ActionWait)
+}
