@@ -97,6 +97,9 @@ scale: build-fakecloud build-ccm ## the real CCM with 1,000 Nodes and 100 load b
 scale-check: ## a small make scale (60 Nodes, 10 Services, clocks 10x faster; about 3 minutes) that fails when an aim, scaled to its size, is missed (CI runs it)
 	$(MAKE) scale SCALE_FLAGS="-nodes 60 -services 10 -not-ready 5 -pool 10 -speed 10 -check"
 
+parity: ## run the parity scenarios against an in-process fakecloud and compare with testdata/parity (PARITY_FLAGS, e.g. -live, -record, -run routes, -sweep -live)
+	$(GO) run ./cmd/parity $(PARITY_FLAGS)
+
 economy: ## print the API requests per hour, join and leave, and the load balancer figures (BENCHMARKS.md)
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestLBEconomy.*)$$' -v ./ccm/ ./ccm/loadbalancer/
 
@@ -115,4 +118,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test lint fmt e2e scale scale-check economy bench fuzz demo fakecloud-tour e2e-kind
+.PHONY: help build build-fakecloud build-ccm test lint fmt e2e scale scale-check parity economy bench fuzz demo fakecloud-tour e2e-kind
