@@ -32,6 +32,7 @@ type Result struct {
 	Diff     string   // against its snapshot (-snapshot +run); empty when the run reproduces it
 	Written  string   // the snapshot file written, with Record
 	Removed  []string // what the cleanup found left and removed
+	Snapshot *Snapshot // what the run recorded, when it ran to the end
 	Err      error
 }
 
@@ -105,6 +106,7 @@ func runOne(ctx context.Context, cfg Config, sc scenario) (res Result) {
 	if t.Source == SourceLive {
 		snap.Recorded = cfg.Now().UTC().Format(time.RFC3339)
 	}
+	res.Snapshot = snap
 	if cfg.Record {
 		res.Written, res.Err = WriteSnapshot(cfg.Dir, snap)
 		return res

@@ -59,7 +59,7 @@ func loadBalancerLife(ctx context.Context, s *session) error {
 	}, {
 		name: "delete the load balancer",
 		do: func(c *hcloud.Client) error {
-			_, err := c.LoadBalancer.Delete(ctx, lb)
+			_, _, err := c.LoadBalancer.DeleteWithResult(ctx, lb)
 			return err
 		},
 	}, {

@@ -22,23 +22,31 @@ func Sweep(ctx context.Context, t *Target, selector string, primaryIPs []int64) 
 	lbs, err := c.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: list})
 	sw.fail("list load balancers", err)
 	for _, lb := range lbs {
-		res, _, err := c.LoadBalancer.DeleteWithResult(ctx, lb)
-		sw.deleted("load balancer", lb.Name, lb.ID, res.Action, err)
+		var a *hcloud.Action
+		err := sw.unlocked(func() error {
+			res, _, err := c.LoadBalancer.DeleteWithResult(ctx, lb)
+			a = res.Action
+			return err
+		})
+		sw.deleted("load balancer", lb.Name, lb.ID, a, err)
 	}
 	servers, err := c.Server.AllWithOpts(ctx, hcloud.ServerListOpts{ListOpts: list})
 	sw.fail("list servers", err)
 	for _, s := range servers {
-		res, _, err := c.Server.DeleteWithResult(ctx, s)
 		var a *hcloud.Action
-		if res != nil {
-			a = res.Action
-		}
+		err := sw.unlocked(func() error {
+			res, _, err := c.Server.DeleteWithResult(ctx, s)
+			if res != nil {
+				a = res.Action
+			}
+			return err
+		})
 		sw.deleted("server", s.Name, s.ID, a, err)
 	}
 	networks, err := c.Network.AllWithOpts(ctx, hcloud.NetworkListOpts{ListOpts: list})
 	sw.fail("list networks", err)
 	for _, n := range networks {
-		_, err := c.Network.Delete(ctx, n)
+		err := sw.unlocked(func() error { _, err := c.Network.Delete(ctx, n); return err })
 		sw.deleted("network", n.Name, n.ID, nil, err)
 	}
 	ips, err := c.PrimaryIP.AllWithOpts(ctx, hcloud.PrimaryIPListOpts{ListOpts: list})
@@ -54,17 +62,23 @@ func Sweep(ctx context.Context, t *Target, selector string, primaryIPs []int64) 
 		}
 	}
 	for _, p := range ips {
-		if p.AssigneeID != 0 {
-			sw.fail(fmt.Sprintf("primary IP %s (%d)", p.Name, p.ID), fmt.Errorf("still assigned to server %d: left", p.AssigneeID))
+		if p.AssigneeID != 0 && slices.ContainsFunc(servers, func(s *hcloud.Server) bool { return s.ID == p.AssigneeID }) {
+			p = sw.released(p) // the API frees a deleted server's primary IPs after its action
+		}
+		if p == nil {
 			continue
 		}
-		_, err := c.PrimaryIP.Delete(ctx, p)
+		if p.AssigneeID != 0 {
+			sw.fail(fmt.Sprintf("primary IP %s (%d)", p.Name, p.ID), fmt.Errorf("assigned to server %d, which is not the kit's: left", p.AssigneeID))
+			continue
+		}
+		err := sw.unlocked(func() error { _, err := c.PrimaryIP.Delete(ctx, p); return err })
 		sw.deleted("primary IP", p.Name, p.ID, nil, err)
 	}
 	certs, err := c.Certificate.AllWithOpts(ctx, hcloud.CertificateListOpts{ListOpts: list})
 	sw.fail("list certificates", err)
 	for _, cert := range certs {
-		_, err := c.Certificate.Delete(ctx, cert)
+		err := sw.unlocked(func() error { _, err := c.Certificate.Delete(ctx, cert); return err })
 		sw.deleted("certificate", cert.Name, cert.ID, nil, err)
 	}
 	return sw.removed, errors.Join(sw.errs...)
@@ -84,10 +98,53 @@ func (sw *sweeper) fail(what string, err error) {
 	}
 }
 
+// released reads a primary IP of a deleted server until it is deleted
+// with it (nil) or unassigned, at most releasePolls times.
+func (sw *sweeper) released(p *hcloud.PrimaryIP) *hcloud.PrimaryIP {
+	for range releasePolls {
+		got, _, err := sw.c.PrimaryIP.GetByID(sw.ctx, p.ID)
+		if err != nil {
+			sw.fail(fmt.Sprintf("read primary IP %d", p.ID), err)
+			return nil
+		}
+		if got == nil || got.AssigneeID == 0 {
+			return got
+		}
+		if err := sw.t.Clock.Sleep(sw.ctx, sw.t.Timing.Poll); err != nil {
+			sw.fail(fmt.Sprintf("read primary IP %d", p.ID), err)
+			return nil
+		}
+	}
+	return p
+}
+
+// releasePolls bounds released.
+const releasePolls = 30
+
+// unlocked calls del until the resource is no longer locked by a running
+// action (a server interrupted while it is created), at most for
+// Timing.ActionWait.
+func (sw *sweeper) unlocked(del func() error) error {
+	polls := int(sw.t.Timing.ActionWait/sw.t.Timing.Poll) + 1
+	for range polls {
+		err := del()
+		if !hcloud.IsError(err, hcloud.ErrorCodeLocked) && !hcloud.IsError(err, hcloud.ErrorCodeConflict) {
+			return err
+		}
+		if err := sw.t.Clock.Sleep(sw.ctx, sw.t.Timing.Poll); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("still locked after %s", sw.t.Timing.ActionWait)
+}
+
 // deleted notes a deletion, waiting for its action if it has one: a
 // server's must end before its primary IPs and networks are free.
 func (sw *sweeper) deleted(kind, name string, id int64, a *hcloud.Action, err error) {
 	what := fmt.Sprintf("%s %s (%d)", kind, name, id)
+	if hcloud.IsError(err, hcloud.ErrorCodeNotFound) {
+		return // gone meanwhile, with its server
+	}
 	if err == nil && a != nil {
 		_, _, err = pollAction(sw.ctx, sw.c, sw.t, a.ID)
 	}

@@ -1,0 +1,60 @@
+package parity
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// TestPlan prices a run from fakecloud's catalogue, as -live prices one
+// from the live API's: the cheapest server type offered in the location
+// (cax11 and cx22 cost the same; the name decides), the next one of its
+// architecture, the cheapest load balancer type.
+func TestPlan(t *testing.T) {
+	target := kept(t)
+	p, err := MakePlan(t.Context(), target, "fsn1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := [3]string{p.ServerType, p.NextType, p.LoadBalancerType}, [3]string{"cax11", "cax21", "lb11"}; got != want {
+		t.Errorf("types %v, want %v", got, want)
+	}
+	if p.IPv4Unknown == "" {
+		t.Errorf("a primary IPv4's price is known (%v), but fakecloud serves no /pricing", p.IPv4Hour)
+	}
+	want := []PlanScenario{
+		{Name: "server-life", Minutes: 14, Servers: 1, Networks: 1, ChangesType: true, Cost: 0.0112 * 14 / 60, AtMost: 0.0112},
+		{Name: "load-balancer-life", Minutes: 5, Servers: 1, LoadBalancers: 1, Cost: (0.0064 + 0.0088) * 5 / 60, AtMost: 0.0064 + 0.0088},
+		{Name: "routes", Minutes: 2, Networks: 1},
+		{Name: "mistakes", Minutes: 3, Servers: 1, Networks: 1, Cost: 0.0064 * 3 / 60, AtMost: 0.0064},
+	}
+	if diff := cmp.Diff(want, p.Scenarios, cmpopts.IgnoreFields(PlanScenario{}, "About"), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
+		t.Errorf("plan (-want +got):\n%s", diff)
+	}
+	var out bytes.Buffer
+	p.Write(&out, "r42")
+	for _, line := range []string{
+		"in fsn1:",
+		"server-life          about 14 min: 1 server (cax11, changed to cax21) with its primary IPv4 and IPv6, 1 network",
+		"load-balancer-life   about  5 min: 1 server (cax11) with its primary IPv4 and IPv6, 1 load balancer (lb11)",
+		"parity.hcloudlab.dev/kit=1 and parity.hcloudlab.dev/run=r42",
+		"primary IPv4 unknown (GET /pricing:",
+		"Estimate: 0.0042 EUR for about 24 minutes; at most 0.0328 EUR",
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("the plan lacks %q:\n%s", line, out.String())
+		}
+	}
+
+	only, err := MakePlan(t.Context(), target, "fsn1", regexp.MustCompile("routes"))
+	if err != nil || len(only.Scenarios) != 1 || only.Minutes() != 2 {
+		t.Errorf("a plan of -run routes: %+v, %v", only, err)
+	}
+	if _, err := MakePlan(t.Context(), target, "mars1", nil); err == nil || !strings.Contains(err.Error(), "mars1") {
+		t.Errorf("a location that does not exist: %v, want an error naming it", err)
+	}
+}
