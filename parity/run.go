@@ -29,9 +29,9 @@ type Config struct {
 // Result is one scenario's outcome.
 type Result struct {
 	Scenario string
-	Diff     string   // against its snapshot (-snapshot +run); empty when the run reproduces it
-	Written  string   // the snapshot file written, with Record
-	Removed  []string // what the cleanup found left and removed
+	Diff     string    // against its snapshot (-snapshot +run); empty when the run reproduces it
+	Written  string    // the snapshot file written, with Record
+	Removed  []string  // what the cleanup found left and removed
 	Snapshot *Snapshot // what the run recorded, when it ran to the end
 	Err      error
 }

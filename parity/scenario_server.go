@@ -22,9 +22,9 @@ func serverLife(ctx context.Context, s *session) error {
 	}
 	changes := []struct {
 		change, step string
-		do         func(c *hcloud.Client) (*hcloud.Action, error)
-		wait       func() error                 // until the change is done, before check 2 looks
-		check      func(a *hcloud.Action) error // checks 3 and 4 on the change's action, after check 2
+		do           func(c *hcloud.Client) (*hcloud.Action, error)
+		wait         func() error                 // until the change is done, before check 2 looks
+		check        func(a *hcloud.Action) error // checks 3 and 4 on the change's action, after check 2
 	}{{
 		change: "rename", step: "rename the server",
 		do: func(c *hcloud.Client) (*hcloud.Action, error) {
@@ -41,13 +41,22 @@ func serverLife(ctx context.Context, s *session) error {
 		},
 	}, {
 		change: "poweroff", step: "power off",
-		do: func(c *hcloud.Client) (*hcloud.Action, error) { a, _, err := c.Server.Poweroff(ctx, srv); return a, err },
+		do: func(c *hcloud.Client) (*hcloud.Action, error) {
+			a, _, err := c.Server.Poweroff(ctx, srv)
+			return a, err
+		},
 	}, {
 		change: "poweron", step: "power on",
-		do: func(c *hcloud.Client) (*hcloud.Action, error) { a, _, err := c.Server.Poweron(ctx, srv); return a, err },
+		do: func(c *hcloud.Client) (*hcloud.Action, error) {
+			a, _, err := c.Server.Poweron(ctx, srv)
+			return a, err
+		},
 	}, {
 		change: "shutdown", step: "shut down (ACPI)",
-		do: func(c *hcloud.Client) (*hcloud.Action, error) { a, _, err := c.Server.Shutdown(ctx, srv); return a, err },
+		do: func(c *hcloud.Client) (*hcloud.Action, error) {
+			a, _, err := c.Server.Shutdown(ctx, srv)
+			return a, err
+		},
 		wait: func() error { return s.waitOff(ctx, srv) },
 	}, {
 		change: "change_type", step: "change the type (server off)",
