@@ -3,6 +3,7 @@ package parity
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -42,23 +43,23 @@ const feedLooks = 3
 // CCM reads it?
 func (s *session) feedChange(ctx context.Context, change string, server int64) error {
 	claim := change + " leaves an action naming the server in GET /servers/actions"
-	for look := 1; ; look++ {
-		found, err := s.newActionsNaming(ctx, server)
-		if err != nil {
-			return fmt.Errorf("check 2, %s: %w", change, err)
-		}
-		if len(found) > 0 {
-			s.verdict("2/"+change, claim, Holds, fmt.Sprintf("new: %s (look %d)", strings.Join(found, ", "), look))
-			return nil
-		}
-		if look == feedLooks {
-			s.verdict("2/"+change, claim, DoesNotHold, fmt.Sprintf("no new action naming the server in %d looks at the newest %d, %s apart", feedLooks, feedPages*50, s.t.Timing.Poll))
-			return nil
-		}
-		if err := s.t.Clock.Sleep(ctx, s.t.Timing.Poll); err != nil {
-			return err
-		}
+	var found []string
+	looks := 0
+	err := poll(ctx, s.t.Clock, s.t.Timing.Poll, (feedLooks-1)*s.t.Timing.Poll, func() (bool, error) {
+		looks++
+		var err error
+		found, err = s.newActionsNaming(ctx, server)
+		return len(found) > 0, err
+	})
+	switch {
+	case err == nil:
+		s.verdict("2/"+change, claim, Holds, fmt.Sprintf("new: %s (look %d)", strings.Join(found, ", "), looks))
+	case errors.Is(err, errNotWithin):
+		s.verdict("2/"+change, claim, DoesNotHold, fmt.Sprintf("no new action naming the server in %d looks at the newest %d, %s apart", looks, feedPages*50, s.t.Timing.Poll))
+	default:
+		return fmt.Errorf("check 2, %s: %w", change, err)
 	}
+	return nil
 }
 
 // newActionsNaming lists the newest server actions and returns the

@@ -2,6 +2,7 @@ package parity
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
@@ -160,18 +161,14 @@ func (s *session) waitOff(ctx context.Context, srv *hcloud.Server) error {
 		return got != nil && got.Status == hcloud.ServerStatusOff, nil
 	}
 	half := s.t.Timing.Shutdown / 2
-	if err := s.waitFor(ctx, "off after the shutdown", half, isOff); err == nil {
-		return nil
-	} else if ctx.Err() != nil {
+	if err := s.waitFor(ctx, "off after the shutdown", half, isOff); !errors.Is(err, errNotWithin) {
 		return err
 	}
 	s.note(fmt.Sprintf("the server was not off %s after the shutdown: sent it again", half))
 	if _, _, err := s.quiet.Server.Shutdown(ctx, srv); err != nil {
 		return fmt.Errorf("shut down again: %w", err)
 	}
-	if err := s.waitFor(ctx, "off after the second shutdown", half, isOff); err == nil {
-		return nil
-	} else if ctx.Err() != nil {
+	if err := s.waitFor(ctx, "off after the second shutdown", half, isOff); !errors.Is(err, errNotWithin) {
 		return err
 	}
 	s.note(fmt.Sprintf("the server ignored the shutdown for %s: powered off", s.t.Timing.Shutdown))

@@ -192,17 +192,11 @@ func (s *session) waitAction(ctx context.Context, id int64) (json.RawMessage, er
 
 // waitFor polls cond until it holds, at most within limit.
 func (s *session) waitFor(ctx context.Context, what string, limit time.Duration, cond func() (bool, error)) error {
-	polls := int(limit/s.t.Timing.Poll) + 1
-	for range polls {
-		ok, err := cond()
-		if err != nil || ok {
-			return err
-		}
-		if err := s.t.Clock.Sleep(ctx, s.t.Timing.Poll); err != nil {
-			return err
-		}
+	err := poll(ctx, s.t.Clock, s.t.Timing.Poll, limit, cond)
+	if errors.Is(err, errNotWithin) {
+		return fmt.Errorf("%s: %w (%s)", what, err, limit)
 	}
-	return fmt.Errorf("%s: not within %s", what, limit)
+	return err
 }
 
 // startedActions are the IDs of the actions an answer started: its

@@ -99,43 +99,37 @@ func (sw *sweeper) fail(what string, err error) {
 }
 
 // released reads a primary IP of a deleted server until it is deleted
-// with it (nil) or unassigned, at most releasePolls times.
+// with it (nil) or unassigned, at most for Timing.ActionWait.
 func (sw *sweeper) released(p *hcloud.PrimaryIP) *hcloud.PrimaryIP {
-	for range releasePolls {
-		got, _, err := sw.c.PrimaryIP.GetByID(sw.ctx, p.ID)
-		if err != nil {
-			sw.fail(fmt.Sprintf("read primary IP %d", p.ID), err)
-			return nil
-		}
-		if got == nil || got.AssigneeID == 0 {
-			return got
-		}
-		if err := sw.t.Clock.Sleep(sw.ctx, sw.t.Timing.Poll); err != nil {
-			sw.fail(fmt.Sprintf("read primary IP %d", p.ID), err)
-			return nil
-		}
+	got := p
+	err := poll(sw.ctx, sw.t.Clock, sw.t.Timing.Poll, sw.t.Timing.ActionWait, func() (bool, error) {
+		var err error
+		got, _, err = sw.c.PrimaryIP.GetByID(sw.ctx, p.ID)
+		return got == nil || got.AssigneeID == 0, err
+	})
+	if err != nil && !errors.Is(err, errNotWithin) {
+		sw.fail(fmt.Sprintf("read primary IP %d", p.ID), err)
+		return nil
 	}
-	return p
+	return got
 }
-
-// releasePolls bounds released.
-const releasePolls = 30
 
 // unlocked calls del until the resource is no longer locked by a running
 // action (a server interrupted while it is created), at most for
 // Timing.ActionWait.
 func (sw *sweeper) unlocked(del func() error) error {
-	polls := int(sw.t.Timing.ActionWait/sw.t.Timing.Poll) + 1
-	for range polls {
-		err := del()
-		if !hcloud.IsError(err, hcloud.ErrorCodeLocked) && !hcloud.IsError(err, hcloud.ErrorCodeConflict) {
-			return err
+	var last error
+	err := poll(sw.ctx, sw.t.Clock, sw.t.Timing.Poll, sw.t.Timing.ActionWait, func() (bool, error) {
+		last = del()
+		if hcloud.IsError(last, hcloud.ErrorCodeLocked) || hcloud.IsError(last, hcloud.ErrorCodeConflict) {
+			return false, nil
 		}
-		if err := sw.t.Clock.Sleep(sw.ctx, sw.t.Timing.Poll); err != nil {
-			return err
-		}
+		return true, last
+	})
+	if errors.Is(err, errNotWithin) {
+		return fmt.Errorf("still locked after %s: %w", sw.t.Timing.ActionWait, last)
 	}
-	return fmt.Errorf("still locked after %s", sw.t.Timing.ActionWait)
+	return err
 }
 
 // deleted notes a deletion, waiting for its action if it has one: a
@@ -159,21 +153,23 @@ func (sw *sweeper) deleted(kind, name string, id int64, a *hcloud.Action, err er
 // the target's clock, at most for Timing.ActionWait, and returns its last
 // answer.
 func pollAction(ctx context.Context, c *hcloud.Client, t *Target, id int64) (*hcloud.Action, *hcloud.Response, error) {
-	polls := int(t.Timing.ActionWait/t.Timing.Poll) + 1
-	for range polls {
-		a, resp, err := c.Action.GetByID(ctx, id)
-		if err != nil {
-			return nil, nil, fmt.Errorf("wait for action %d: %w", id, err)
+	var a *hcloud.Action
+	var resp *hcloud.Response
+	err := poll(ctx, t.Clock, t.Timing.Poll, t.Timing.ActionWait, func() (bool, error) {
+		var err error
+		if a, resp, err = c.Action.GetByID(ctx, id); err != nil {
+			return false, err
 		}
 		if a == nil {
-			return nil, nil, fmt.Errorf("wait for action %d: not found", id)
+			return false, errors.New("not found")
 		}
-		if a.Status != hcloud.ActionStatusRunning {
-			return a, resp, nil
-		}
-		if err := t.Clock.Sleep(ctx, t.Timing.Poll); err != nil {
-			return nil, nil, err
-		}
+		return a.Status != hcloud.ActionStatusRunning, nil
+	})
+	if errors.Is(err, errNotWithin) {
+		return nil, nil, fmt.Errorf("action %d still running after %s", id, t.Timing.ActionWait)
 	}
-	return nil, nil, fmt.Errorf("action %d still running after %s", id, t.Timing.ActionWait)
+	if err != nil {
+		return nil, nil, fmt.Errorf("wait for action %d: %w", id, err)
+	}
+	return a, resp, nil
 }
