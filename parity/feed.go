@@ -31,6 +31,17 @@ func (s *session) actionsOf(family string) listActions {
 	return s.quiet.Server.Action.List
 }
 
+// refused turns the API's error answer to a check's listing into the
+// evidence of an unknown verdict: the check could not look. Any other
+// error (a cancelled context, the network) ends the scenario.
+func refused(what string, err error) (string, bool) {
+	var e hcloud.Error
+	if errors.As(err, &e) {
+		return fmt.Sprintf("%s answered %s", what, e.Code), true
+	}
+	return "", false
+}
+
 // feedPages is how many pages of 50 a look at the newest actions reads.
 const feedPages = 3
 
@@ -51,7 +62,10 @@ func (s *session) feedChange(ctx context.Context, change string, server int64) e
 		found, err = s.newActionsNaming(ctx, server)
 		return len(found) > 0, err
 	})
+	evidence, refusedErr := refused("GET /servers/actions?sort=started:desc", err)
 	switch {
+	case refusedErr:
+		s.verdict("2/"+change, claim, Unknown, evidence)
 	case err == nil:
 		s.verdict("2/"+change, claim, Holds, fmt.Sprintf("new: %s (look %d)", strings.Join(found, ", "), looks))
 	case errors.Is(err, errNotWithin):
@@ -105,6 +119,9 @@ func names(a *hcloud.Action, kind hcloud.ActionResourceType, id int64) bool {
 // Unknown when the API ignored the id filter (other actions came back).
 func (s *session) listedUnder(ctx context.Context, family string, id int64) (string, string, error) {
 	actions, _, err := s.actionsOf(family)(ctx, hcloud.ActionListOpts{ID: []int64{id}})
+	if evidence, ok := refused("GET /"+family+"/actions?id=", err); ok {
+		return Unknown, evidence, nil
+	}
 	if err != nil {
 		return "", "", fmt.Errorf("list /%s/actions?id=: %w", family, err)
 	}
@@ -164,23 +181,28 @@ func (s *session) checkOrder(ctx context.Context) error {
 	if len(own) > 50 {
 		own = own[:50]
 	}
-	actions, _, err := s.quiet.Server.Action.List(ctx, hcloud.ActionListOpts{ID: own, Sort: []string{"id:asc"}, ListOpts: hcloud.ListOpts{PerPage: 50}})
-	if err != nil {
-		return fmt.Errorf("check 1: %w", err)
+	for _, c := range []struct {
+		check, whose, query string
+		ids                 []int64
+	}{
+		{"1/own", "the kit's own actions", "GET /servers/actions?id=&sort=id:asc", own},
+		{"1/first-page", "the first page of the whole listing", "GET /servers/actions?sort=id:asc", nil},
+	} {
+		claim := "in GET /servers/actions?sort=id:asc the started times never go down: " + c.whose
+		actions, _, err := s.quiet.Server.Action.List(ctx, hcloud.ActionListOpts{ID: c.ids, Sort: []string{"id:asc"}, ListOpts: hcloud.ListOpts{PerPage: 50}})
+		evidence, isRefused := refused(c.query, err)
+		switch {
+		case isRefused:
+			s.verdict(c.check, claim, Unknown, evidence)
+		case err != nil:
+			return fmt.Errorf("check 1: %w", err)
+		case c.ids != nil && slices.ContainsFunc(actions, func(a *hcloud.Action) bool { return !slices.Contains(c.ids, a.ID) }):
+			s.verdict(c.check, claim, Unknown, "the id filter was ignored")
+		default:
+			verdict, evidence := orderVerdict(actions)
+			s.verdict(c.check, claim, verdict, evidence)
+		}
 	}
-	claim := "in GET /servers/actions?sort=id:asc the started times never go down: "
-	if slices.ContainsFunc(actions, func(a *hcloud.Action) bool { _, ok := slices.BinarySearch(own, a.ID); return !ok }) {
-		s.verdict("1/own", claim+"the kit's own actions", Unknown, "the id filter was ignored")
-	} else {
-		verdict, evidence := orderVerdict(actions)
-		s.verdict("1/own", claim+"the kit's own actions", verdict, evidence)
-	}
-	actions, _, err = s.quiet.Server.Action.List(ctx, hcloud.ActionListOpts{Sort: []string{"id:asc"}, ListOpts: hcloud.ListOpts{PerPage: 50}})
-	if err != nil {
-		return fmt.Errorf("check 1: %w", err)
-	}
-	verdict, evidence := orderVerdict(actions)
-	s.verdict("1/first-page", claim+"the first page of the whole listing", verdict, evidence)
 	return nil
 }
 
@@ -211,10 +233,14 @@ const reachAim = 20 * time.Minute
 // against the answer's Date (the API's clock).
 func (s *session) checkReach(ctx context.Context) error {
 	actions, resp, err := s.quiet.Server.Action.List(ctx, hcloud.ActionListOpts{Sort: []string{"started:asc"}, ListOpts: hcloud.ListOpts{PerPage: 50}})
+	claim := fmt.Sprintf("GET /servers/actions reaches back at least %s", reachAim)
+	if evidence, ok := refused("GET /servers/actions?sort=started:asc", err); ok {
+		s.verdict("5/reach", claim, Unknown, evidence)
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("check 5: %w", err)
 	}
-	claim := fmt.Sprintf("GET /servers/actions reaches back at least %s", reachAim)
 	date, derr := http.ParseTime(resp.Header.Get("Date"))
 	switch {
 	case len(actions) == 0:

@@ -97,3 +97,28 @@ func TestPessimisticFakecloudDiffers(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedListingIsUnknown: a check whose listing the API refuses
+// gives an unknown verdict, with the answer as evidence, and the scenario
+// goes on.
+func TestRefusedListingIsUnknown(t *testing.T) {
+	results := Run(t.Context(), Config{
+		Open: func() (*Target, error) {
+			target, fc := Fakecloud()
+			if _, err := fc.AddFault(fakecloud.Rule{Method: "GET", Path: "/servers/actions", Status: 503}); err != nil {
+				return nil, err
+			}
+			return target, nil
+		},
+		Location: "fsn1", Match: regexp.MustCompile("^server-life$"), Dir: snapshotDir, RunID: "rrefused",
+	})
+	if len(results) != 1 || results[0].Err != nil {
+		t.Fatalf("the run failed: %+v", results)
+	}
+	for _, v := range results[0].Snapshot.Verdicts {
+		onServers := !strings.HasPrefix(v.Check, "4/attach")
+		if onServers && (v.Verdict != Unknown || !strings.Contains(v.Evidence, "answered unavailable")) {
+			t.Errorf("check %s: %q (%s), want unknown: the listing answered 503", v.Check, v.Verdict, v.Evidence)
+		}
+	}
+}
