@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
@@ -234,7 +235,9 @@ func (s *session) snapshot(scenario string) *Snapshot {
 	n := normalise.New()
 	n.Substitute(s.run, "<run>")
 	n.Keep(s.keep...)
-	snap := &Snapshot{Scenario: scenario, Source: s.t.Source, Setup: s.t.Setup, NotExercisedLive: s.notLive,
+	setup := strings.TrimPrefix(fmt.Sprintf("%s; location %s, server type %s (then %s), load balancer type %s",
+		s.t.Setup, s.cat.location.Name, s.cat.serverType.Name, s.cat.nextType.Name, s.cat.lbType.Name), "; ")
+	snap := &Snapshot{Scenario: scenario, Source: s.t.Source, Setup: setup, NotExercisedLive: s.notLive,
 		Notes: s.notes, Steps: []Step{}, Verdicts: s.verdicts}
 	for _, r := range s.steps {
 		st := Step{Name: r.name, Only: r.only,

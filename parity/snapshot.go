@@ -38,7 +38,8 @@ type Snapshot struct {
 	// fakecloud recording is the same on every run and carries none, so
 	// rewriting it changes nothing.
 	Recorded string `json:"recorded,omitempty"`
-	// Setup says how the target was set up (fakecloud's options).
+	// Setup says how the target was set up (fakecloud's options) and
+	// what the kit chose from its catalogue.
 	Setup string `json:"setup,omitempty"`
 	// NotExercisedLive names what the scenario never does live.
 	NotExercisedLive []string `json:"not_exercised_live,omitempty"`
