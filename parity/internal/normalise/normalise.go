@@ -176,6 +176,8 @@ func (n *Normaliser) object(key string, obj map[string]any) map[string]any {
 
 func (n *Normaliser) number(key string, v json.Number, p parent) any {
 	switch {
+	case v == "0":
+		return v // no ID: nothing to relate
 	case key == "id":
 		kind := p.kind()
 		if kind == "" {

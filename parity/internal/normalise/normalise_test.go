@@ -54,6 +54,10 @@ func TestJSON(t *testing.T) {
 			`{"network":{"id":"<network:1>","servers":["<server:1>"]}}`,
 		},
 	}, {
+		name:   "an ID of 0 names nothing and stays",
+		bodies: []string{`{"load_balancer":{"id":3,"public_net":{"ipv4":{"id":0},"ipv6":{"id":0}}}}`},
+		want:   []string{`{"load_balancer":{"id":"<load_balancer:1>","public_net":{"ipv4":{"id":0},"ipv6":{"id":0}}}}`},
+	}, {
 		name: "placeholders are numbered in order of first appearance, keys sorted",
 		bodies: []string{
 			`{"b":{"server":{"id":7}},"a":{"server":{"id":8}}}`,
