@@ -44,7 +44,7 @@ type session struct {
 	notes      []string
 	notLive    []string
 	keep       []string // addresses and ranges the scenario chose
-	primaryIPs []int64  // the servers' own primary IPs, which carry no label
+	primaryIPs []int64  // the servers' own primary IPs, which may carry no label
 	feedSeen   map[int64]bool
 	closers    []func()
 	log        io.Writer // each step's name as it runs
