@@ -102,17 +102,12 @@ func (inv *inventory) pollFeed(ctx context.Context) error {
 // caller holds mu.
 func (inv *inventory) markChanged(ch feedChanges, start time.Time) []int64 {
 	var unknown []int64
-	mark := func(e *entry) {
-		if e != nil && e.seen.Before(start) {
-			e.seen = time.Time{}
-		}
-	}
 	for _, id := range ch.servers {
-		mark(inv.byID[id])
+		inv.byID[id].changed(start)
 	}
 	for _, id := range ch.primaryIPs {
 		if e := inv.byPrimaryIP[id]; e != nil {
-			mark(e)
+			e.changed(start)
 		} else {
 			unknown = append(unknown, id)
 		}
@@ -136,9 +131,7 @@ func (inv *inventory) place(ctx context.Context, pips []int64, list bool, start 
 			continue
 		}
 		inv.mu.Lock()
-		if e := inv.byID[p.AssigneeID]; e != nil && e.seen.Before(start) {
-			e.seen = time.Time{}
-		}
+		inv.byID[p.AssigneeID].changed(start)
 		inv.mu.Unlock()
 	}
 	return nil
@@ -162,4 +155,12 @@ func (inv *inventory) staleness() (age, bound time.Duration) {
 		bound = inv.listingPeriod()
 	}
 	return now.Sub(oldest), bound
+}
+
+// changed marks an entry (nil: none) seen before start as changed, so its
+// next lookup reads it; the caller holds mu.
+func (e *entry) changed(start time.Time) {
+	if e != nil && e.seen.Before(start) {
+		e.seen = time.Time{}
+	}
 }
