@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
@@ -49,6 +50,9 @@ const (
 	// feedMaxGap is how long finished actions are assumed to stay listed:
 	// a poll longer than this after the last one reports a gap.
 	feedMaxGap = 20 * time.Minute
+	// feedRunningPages bounds the running actions a poll that did not read
+	// its whole window starts to follow (1,000; a mass creation at most).
+	feedRunningPages = 20
 )
 
 func newFeed(client *hcloud.Client) *feed {
@@ -71,9 +75,10 @@ type feedChanges struct {
 	overflow, gap       bool
 }
 
-// poll reads the actions since the last poll. The first poll only sets
-// the horizon and follows running actions: changes before it are the
-// caller's listing's business. Nothing is committed until every read
+// poll reads the actions since the last poll. The first poll reads one
+// page, sets the horizon and follows running actions: changes before it
+// are the caller's listing's business, as are those an overflowing poll
+// did not read. Nothing is committed until every read
 // succeeded, so a failed poll's changes are read again by the next. The
 // caller serialises polls.
 func (f *feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
@@ -103,10 +108,11 @@ func (s *actionStream) poll(ctx context.Context, maxPages int, first bool, ch *f
 	var apiNow time.Time
 	seen := map[int64]time.Time{}
 	running := maps.Clone(s.running)
-	complete := true // the read reached the horizon or the listing's end
+	complete := false // the read reached the horizon or the listing's end
+	var oldest time.Time // the oldest started time read in the window
 	for page := 1; ; page++ {
 		if page > maxPages {
-			ch.overflow, complete = true, false
+			ch.overflow = true
 			break
 		}
 		acts, resp, err := s.list(ctx, hcloud.ActionListOpts{Sort: []string{"started:desc", "id:desc"},
@@ -129,6 +135,9 @@ func (s *actionStream) poll(ctx context.Context, maxPages int, first bool, ch *f
 				continue
 			}
 			seen[a.ID] = a.Started
+			if oldest.IsZero() || a.Started.Before(oldest) {
+				oldest = a.Started
+			}
 			_, known := s.seen[a.ID]
 			_, wasRunning := running[a.ID]
 			if !first && (!known || (wasRunning && a.Status != hcloud.ActionStatusRunning)) {
@@ -140,7 +149,11 @@ func (s *actionStream) poll(ctx context.Context, maxPages int, first bool, ch *f
 				delete(running, a.ID)
 			}
 		}
-		if first || reached || lastPage(resp) {
+		if reached || lastPage(resp) {
+			complete = true
+			break
+		}
+		if first {
 			break
 		}
 	}
@@ -155,9 +168,22 @@ func (s *actionStream) poll(ctx context.Context, maxPages int, first bool, ch *f
 	if err := s.followRunning(ctx, seen, running, ch); err != nil {
 		return nil, time.Time{}, err
 	}
+	if !complete {
+		// The part not read may hold running actions, whose end the
+		// caller's listing cannot see: follow them from now on.
+		if err := s.trackRunning(ctx, running); err != nil {
+			return nil, time.Time{}, err
+		}
+	}
 	horizon := s.horizon
 	if !apiNow.IsZero() {
 		horizon = later(horizon, apiNow.Add(-feedOverlap))
+	}
+	if !complete && !oldest.IsZero() {
+		// Only the newest part of the window was read (the first poll's
+		// one page, or an overflow): the caller's listing covers what is
+		// older, so the next poll reads down to the part that was read.
+		horizon = later(horizon, oldest.Add(time.Second))
 	}
 	return func() {
 		s.horizon, s.running, s.seen = horizon, running, map[int64]time.Time{}
@@ -167,6 +193,27 @@ func (s *actionStream) poll(ctx context.Context, maxPages int, first bool, ch *f
 			}
 		}
 	}, apiNow, nil
+}
+
+// trackRunning adds the running actions, up to feedRunningPages pages of
+// them, to those the next polls follow.
+func (s *actionStream) trackRunning(ctx context.Context, running map[int64][]*hcloud.ActionResource) error {
+	for page := 1; page <= feedRunningPages; page++ {
+		acts, resp, err := s.list(ctx, hcloud.ActionListOpts{Status: []hcloud.ActionStatus{hcloud.ActionStatusRunning},
+			Sort: []string{"started:desc", "id:desc"}, ListOpts: hcloud.ListOpts{Page: page, PerPage: feedPage}})
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
+		}
+		for _, a := range acts {
+			if _, ok := running[a.ID]; !ok {
+				running[a.ID] = a.Resources
+			}
+		}
+		if lastPage(resp) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // followRunning asks by ID about running actions the read did not reach;
@@ -181,23 +228,25 @@ func (s *actionStream) followRunning(ctx context.Context, seen map[int64]time.Ti
 	if len(ids) == 0 {
 		return nil
 	}
-	ids = ids[:min(len(ids), feedPage)] // the rest at the next poll
-	acts, _, err := s.list(ctx, hcloud.ActionListOpts{ID: ids, ListOpts: hcloud.ListOpts{Page: 1, PerPage: feedPage}})
-	if err != nil {
-		return fmt.Errorf("%s: %w", s.name, err)
-	}
-	found := map[int64]bool{}
-	for _, a := range acts {
-		found[a.ID] = true
-		if a.Status != hcloud.ActionStatusRunning {
-			ch.add(a.Resources)
-			delete(running, a.ID)
+	slices.Sort(ids)
+	for chunk := range slices.Chunk(ids, feedPage) {
+		acts, _, err := s.list(ctx, hcloud.ActionListOpts{ID: chunk, ListOpts: hcloud.ListOpts{Page: 1, PerPage: feedPage}})
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.name, err)
 		}
-	}
-	for _, id := range ids {
-		if !found[id] {
-			ch.add(running[id]) // gone from the listing: its end is unknown
-			delete(running, id)
+		found := map[int64]bool{}
+		for _, a := range acts {
+			found[a.ID] = true
+			if a.Status != hcloud.ActionStatusRunning {
+				ch.add(a.Resources)
+				delete(running, a.ID)
+			}
+		}
+		for _, id := range chunk {
+			if !found[id] {
+				ch.add(running[id]) // gone from the listing: its end is unknown
+				delete(running, id)
+			}
 		}
 	}
 	return nil

@@ -318,8 +318,8 @@ func TestFeedOverflowLists(t *testing.T) {
 	c.FC.ResetCounters()
 	clk.Advance(5*time.Minute + time.Second)
 	sweep(t, inv, 120)
-	if n, lists := c.requests(), c.FC.Requests("GET", "/servers"); n != 7 || lists != 3 {
-		t.Errorf("%d requests (%d listing pages, %v); want 7: three pages of 50 server actions (a fourth would be more pages than a listing), the primary IP actions, one listing of 3 pages", n, lists, c.FC.Counters())
+	if n, lists := c.requests(), c.FC.Requests("GET", "/servers"); n != 8 || lists != 3 {
+		t.Errorf("%d requests (%d listing pages, %v); want 8: three pages of 50 server actions (a fourth would be more pages than a listing), one of the running actions (which the listing cannot follow), the primary IP actions, one listing of 3 pages", n, lists, c.FC.Counters())
 	}
 }
 
@@ -389,5 +389,53 @@ func TestFeedFailedReadCommitsNothing(t *testing.T) {
 	ch, err := inv.feed.poll(t.Context(), 3)
 	if err != nil || !slices.Contains(ch.servers, c.server(t, "node-0002").ID) {
 		t.Errorf("the poll after: %v, %v; want node-0002 changed", ch.servers, err)
+	}
+}
+
+// TestFeedStartsAfterABurst: a CCM started just after its servers were
+// created (as make scale starts it) finds more actions in the first
+// poll's window than a page holds. The part it did not read is the first
+// listing's, so the next poll reads one page per stream and lists
+// nothing (reading the window again took 3 pages and a listing of 3).
+func TestFeedStartsAfterABurst(t *testing.T) {
+	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	c := newCloud(t, 120, fakecloud.Options{Now: clk.Now})
+	clk.Advance(10 * time.Second)
+	inv := feedInventory(t, c, clk)
+	clk.Advance(5*time.Minute + time.Second)
+	sweep(t, inv, 120)
+	if n := c.requests(); n != 2 {
+		t.Errorf("the first poll after the start: %d requests (%v), want 2: one page of each stream", n, c.FC.Counters())
+	}
+}
+
+// TestFeedFollowsRunningActionsAfterABurst: when the first poll reads
+// only part of its window, the actions then running (60 power-offs) are
+// followed by ID until they end, and their servers read again.
+func TestFeedFollowsRunningActionsAfterABurst(t *testing.T) {
+	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	c := newCloud(t, 120, fakecloud.Options{Now: clk.Now, ActionDuration: time.Minute})
+	for i := range 60 {
+		powerOff(t, c, fmt.Sprintf("node-%04d", i))
+	}
+	clk.Advance(10 * time.Second)
+	inv := feedInventory(t, c, clk)
+	if got := sweep(t, inv, 120); got["node-0000"].Status != hcloud.ServerStatusStopping {
+		t.Fatalf("at start: node-0000 %s, want stopping", got["node-0000"].Status)
+	}
+	clk.Advance(5*time.Minute + time.Second) // the power-offs have ended
+	c.FC.ResetCounters()
+	got := sweep(t, inv, 120)
+	for i := range 120 {
+		name, want := fmt.Sprintf("node-%04d", i), hcloud.ServerStatusRunning
+		if i < 60 {
+			want = hcloud.ServerStatusOff
+		}
+		if got[name].Status != want {
+			t.Errorf("%s is %s, want %s", name, got[name].Status, want)
+		}
+	}
+	if n := actionReads(c); n != 3 {
+		t.Errorf("%d action reads (%v), want 3: the page that shows 50 of the power-offs ended, the other 10 by ID, the primary IP actions", n, c.FC.Counters())
 	}
 }

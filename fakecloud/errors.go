@@ -47,6 +47,7 @@ var codeStatuses = []struct {
 	{codeUniquenessError, http.StatusConflict},
 	{"deprecated_api_endpoint", http.StatusGone},
 	{codeResourceUnavailable, http.StatusPreconditionFailed},
+	{"primary_ip_version_mismatch", http.StatusPreconditionFailed},
 	{codeRequestTooLarge, http.StatusRequestEntityTooLarge},
 	{codeInvalidInput, http.StatusUnprocessableEntity},
 	{codeServiceError, http.StatusUnprocessableEntity},

@@ -155,6 +155,7 @@ var validRequests = map[string]validRequest{
 
 	"POST /primary_ips":                     {body: `{"name":"pip-2","type":"ipv4","location":"fsn1","labels":{"env":"prod"},"auto_delete":false}`},
 	"POST /primary_ips/{id}/actions/assign": {id: "{pip_free}", body: `{"assignee_type":"server","assignee_id":{server_bare}}`},
+	"PUT /primary_ips/{id}":                 {id: "{pip_free}", body: `{"name":"pip-renamed","labels":{"env":"prod"},"auto_delete":true}`},
 
 	"POST /ssh_keys":     {body: `{"name":"key-2","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDlRNrF3U6ZSu1AszStn8856LzzPgRk8nsuDkfvaUFgo x","labels":{"env":"prod"}}`},
 	"PUT /ssh_keys/{id}": {body: `{"name":"key-renamed","labels":{"env":"prod"}}`},

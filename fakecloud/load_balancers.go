@@ -13,8 +13,23 @@ import (
 // lbView is a load balancer as the API shows it.
 type lbView struct {
 	schema.LoadBalancer
-	Services []lbServiceView `json:"services"`
-	Targets  []lbTarget      `json:"targets"`
+	PublicNet lbPublicNetView `json:"public_net"`
+	Services  []lbServiceView `json:"services"`
+	Targets   []lbTarget      `json:"targets"`
+}
+
+// lbPublicNetView is a load balancer's public_net as the description has
+// it: addresses with their reverse DNS, no primary IP ID and no blocked
+// flag (schema.LoadBalancerPublicNet would send id 0 and blocked false).
+type lbPublicNetView struct {
+	Enabled bool      `json:"enabled"`
+	IPv4    lbAddress `json:"ipv4"`
+	IPv6    lbAddress `json:"ipv6"`
+}
+
+type lbAddress struct {
+	IP     string `json:"ip"`
+	DNSPtr string `json:"dns_ptr"`
 }
 
 // lbServiceView leaves out http objects that do not apply to the protocol,
@@ -80,6 +95,8 @@ func (c *call) loadBalancer() (*loadBalancer, *apiError) {
 
 func (w *liveWorld) viewLB(lb *loadBalancer) lbView {
 	v := lbView{LoadBalancer: lb.LoadBalancer}
+	pn := lb.PublicNet
+	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled, IPv4: lbAddress{pn.IPv4.IP, pn.IPv4.DNSPtr}, IPv6: lbAddress{pn.IPv6.IP, pn.IPv6.DNSPtr}}
 	v.Labels = copyLabels(lb.Labels)
 	v.PrivateNet = append([]schema.LoadBalancerPrivateNet{}, lb.PrivateNet...)
 	v.Services = make([]lbServiceView, 0, len(lb.Services))

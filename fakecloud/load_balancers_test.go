@@ -3,6 +3,7 @@ package fakecloud
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -99,6 +100,12 @@ func TestLoadBalancerActions(t *testing.T) {
 		t.Fatal(err)
 	}
 	lb := res.LoadBalancer
+	// public_net as the description has it: no primary IP ID, no blocked.
+	_, body := f.do(t, "GET", fmt.Sprintf("/v1/load_balancers/%d", lb.ID), "")
+	want := fmt.Sprintf(`"public_net":{"enabled":true,"ipv4":{"ip":"%s","dns_ptr":`, lb.PublicNet.IPv4.IP)
+	if !strings.Contains(string(body), want) || strings.Contains(string(body), `"blocked"`) {
+		t.Errorf("load balancer body lacks %s or has blocked: %s", want, body)
+	}
 	do := func(name string, a *hcloud.Action, _ *hcloud.Response, err error) {
 		t.Helper()
 		if err != nil {

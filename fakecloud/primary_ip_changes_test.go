@@ -89,3 +89,35 @@ func TestPrimaryIPFailedActionChangesNothing(t *testing.T) {
 		t.Errorf("after a failed unassign the server has %q, want %s", got.PublicNet.IPv4.IP, a.PublicNet.IPv4.IP)
 	}
 }
+
+// TestPrimaryIPUpdate: PUT /primary_ips/{id} renames, relabels and sets
+// auto_delete; a taken or empty name is refused and changes nothing.
+func TestPrimaryIPUpdate(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	a := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
+	v4, v6 := a.PublicNet.IPv4.ID, a.PublicNet.IPv6.ID
+	off := false
+	p, _, err := f.client.PrimaryIP.Update(ctx, &hcloud.PrimaryIP{ID: v4}, hcloud.PrimaryIPUpdateOpts{Name: "kept", Labels: &map[string]string{"k": "v"}, AutoDelete: &off})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Name != "kept" || p.Labels["k"] != "v" || p.AutoDelete {
+		t.Errorf("after the update: %q %v auto_delete %v", p.Name, p.Labels, p.AutoDelete)
+	}
+	_, _, err = f.client.PrimaryIP.Update(ctx, &hcloud.PrimaryIP{ID: v6}, hcloud.PrimaryIPUpdateOpts{Name: "kept"})
+	wantCode(t, err, "uniqueness_error")
+	resp, body := f.do(t, "PUT", "/v1/primary_ips/"+itoa(int(v4)), `{"name":"","labels":{"other":"x"}}`)
+	if resp.StatusCode != 422 || !containsCode(body, "invalid_input") {
+		t.Errorf("an empty name: %d %s, want 422 invalid_input", resp.StatusCode, body)
+	}
+	if got, _, _ := f.client.PrimaryIP.GetByID(ctx, v4); got.Name != "kept" || got.Labels["other"] != "" {
+		t.Errorf("a refused update changed the primary IP: %q %v", got.Name, got.Labels)
+	}
+	if _, err := f.client.Server.Delete(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := f.client.PrimaryIP.GetByID(ctx, v4); got == nil {
+		t.Error("the primary IP whose auto_delete was turned off went with its server")
+	}
+}

@@ -45,6 +45,7 @@ func (s *Server) mountPrimaryIPs(r chi.Router) {
 	s.actionRoutes(r, "primary_ips", primaryIPActions)
 	r.Post("/primary_ips", s.serve(createPrimaryIP))
 	r.Delete("/primary_ips/{id}", s.serve(deletePrimaryIP))
+	r.Put("/primary_ips/{id}", s.serve(updatePrimaryIP))
 	r.Get("/primary_ips", s.serve(func(c *call) (int, any, *apiError) {
 		q, err := parseList(c.r)
 		if err != nil {
@@ -78,4 +79,32 @@ func (s *Server) mountPrimaryIPs(r chi.Router) {
 		}
 		return http.StatusOK, primaryIPGet{viewPrimaryIP(p)}, nil
 	}))
+}
+
+// primaryIPUpdateRequest is PUT /primary_ips/{id}; a name given empty is
+// refused rather than ignored.
+type primaryIPUpdateRequest struct {
+	Name       *string            `json:"name,omitempty"`
+	Labels     *map[string]string `json:"labels,omitempty"`
+	AutoDelete *bool              `json:"auto_delete,omitempty"`
+}
+
+// updatePrimaryIP renames, relabels or sets auto_delete, with no action.
+func updatePrimaryIP(c *call) (int, any, *apiError) {
+	p, err := lookup(c, &c.w.primaryIPs, "primary_ip")
+	if err != nil {
+		return 0, nil, err
+	}
+	var req primaryIPUpdateRequest
+	if err := c.decode(&req); err != nil {
+		return 0, nil, err
+	}
+	taken := nameTaken(&c.w.primaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
+	if err := renameRelabel("primary IP", req.Name, req.Labels, checkName, taken, &p.Name, &p.Labels); err != nil {
+		return 0, nil, err
+	}
+	if req.AutoDelete != nil {
+		p.AutoDelete = *req.AutoDelete
+	}
+	return http.StatusOK, primaryIPGet{viewPrimaryIP(p)}, nil
 }

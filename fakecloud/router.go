@@ -33,6 +33,7 @@ func (s *Server) routes() http.Handler {
 		s.mountPrimaryIPs,
 		s.mountSSHKeys,
 		s.mountCatalog, // locations, datacenters, server and load balancer types, images
+		s.mountPricing,
 	} {
 		mount(api)
 	}

@@ -28,6 +28,12 @@ var serverActions = map[string]apiHandler{
 // change is applied at once, the action's end does fin, and a failed
 // action restores the server as it was.
 func serverAction(c *call, command string, body any, plan func(s *server) (apply func(), fin finish, err *apiError)) (int, any, *apiError) {
+	return serverActionNaming(c, command, body, nil, plan)
+}
+
+// serverActionNaming is serverAction for an action that names more than
+// the server: also, read once the body is, lists the other resources.
+func serverActionNaming(c *call, command string, body any, also func() []resourceRef, plan func(s *server) (apply func(), fin finish, err *apiError)) (int, any, *apiError) {
 	s, err := c.server()
 	if err != nil {
 		return 0, nil, err
@@ -49,8 +55,19 @@ func serverAction(c *call, command string, body any, plan func(s *server) (apply
 	if apply != nil {
 		apply()
 	}
-	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, finish: fin, undo: undo})
+	refs := []resourceRef{ref}
+	if also != nil {
+		refs = append(refs, also()...)
+	}
+	a := c.w.startAction(actionSpec{command: command, resources: refs, finish: fin, undo: undo})
 	return http.StatusCreated, actionGet{c.w.viewAction(a)}, nil
+}
+
+// naming returns the network a network action names beside the server,
+// as the description's examples of attach_to_network and
+// detach_from_network show.
+func naming(network *int64) func() []resourceRef {
+	return func() []resourceRef { return []resourceRef{{"network", *network}} }
 }
 
 // powerAction moves a server through a transitional status (if any) to its
@@ -77,7 +94,7 @@ func powerAction(command, during, final string) apiHandler {
 
 func serverAttachToNetwork(c *call) (int, any, *apiError) {
 	var req schema.ServerActionAttachToNetworkRequest
-	return serverAction(c, "attach_to_network", &req, func(s *server) (func(), finish, *apiError) {
+	return serverActionNaming(c, "attach_to_network", &req, naming(&req.Network), func(s *server) (func(), finish, *apiError) {
 		n, ok := c.w.networks.get(req.Network)
 		if !ok {
 			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
@@ -119,7 +136,7 @@ func serverAttachToNetwork(c *call) (int, any, *apiError) {
 
 func serverDetachFromNetwork(c *call) (int, any, *apiError) {
 	var req schema.ServerActionDetachFromNetworkRequest
-	return serverAction(c, "detach_from_network", &req, func(s *server) (func(), finish, *apiError) {
+	return serverActionNaming(c, "detach_from_network", &req, naming(&req.Network), func(s *server) (func(), finish, *apiError) {
 		if _, ok := c.w.networks.get(req.Network); !ok {
 			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}

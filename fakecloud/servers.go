@@ -1,6 +1,7 @@
 package fakecloud
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -144,7 +145,24 @@ func listServers(c *call) (int, any, *apiError) {
 // name as the API takes them (hcloud-go sends IDs).
 type serverCreateRequest struct {
 	schema.ServerCreateRequest
-	SSHKeys []schema.IDOrName `json:"ssh_keys,omitempty"`
+	SSHKeys   []schema.IDOrName      `json:"ssh_keys,omitempty"`
+	PublicNet *serverCreatePublicNet `json:"public_net,omitempty"`
+}
+
+// serverCreatePublicNet is public_net of POST /servers; an enable_ipv4 or
+// enable_ipv6 left out is true, as the description's default says.
+type serverCreatePublicNet struct {
+	EnableIPv4 *bool `json:"enable_ipv4,omitempty"`
+	EnableIPv6 *bool `json:"enable_ipv6,omitempty"`
+	IPv4ID     int64 `json:"ipv4,omitempty"`
+	IPv6ID     int64 `json:"ipv6,omitempty"`
+}
+
+func (pn *serverCreatePublicNet) enabled() (v4, v6 bool) {
+	if pn == nil {
+		return true, true
+	}
+	return pn.EnableIPv4 == nil || *pn.EnableIPv4, pn.EnableIPv6 == nil || *pn.EnableIPv6
 }
 
 func createServer(c *call) (int, any, *apiError) {
@@ -165,9 +183,10 @@ func createServer(c *call) (int, any, *apiError) {
 	} else if st.Architecture == "" && idOrNameString(req.Image) == "" {
 		f.add("image", "is required")
 	}
+	given, refused := w.givenPrimaryIPs(&f, req.PublicNet)
 	locRef := req.Location
 	if locRef == "" {
-		locRef = "fsn1"
+		locRef = cmp.Or(primaryIPsLocation(given), "fsn1")
 	}
 	loc, ok := w.cat.location(locRef)
 	if !ok {
@@ -196,6 +215,12 @@ func createServer(c *call) (int, any, *apiError) {
 	if _, dup := w.servers.find(func(s *server) bool { return s.Name == req.Name }); dup {
 		return 0, nil, notUnique("name", "server name %q is already used", req.Name)
 	}
+	if refused != nil {
+		return 0, nil, refused
+	}
+	if err := checkPrimaryIPsLocation(given, loc.Name); err != nil {
+		return 0, nil, err
+	}
 	// Allocate private addresses before anything is stored, so a refusal
 	// changes nothing.
 	ips := make([]netip.Addr, len(nets))
@@ -206,10 +231,7 @@ func createServer(c *call) (int, any, *apiError) {
 		}
 		ips[i] = a
 	}
-	enable4, enable6 := true, true
-	if req.PublicNet != nil {
-		enable4, enable6 = req.PublicNet.EnableIPv4, req.PublicNet.EnableIPv6
-	}
+	enable4, enable6 := req.PublicNet.enabled()
 	if !enable4 && !enable6 && len(nets) == 0 {
 		return 0, nil, invalidField("networks", "a server without public IPv4 and IPv6 needs at least one network")
 	}
@@ -220,7 +242,9 @@ func createServer(c *call) (int, any, *apiError) {
 		Image: &img, Labels: labels, IncludedTraffic: uint64(st.IncludedTraffic), PrimaryDiskSize: st.Disk,
 	}}
 	s.ID = w.newID("server")
-	if enable4 {
+	if given[0] != nil {
+		w.assignPrimaryIP(given[0], s)
+	} else if enable4 {
 		ip, ok := w.pubIPv4.take()
 		if !ok {
 			return 0, nil, errorf(codeResourceUnavailable, "no public IPv4 address is left")
@@ -228,7 +252,9 @@ func createServer(c *call) (int, any, *apiError) {
 		pip := w.newPrimaryIP("ipv4", ip.String(), loc, s.ID, now)
 		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: pip.ID, IP: pip.IP, DNSPtr: pip.DNSPtr[0].DNSPtr}
 	}
-	if enable6 {
+	if given[1] != nil {
+		w.assignPrimaryIP(given[1], s)
+	} else if enable6 {
 		pip := w.newPrimaryIP("ipv6", w.newIPv6Net(), loc, s.ID, now)
 		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: pip.ID, IP: pip.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
 	}
@@ -367,8 +393,5 @@ func checkUnsimulated(f *fieldErrors, req schema.ServerCreateRequest) {
 	}
 	if req.PlacementGroup != 0 {
 		f.add("placement_group", "placement group %d does not exist", req.PlacementGroup)
-	}
-	if pn := req.PublicNet; pn != nil && (pn.IPv4ID != 0 || pn.IPv6ID != 0) {
-		f.add("public_net", "creating a server on existing primary IPs is not simulated by fakecloud")
 	}
 }

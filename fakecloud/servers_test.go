@@ -301,6 +301,15 @@ func TestServerActions(t *testing.T) {
 		if act.Status != hcloud.ActionStatusSuccess || act.Finished.IsZero() || act.Progress != 100 {
 			t.Errorf("action %d %s: %s %d", act.ID, act.Command, act.Status, act.Progress)
 		}
+		// The description's examples of the network actions name the server
+		// and the network; the others name the server alone.
+		want := []*hcloud.ActionResource{{ID: s.ID, Type: hcloud.ActionResourceTypeServer}}
+		if act.Command == "attach_to_network" || act.Command == "detach_from_network" {
+			want = append(want, &hcloud.ActionResource{ID: n.ID, Type: hcloud.ActionResourceTypeNetwork})
+		}
+		if diff := cmp.Diff(want, act.Resources); diff != "" {
+			t.Errorf("%s names (-want +got):\n%s", act.Command, diff)
+		}
 	}
 }
 
