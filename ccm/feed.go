@@ -108,7 +108,7 @@ func (s *actionStream) poll(ctx context.Context, maxPages int, first bool, ch *f
 	var apiNow time.Time
 	seen := map[int64]time.Time{}
 	running := maps.Clone(s.running)
-	complete := false // the read reached the horizon or the listing's end
+	complete := false    // the read reached the horizon or the listing's end
 	var oldest time.Time // the oldest started time read in the window
 	for page := 1; ; page++ {
 		if page > maxPages {
