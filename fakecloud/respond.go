@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"reflect"
 	"strings"
 )
 
@@ -81,6 +82,7 @@ func decodeBytes(body []byte, v any) *apiError {
 		}
 		return errorf(codeJSONError, "request body must be a JSON object")
 	}
+	trimmed = exactKeysOf(trimmed, v)
 	dec := json.NewDecoder(bytes.NewReader(trimmed))
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
@@ -96,6 +98,23 @@ func decodeBytes(body []byte, v any) *apiError {
 		return invalidField(field, "label values must be strings")
 	}
 	return nil
+}
+
+// exactKeysOf is body without the keys that would reach v's fields only
+// by a case-insensitive match (see exactKeys); body as it is when it has
+// none, or is not valid JSON (the decoder then says why).
+func exactKeysOf(body []byte, v any) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var tree any
+	if dec.Decode(&tree) != nil || !exactKeys(tree, reflect.TypeOf(v)) {
+		return body
+	}
+	out, err := json.Marshal(tree)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 func jsonType(kind string) string {

@@ -1,0 +1,104 @@
+package fakecloud
+
+import (
+	"encoding"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
+)
+
+// exactKeys drops from a decoded JSON tree every object key that names a
+// field of the target type only when case is ignored ("Labels" for
+// "labels"), as encoding/json would match it. The API, and the contract
+// check, match keys exactly: to them such a key is unknown, so it must
+// not reach the handler either. It reports whether it dropped any.
+func exactKeys(tree any, t reflect.Type) bool {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return false // the type reads its own JSON
+	}
+	dropped := false
+	switch v := tree.(type) {
+	case map[string]any:
+		switch t.Kind() {
+		case reflect.Struct:
+			fields := jsonFields(t)
+			for k, child := range v {
+				if ft, ok := fields[k]; ok {
+					dropped = exactKeys(child, ft) || dropped
+					continue
+				}
+				for name := range fields {
+					if strings.EqualFold(name, k) {
+						delete(v, k)
+						dropped = true
+						break
+					}
+				}
+			}
+		case reflect.Map:
+			for _, child := range v {
+				dropped = exactKeys(child, t.Elem()) || dropped
+			}
+		}
+	case []any:
+		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
+			for _, child := range v {
+				dropped = exactKeys(child, t.Elem()) || dropped
+			}
+		}
+	}
+	return dropped
+}
+
+var (
+	unmarshalerType     = reflect.TypeFor[json.Unmarshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	fieldCache          sync.Map // reflect.Type -> map[string]reflect.Type
+)
+
+// jsonFields maps the JSON names of a struct's fields, those of embedded
+// structs included (a shallower field hides a deeper one of the same
+// name, as in encoding/json), to their types.
+func jsonFields(t reflect.Type) map[string]reflect.Type {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]reflect.Type)
+	}
+	out := map[string]reflect.Type{}
+	var deeper []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			deeper = append(deeper, ft)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = f.Type
+	}
+	for _, d := range deeper {
+		for name, ft := range jsonFields(d) {
+			if _, ok := out[name]; !ok {
+				out[name] = ft
+			}
+		}
+	}
+	fieldCache.Store(t, out)
+	return out
+}
