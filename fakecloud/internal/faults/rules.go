@@ -80,6 +80,15 @@ func (r *Rule) validate(codes CodeStatus) error {
 	if !strings.HasPrefix(r.Path, "/") {
 		bad("path", "%q must start with /, e.g. /servers/{id}", r.Path)
 	}
+	if segs := strings.Split(strings.Trim(r.Path, "/"), "/"); slices.Contains(segs[:len(segs)-1], "**") {
+		bad("path", "%q has ** before its end; ** matches the rest of a path, e.g. /load_balancers/**", r.Path)
+	}
+	for seg := range strings.SplitSeq(strings.Trim(r.Path, "/"), "/") {
+		if seg != "*" && seg != "**" && strings.Contains(seg, "*") {
+			bad("path", "%q: * and ** stand for whole segments, e.g. /servers/*/actions/poweron", r.Path)
+			break
+		}
+	}
 	if r.ResourceID < 0 {
 		bad("resource_id", "must be positive")
 	}

@@ -18,6 +18,9 @@ func TestRuleValidation(t *testing.T) {
 		field string
 	}{
 		{Rule{Path: "servers", Status: 500}, "path"},
+		{Rule{Path: "/**/actions/poweron", Status: 500}, "path"},
+		{Rule{Path: "/servers/**/poweron", Status: 500}, "path"},
+		{Rule{Path: "/servers/12*", Status: 500}, "path"},
 		{Rule{Path: "/servers"}, "status"},
 		{Rule{Path: "/servers", Status: 200}, "status"},
 		{Rule{Path: "/servers", Status: 500, Hang: true}, "status"},

@@ -76,11 +76,16 @@ func (b *Bucket) fill(now time.Time) {
 	b.last = now
 }
 
+// maxReset bounds how far ahead RateLimit-Reset lies: 100 years.
+const maxReset = 100 * 365 * 24 * 3600
+
 func (b *Bucket) state(now time.Time, allowed bool) State {
 	missing := float64(b.limit) - b.tokens
 	reset := now.Unix()
 	if missing > 0 && b.refill > 0 {
-		reset = now.Add(time.Duration(missing / b.refill * float64(time.Second))).Unix()
+		// In whole seconds, so a tiny refill rate cannot overflow a
+		// time.Duration into the past; at most maxReset ahead.
+		reset += int64(math.Ceil(math.Min(missing/b.refill, maxReset)))
 	}
 	return State{Allowed: allowed, Limit: b.limit, Remaining: int(math.Floor(b.tokens)), Reset: reset, Refill: b.refill}
 }

@@ -35,3 +35,18 @@ func TestBucket(t *testing.T) {
 		t.Errorf("states (-want +got):\n%s", diff)
 	}
 }
+
+// TestBucketTinyRefill: a refill so slow that the bucket is full again
+// only in centuries puts RateLimit-Reset far ahead, never in the past
+// (nanoseconds of a time.Duration overflowed after 292 years).
+func TestBucketTinyRefill(t *testing.T) {
+	now := time.Unix(1000, 0)
+	b := New(3600, 1e-12, func() time.Time { return now })
+	if st := b.Take(); st.Reset != 1000+maxReset {
+		t.Errorf("reset %d, want %d (100 years ahead)", st.Reset, 1000+maxReset)
+	}
+	b.Set(-1, 1e-6) // one request back in 11.6 days
+	if st := b.Peek(); st.Reset != 1000+1_000_000 {
+		t.Errorf("reset %d, want %d", st.Reset, 1000+1_000_000)
+	}
+}
