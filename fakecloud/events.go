@@ -54,6 +54,9 @@ func (w *liveWorld) apply(e Event) error {
 }
 
 func (w *liveWorld) applyEvent(e Event) error {
+	if err := e.check(); err != nil {
+		return err
+	}
 	if e.ServerName != "" {
 		srv, ok := w.servers.find(func(s *server) bool { return s.Name == e.ServerName })
 		if !ok {

@@ -104,9 +104,7 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		case st.ActionFault != nil:
 			err = s.faults.CheckAction(*st.ActionFault)
 		case st.Event != nil:
-			if !slices.Contains(eventTypes, st.Event.Type) {
-				err = fmt.Errorf("type: %q is not one of %v", st.Event.Type, eventTypes)
-			}
+			err = st.Event.check()
 		case st.RateLimit != nil:
 			if s.limiter == nil {
 				err = errors.New("rate_limit: rate limiting is off")
@@ -146,7 +144,6 @@ func (s *Server) LoadScenario(sc Scenario) error {
 	return nil
 }
 
-var eventTypes = []string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip"}
 
 // runDue applies the scheduled steps whose time has come.
 func (s *Server) runDue() {
