@@ -144,7 +144,6 @@ func (s *Server) LoadScenario(sc Scenario) error {
 	return nil
 }
 
-
 // runDue applies the scheduled steps whose time has come.
 func (s *Server) runDue() {
 	w := s.world
