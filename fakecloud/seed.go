@@ -138,7 +138,9 @@ func (s *Server) Seed(seed World) error {
 	defer w.mu.Unlock()
 	w.settle()
 	fresh := w.scratch()
-	fresh.actionDuration, fresh.actionPolls = 0, 0
+	// Action faults are meant for API clients: seeding neither spends nor
+	// meets them.
+	fresh.actionDuration, fresh.actionPolls, fresh.actionFault = 0, 0, nil
 	if err := fresh.plant(seed); err != nil {
 		return err
 	}

@@ -103,3 +103,29 @@ func TestImportRefusesMalformedSnapshots(t *testing.T) {
 		})
 	}
 }
+
+// TestSeedIgnoresActionFaults: action faults are for API clients: a seed
+// is neither refused by one nor spends it, and the next API action meets it.
+func TestSeedIgnoresActionFaults(t *testing.T) {
+	f := newFixture(t, Options{})
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "*", Count: 1, ErrorCode: "action_failed"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.fc.Seed(World{Servers: []SeedServer{{Name: "seeded"}}}); err != nil {
+		t.Fatalf("a seed under an action fault: %v", err)
+	}
+	s, _, err := f.client.Server.GetByName(t.Context(), "seeded")
+	if err != nil || s == nil || s.Status != hcloud.ServerStatusRunning {
+		t.Fatalf("seeded server: %+v %v, want running", s, err)
+	}
+	if _, actions := f.fc.Faults(); len(actions) != 1 || actions[0].Hits != 0 {
+		t.Errorf("after the seed the action fault is %+v, want pending with no hits", actions)
+	}
+	a, _, err := f.client.Server.Poweroff(t.Context(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.client.Action.WaitFor(t.Context(), a); err == nil {
+		t.Error("the first API action after the seed did not meet the fault")
+	}
+}
