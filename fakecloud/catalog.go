@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -91,9 +92,16 @@ func (s *Server) mountCatalog(r chi.Router) {
 		},
 		keep: func(c *call, im schema.Image) bool {
 			q := c.r.URL.Query()
+			bound := ""
+			if im.BoundTo != nil {
+				bound = strconv.FormatInt(*im.BoundTo, 10)
+			}
+			// bound_to names servers whose backups to list; the
+			// catalogue's system images are bound to none.
 			return (!q.Has("architecture") || slices.Contains(q["architecture"], im.Architecture)) &&
 				(!q.Has("type") || slices.Contains(q["type"], im.Type)) &&
-				(!q.Has("status") || slices.Contains(q["status"], im.Status))
+				(!q.Has("status") || slices.Contains(q["status"], im.Status)) &&
+				(!q.Has("bound_to") || (bound != "" && slices.Contains(q["bound_to"], bound)))
 		},
 		labels: func(im schema.Image) map[string]string { return im.Labels },
 		created: func(im schema.Image) int64 {

@@ -325,6 +325,7 @@ func TestCatalogListNameFilterAndPagination(t *testing.T) {
 		{"/v1/load_balancer_types?sort=id:desc", "load_balancer_types", []string{"lb31", "lb21", "lb11"}},
 		{"/v1/datacenters?name=ash-dc1", "datacenters", []string{"ash-dc1"}},
 		{"/v1/images?name=ubuntu-24.04&architecture=arm", "images", []string{"ubuntu-24.04"}},
+		{"/v1/images?bound_to=1", "images", nil}, // only backups are bound to a server
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
