@@ -127,7 +127,7 @@ func New(opts Options) *Server {
 		}
 		s.limiter = ratelimit.New(limit, refill, opts.Now)
 	}
-	s.handler = s.routes()
+	s.handler = limitURI(s.routes())
 	if opts.LoadBalancerIPv4Range.IsValid() {
 		s.startTraffic()
 	}

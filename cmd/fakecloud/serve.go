@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -208,7 +207,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: fc, ReadHeaderTimeout: 10 * time.Second}
+	srv := fc.HTTPServer()
 	tokenNote := "configured tokens"
 	if len(c.tokens) == 0 && len(c.readOnly) == 0 {
 		tokenNote = "default token " + fakecloud.DefaultToken
