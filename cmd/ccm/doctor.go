@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -30,7 +31,7 @@ type doctorIO struct {
 	getenv         func(string) string
 	environ        []string
 	stdout, stderr io.Writer
-	kube           func(kubeconfig string) (kubernetes.Interface, error)
+	kube           func(kubeconfig string, timeout time.Duration) (kubernetes.Interface, error)
 }
 
 // doctorMain runs `ccm doctor` as a process.
@@ -49,6 +50,7 @@ func runDoctor(ctx context.Context, args []string, env doctorIO) int {
 	output := fs.String("o", "text", "output: text (a table) or json")
 	namespace := fs.String("namespace", doctor.DefaultNamespace, "the CCM's namespace: its Deployment or DaemonSet, RBAC and Secret hcloud")
 	clusterCIDR := fs.String("cluster-cidr", "", "kube-controller-manager's --cluster-cidr (default: the Nodes' pod CIDRs)")
+	timeout := fs.Duration("request-timeout", 30*time.Second, "how long each request to the apiserver may take")
 	fs.Usage = func() {
 		fmt.Fprintf(env.stderr, "Usage: ccm doctor [flags]\n\nChecks a cluster against its Hetzner Cloud project with the CCM's HCLOUD_* configuration\n"+
 			"(or, without HCLOUD_TOKEN, Secret hcloud in --namespace) and explains what is wrong.\n"+
@@ -65,7 +67,7 @@ func runDoctor(ctx context.Context, args []string, env doctorIO) int {
 		fmt.Fprintf(env.stderr, "ccm doctor: want -o text or -o json and no arguments, got -o %s %s\n", *output, strings.Join(fs.Args(), " "))
 		return doctorUsage
 	}
-	kube, err := env.kube(*kubeconfig)
+	kube, err := env.kube(*kubeconfig, *timeout)
 	if err != nil {
 		fmt.Fprintf(env.stderr, "ccm doctor: %v\n", err)
 		return doctorUsage
@@ -112,13 +114,15 @@ func runDoctor(ctx context.Context, args []string, env doctorIO) int {
 }
 
 // kubeClient is a client of the kubeconfig at path, or of kubectl's
-// default ($KUBECONFIG, else ~/.kube/config) when path is empty.
-func kubeClient(path string) (kubernetes.Interface, error) {
+// default ($KUBECONFIG, else ~/.kube/config) when path is empty, whose
+// requests fail after timeout naming the URL that did not answer.
+func kubeClient(path string, timeout time.Duration) (kubernetes.Interface, error) {
 	rules := clientcmd.NewDefaultClientConfigLoadingRules()
 	rules.ExplicitPath = path
 	cfg, err := clientcmd.NewNonInteractiveDeferredLoadingClientConfig(rules, &clientcmd.ConfigOverrides{}).ClientConfig()
 	if err != nil {
 		return nil, fmt.Errorf("kubeconfig: %w", err)
 	}
+	cfg.Timeout = timeout
 	return kubernetes.NewForConfig(cfg)
 }

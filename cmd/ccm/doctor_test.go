@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"net"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -28,7 +29,7 @@ import (
 // whose CCM runs outside it (its Lease is held) in namespace ns, with
 // Secret hcloud there. It returns the endpoint and the kube constructor,
 // which records the kubeconfig it was given.
-func doctorCluster(t *testing.T, ns string, objs ...runtime.Object) (string, func(string) (kubernetes.Interface, error), *string) {
+func doctorCluster(t *testing.T, ns string, objs ...runtime.Object) (string, func(string, time.Duration) (kubernetes.Interface, error), *string) {
 	t.Helper()
 	fc := fakecloud.New(fakecloud.Options{})
 	if err := fc.Seed(fakecloud.World{Networks: []fakecloud.SeedNetwork{{Name: "k8s", IPRange: "10.0.0.0/16",
@@ -44,7 +45,7 @@ func doctorCluster(t *testing.T, ns string, objs ...runtime.Object) (string, fun
 			Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To("elsewhere"), LeaseDurationSeconds: ptr.To(int32(15)),
 				RenewTime: ptr.To(metav1.NewMicroTime(time.Now()))}})
 	var kubeconfig string
-	return srv.URL + "/v1", func(path string) (kubernetes.Interface, error) {
+	return srv.URL + "/v1", func(path string, _ time.Duration) (kubernetes.Interface, error) {
 		kubeconfig = path
 		return fake.NewClientset(objs...), nil
 	}, &kubeconfig
@@ -132,7 +133,7 @@ func TestDoctorUsage(t *testing.T) {
 }
 
 func TestKubeClient(t *testing.T) {
-	if _, err := kubeClient(filepath.Join(t.TempDir(), "missing")); err == nil {
+	if _, err := kubeClient(filepath.Join(t.TempDir(), "missing"), time.Second); err == nil {
 		t.Error("a kubeconfig that does not exist was accepted")
 	}
 	path := filepath.Join(t.TempDir(), "config")
@@ -141,11 +142,11 @@ func TestKubeClient(t *testing.T) {
 	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := kubeClient(path); err != nil {
+	if _, err := kubeClient(path, time.Second); err != nil {
 		t.Error(err)
 	}
 	t.Setenv("KUBECONFIG", path)
-	if _, err := kubeClient(""); err != nil {
+	if _, err := kubeClient("", time.Second); err != nil {
 		t.Errorf("$KUBECONFIG: %v", err)
 	}
 }
@@ -200,5 +201,44 @@ func TestDoctorReadsTheDeploymentsSettings(t *testing.T) {
 	r = run(map[string]string{"HCLOUD_ENDPOINT": endpoint, "HCLOUD_LOAD_BALANCERS_LOCATION": "fsn1"})
 	if has(r, "service", "service/default/web", `location "mars1"`) {
 		t.Errorf("HCLOUD_LOAD_BALANCERS_LOCATION set here did not win: %+v", r.Findings)
+	}
+}
+
+// TestDoctorSilentAPIServer: an apiserver that accepts connections and
+// never answers ends each request after -request-timeout; the doctor
+// stops with an error naming the address, instead of waiting for ever.
+func TestDoctorSilentAPIServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ln.Close() })
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				_ = c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // read nothing, answer nothing
+		}
+	}()
+	path := filepath.Join(t.TempDir(), "config")
+	config := "apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: http://" + ln.Addr().String() + "}}]\n" +
+		"users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n"
+	if err := os.WriteFile(path, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	code := runDoctor(t.Context(), []string{"-kubeconfig", path, "-request-timeout", "300ms"},
+		doctorIO{getenv: func(string) string { return "" }, stdout: &stdout, stderr: &stderr, kube: kubeClient})
+	if took := time.Since(start); code != doctorUsage || took > 20*time.Second || !strings.Contains(stderr.String(), ln.Addr().String()) {
+		t.Errorf("exit %d after %s, stderr %q; want %d within 20 s naming %s", code, took, stderr.String(), doctorUsage, ln.Addr())
 	}
 }
