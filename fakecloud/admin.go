@@ -81,6 +81,18 @@ func (s *Server) adminRoutes() http.Handler {
 		s.writeRateLimit(w)
 	})
 	r.Post("/events", adminApply("", func(e Event) (any, error) { return nil, s.Apply(e) }))
+	r.Get("/state-file", func(w http.ResponseWriter, r *http.Request) {
+		st, ok := s.StateFileStatus()
+		if !ok {
+			writeError(w, errorf(codeNotFound, "fakecloud runs without a state file"))
+			return
+		}
+		status := http.StatusOK
+		if st.Unsaved {
+			status = http.StatusServiceUnavailable // for a health probe
+		}
+		writeJSON(w, status, map[string]any{"state_file": st})
+	})
 	r.Get("/realism", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"realism": s.Realism()})
 	})

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -94,6 +95,8 @@ type Server struct {
 	closed  sync.Once
 	seed    *World // the last world seeded, for ResetToSeed
 	traffic *lbtraffic.Plane
+	// stateFile writes the state file, when there is one.
+	stateFile atomic.Pointer[persister]
 }
 
 // New returns a fakecloud with an empty world and the seeded catalogue.

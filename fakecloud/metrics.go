@@ -15,6 +15,10 @@ var (
 		"Requests left in the project's rate limit bucket.", nil, nil)
 	faultHitsDesc = prometheus.NewDesc("fakecloud_fault_hits_total",
 		"Requests or actions a fault applied to, by fault ID.", []string{"fault"}, nil)
+	stateFailuresDesc = prometheus.NewDesc("fakecloud_state_file_write_failures_total",
+		"Writes of the state file that failed (each is tried again).", nil, nil)
+	stateUnsavedDesc = prometheus.NewDesc("fakecloud_state_file_unsaved",
+		"1 while the last write of the state file failed: acknowledged changes are not in it.", nil, nil)
 )
 
 // collector exposes the request counters, which stay the single source of
@@ -25,6 +29,8 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- requestsDesc
 	ch <- remainingDesc
 	ch <- faultHitsDesc
+	ch <- stateFailuresDesc
+	ch <- stateUnsavedDesc
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
@@ -40,6 +46,14 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	for _, a := range actions {
 		ch <- prometheus.MustNewConstMetric(faultHitsDesc, prometheus.CounterValue, float64(a.Hits), strconv.Itoa(a.ID))
+	}
+	if st, ok := c.s.StateFileStatus(); ok {
+		unsaved := 0.0
+		if st.Unsaved {
+			unsaved = 1
+		}
+		ch <- prometheus.MustNewConstMetric(stateFailuresDesc, prometheus.CounterValue, float64(st.Failures))
+		ch <- prometheus.MustNewConstMetric(stateUnsavedDesc, prometheus.GaugeValue, unsaved)
 	}
 }
 

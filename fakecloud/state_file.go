@@ -80,7 +80,10 @@ func decodeState(data []byte, cat *catalog) (state, error) {
 	}
 	if probe.Version == 1 {
 		var st state
-		return st, strictDecode(data, &st)
+		if err := strictDecode(data, &st); err != nil {
+			return state{}, err
+		}
+		return st, checkVersion1(st)
 	}
 	var f stateFile
 	if err := strictDecode(data, &f); err != nil {
@@ -113,6 +116,32 @@ func decodeState(data []byte, cat *catalog) (state, error) {
 		return state{}, errors.Join(errs...)
 	}
 	return st, nil
+}
+
+// checkVersion1 refuses a snapshot that says version 1 but refers to the
+// catalogue as version 2 does ({id, name} only): read as version 1, its
+// servers would have empty types and locations.
+func checkVersion1(st state) error {
+	var errs []error
+	for i, s := range st.Servers {
+		if s == nil {
+			errs = append(errs, fmt.Errorf("servers[%d]: is null", i))
+			continue
+		}
+		if s.ServerType.Architecture == "" || s.Location.NetworkZone == "" {
+			errs = append(errs, fmt.Errorf("servers[%d]: version 1 carries whole server types and locations; this one names them only (a version 2 snapshot?)", i))
+		}
+	}
+	for i, lb := range st.LoadBalancers {
+		if lb == nil {
+			errs = append(errs, fmt.Errorf("load_balancers[%d]: is null", i))
+			continue
+		}
+		if lb.LoadBalancerType.MaxTargets == 0 || lb.Location.NetworkZone == "" {
+			errs = append(errs, fmt.Errorf("load_balancers[%d]: version 1 carries whole load balancer types and locations; this one names them only (a version 2 snapshot?)", i))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // fromCatalogue is the catalogue's entry ref; one it lacks adds an error

@@ -176,10 +176,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	})
 	defer fc.Close()
 	restored := false
+	var stateFile *fakecloud.StateFile
+	stopPersist := func() error { return nil }
 	if c.stateFile != "" {
-		if restored, err = fc.LoadStateFile(c.stateFile); err != nil {
+		if stateFile, restored, err = fc.OpenStateFile(c.stateFile); err != nil {
 			return err
 		}
+		// A start that fails below releases the lock and writes nothing.
+		defer func() { _ = stateFile.Close() }()
+		stopPersist = stateFile.Close
 		if restored {
 			log.Info("restored the world from the state file", "file", c.stateFile)
 		}
@@ -217,9 +222,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
-	stopPersist := func() error { return nil }
-	if c.stateFile != "" {
-		stopPersist = fc.Persist(c.stateFile, c.stateInterval)
+	if stateFile != nil {
+		stateFile.Persist(c.stateInterval)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

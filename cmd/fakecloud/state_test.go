@@ -216,3 +216,31 @@ func networksInFile(t *testing.T, path string) int {
 	}
 	return len(st.Networks)
 }
+
+// TestSecondProcessOnStateFileRefused: while one fakecloud holds a state
+// file, a second start on it fails at once naming the holder, and writes
+// nothing; a start in a directory that does not exist fails too.
+func TestSecondProcessOnStateFileRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	_, url := startChild(t, "--listen", "127.0.0.1:0", "--state-file", path, "--state-interval", "5ms")
+	createNetwork(t, url, "first")
+	for deadline := time.Now().Add(10 * time.Second); networksInFile(t, path) < 1; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first fakecloud did not write its state file within 10 s")
+		}
+	}
+	before, _ := os.ReadFile(path)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	err := run(ctx, []string{"--listen", "127.0.0.1:0", "--state-file", path}, envOf(nil), &strings.Builder{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "in use by another fakecloud") || !strings.Contains(err.Error(), "pid ") {
+		t.Fatalf("a second start: %v, want refused naming the holder", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Error("the refused start changed the state file")
+	}
+	err = run(ctx, []string{"--listen", "127.0.0.1:0", "--state-file", filepath.Join(t.TempDir(), "nope", "s.json")}, envOf(nil), &strings.Builder{}, nil)
+	if err == nil || !strings.Contains(err.Error(), "does not take new files") {
+		t.Errorf("a state file in a missing directory: %v, want refused at start", err)
+	}
+}
