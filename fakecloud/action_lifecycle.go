@@ -20,7 +20,8 @@ type action struct {
 	Lock      resourceRef         `json:"lock"`                 // the resource it locks while running
 	Fail      *schema.ActionError `json:"fail,omitempty"`       // it will end in this error
 	Finish    finish              `json:"finish,omitzero"`
-	Undo      json.RawMessage     `json:"undo,omitempty"` // the locked resource before the change, restored if it fails
+	Undo      json.RawMessage     `json:"undo,omitempty"`    // the locked resource before the change, restored if it fails
+	Applied   json.RawMessage     `json:"applied,omitempty"` // ... and as the change left it, so the undo keeps others' changes
 }
 
 // finish is what an action's end does beyond its status.
@@ -69,6 +70,9 @@ func (w *liveWorld) startAction(s actionSpec) *action {
 	}
 	if len(s.resources) > 0 {
 		a.Lock = s.resources[0]
+	}
+	if s.undo != nil {
+		a.Applied = w.snapshotOf(a.Lock)
 	}
 	var delay time.Duration
 	if w.actionFault != nil {
@@ -131,11 +135,11 @@ func (w *liveWorld) complete(a *action, at time.Time) {
 		a.Status = "error"
 		a.Error = a.Fail
 		if a.Undo != nil {
-			w.restore(a.Lock, a.Undo)
+			w.restore(a.Lock, a.Undo, a.Applied)
 		}
 	}
 	w.finish(a.Lock, a.Finish, ok)
-	a.Undo = nil
+	a.Undo, a.Applied = nil, nil
 	if w.lockedBy[a.Lock] == a.ID {
 		delete(w.lockedBy, a.Lock)
 	}

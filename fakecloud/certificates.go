@@ -219,6 +219,9 @@ func deleteCertificate(c *call) (int, any, *apiError) {
 	if v := c.w.viewCert(cert); len(v.UsedBy) > 0 {
 		return 0, nil, errorf("resource_in_use", "certificate %d is used by load balancer %d", cert.ID, v.UsedBy[0].ID)
 	}
+	if lb, ok := c.w.certHeldByAction(cert.ID); ok {
+		return 0, nil, errorf("resource_in_use", "certificate %d is used by load balancer %d until its running action ends", cert.ID, lb)
+	}
 	if err := c.w.checkLock(resourceRef{"certificate", cert.ID}); err != nil {
 		return 0, nil, err
 	}

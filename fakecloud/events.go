@@ -256,6 +256,9 @@ func (w *liveWorld) setPrivateIP(srv *server, netID int64, a netip.Addr) error {
 	if m.ip == a {
 		return nil
 	}
+	if w.checkLock(resourceRef{"network", netID}) != nil {
+		return fmt.Errorf("network: network %d is being changed by a running action; try again when it ends", netID)
+	}
 	n, _ := w.networks.get(netID)
 	if _, aerr := w.allocIP(n, srv.Location.NetworkZone, a.String(), ""); aerr != nil {
 		return fmt.Errorf("ip: %s", aerr.Message)

@@ -169,6 +169,9 @@ func lbAttachToNetwork(c *call) (int, any, *apiError) {
 		if !ok {
 			return nil, invalidField("network", "network %d does not exist", req.Network)
 		}
+		if err := c.w.networkLock(n.ID); err != nil {
+			return nil, err
+		}
 		if len(lb.PrivateNet) > 0 {
 			return nil, errorf("load_balancer_already_attached", "load balancer %d is already attached to network %d", lb.ID, lb.PrivateNet[0].Network)
 		}

@@ -99,6 +99,9 @@ func serverAttachToNetwork(c *call) (int, any, *apiError) {
 		if !ok {
 			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
+		if err := c.w.networkLock(n.ID); err != nil {
+			return nil, finish{}, err
+		}
 		ref := resourceRef{"server", s.ID}
 		if _, ok := c.w.memberOf(n.ID, ref); ok {
 			return nil, finish{}, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
