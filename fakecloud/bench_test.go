@@ -135,3 +135,17 @@ func BenchmarkExport10k(b *testing.B) {
 	b.ReportMetric(float64(size), "bytes")
 	b.ReportMetric(float64(size)/10000, "bytes/server")
 }
+
+// BenchmarkSnapshotLock10k is the part of BenchmarkExport10k that holds
+// the world lock: the copy of 10,000 servers' world, encoded after the
+// lock is released.
+func BenchmarkSnapshotLock10k(b *testing.B) {
+	fc, _ := benchWorld(b, 10000)
+	for b.Loop() {
+		fc.world.locked(func() {
+			if _, err := fc.world.snapshot(); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+}

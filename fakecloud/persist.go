@@ -168,13 +168,19 @@ func (p *persister) flush() error {
 	var data []byte
 	var err error
 	var changes uint64
+	var st *state
 	w.locked(func() {
 		changes = w.changes
 		if changes != p.saved || p.written == nil {
 			w.settle()
-			data, err = w.export()
+			var snap state
+			snap, err = w.snapshot()
+			st = &snap
 		}
 	})
+	if err == nil && st != nil {
+		data, err = encodeState(*st)
+	}
 	if err == nil && (data == nil || bytes.Equal(data, p.written)) {
 		p.saved = changes
 		return nil

@@ -104,7 +104,14 @@ func TestStateFileHeldByOneProcess(t *testing.T) {
 	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	for _, bad := range []string{filepath.Join(t.TempDir(), "missing", "state.json"), filepath.Join(file, "state.json")} {
+	readOnly := t.TempDir()
+	if err := os.Chmod(readOnly, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if os.Geteuid() == 0 {
+		readOnly = "/proc/self" // root writes into a 0555 directory; nobody creates files here
+	}
+	for _, bad := range []string{filepath.Join(t.TempDir(), "missing", "state.json"), filepath.Join(file, "state.json"), filepath.Join(readOnly, "state.json")} {
 		if _, _, err := New(Options{}).OpenStateFile(bad); err == nil || !strings.Contains(err.Error(), "does not take new files") {
 			t.Errorf("%s: %v, want refused at start", bad, err)
 		}

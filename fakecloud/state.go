@@ -49,17 +49,25 @@ type ipPoolState struct {
 // (running ones with how they will end), locks, ID counters and the
 // generator state, so Import gives back an identical world.
 func (s *Server) Export() ([]byte, error) {
-	w := s.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
-	return w.export()
-}
-
-func (w *liveWorld) export() ([]byte, error) {
-	random, err := w.pcg.MarshalBinary()
+	var st state
+	var err error
+	s.world.locked(func() {
+		s.world.settle()
+		st, err = s.world.snapshot()
+	})
 	if err != nil {
 		return nil, err
+	}
+	return encodeState(st)
+}
+
+// snapshot is the world as a state that shares no memory with it: taken
+// under the world lock, it is encoded after the lock is released, so
+// requests wait for the copy (about a tenth of the encoding) only.
+func (w *liveWorld) snapshot() (state, error) {
+	random, err := w.pcg.MarshalBinary()
+	if err != nil {
+		return state{}, err
 	}
 	st := state{
 		Version: stateVersion, Servers: w.servers.all(), LoadBalancers: w.loadBalancers.all(), Networks: w.networks.all(),
@@ -71,7 +79,7 @@ func (w *liveWorld) export() ([]byte, error) {
 		st.Locks = append(st.Locks, lockUntil{ref, until})
 	}
 	slices.SortFunc(st.Locks, func(a, b lockUntil) int { return int(a.Resource.ID - b.Resource.ID) })
-	return encodeState(st)
+	return deepCopy(st), nil
 }
 
 // Import replaces the world with a snapshot from Export. A malformed
