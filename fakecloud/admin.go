@@ -10,6 +10,8 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -273,6 +275,15 @@ func strictObject(data []byte, v any) error {
 	}
 	if field, bad := nullLabels(js); bad {
 		return errors.New(field + ": label values must be strings")
+	}
+	// Keys are matched exactly, as the API matches them: "Type" is not
+	// "type", though encoding/json would take it for it.
+	var tree any
+	if json.Unmarshal(js, &tree) == nil {
+		if keys := exactKeys(tree, reflect.TypeOf(v)); len(keys) > 0 {
+			slices.Sort(keys)
+			return fmt.Errorf("body: unknown field %q (keys are matched exactly)", keys[0])
+		}
 	}
 	// Decoded from JSON, not with sigs.k8s.io/yaml's target-aware
 	// conversion, which turns a number given for a string into its

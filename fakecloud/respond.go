@@ -107,7 +107,7 @@ func exactKeysOf(body []byte, v any) []byte {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var tree any
-	if dec.Decode(&tree) != nil || !exactKeys(tree, reflect.TypeOf(v)) {
+	if dec.Decode(&tree) != nil || len(exactKeys(tree, reflect.TypeOf(v))) == 0 {
 		return body
 	}
 	out, err := json.Marshal(tree)

@@ -12,15 +12,14 @@ import (
 // field of the target type only when case is ignored ("Labels" for
 // "labels"), as encoding/json would match it. The API, and the contract
 // check, match keys exactly: to them such a key is unknown, so it must
-// not reach the handler either. It reports whether it dropped any.
-func exactKeys(tree any, t reflect.Type) bool {
+// not reach the handler either. It returns the keys it dropped.
+func exactKeys(tree any, t reflect.Type) (dropped []string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
-		return false // the type reads its own JSON
+		return nil // the type reads its own JSON
 	}
-	dropped := false
 	switch v := tree.(type) {
 	case map[string]any:
 		switch t.Kind() {
@@ -28,26 +27,26 @@ func exactKeys(tree any, t reflect.Type) bool {
 			fields := jsonFields(t)
 			for k, child := range v {
 				if ft, ok := fields[k]; ok {
-					dropped = exactKeys(child, ft) || dropped
+					dropped = append(dropped, exactKeys(child, ft)...)
 					continue
 				}
 				for name := range fields {
 					if strings.EqualFold(name, k) {
 						delete(v, k)
-						dropped = true
+						dropped = append(dropped, k)
 						break
 					}
 				}
 			}
 		case reflect.Map:
 			for _, child := range v {
-				dropped = exactKeys(child, t.Elem()) || dropped
+				dropped = append(dropped, exactKeys(child, t.Elem())...)
 			}
 		}
 	case []any:
 		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 			for _, child := range v {
-				dropped = exactKeys(child, t.Elem()) || dropped
+				dropped = append(dropped, exactKeys(child, t.Elem())...)
 			}
 		}
 	}

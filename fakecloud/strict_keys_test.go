@@ -3,6 +3,8 @@ package fakecloud
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -65,5 +67,28 @@ func TestKeySpellingIsUnknownEverywhere(t *testing.T) {
 	}
 	if got.Name != "a" || got.Labels["k"] != "v" || got.Protection.Delete || got.Protection.Rebuild {
 		t.Errorf("after keys of the wrong case: name %q labels %v protection %+v; want unchanged", got.Name, got.Labels, got.Protection)
+	}
+}
+
+// Admin bodies, JSON or YAML, refuse a key of the wrong case as unknown
+// (they refuse unknown keys), naming it, where encoding/json would have
+// taken "Type" for "type".
+func TestAdminKeySpellingIsUnknown(t *testing.T) {
+	fc := hostileWorld(t, "")
+	before := export(t, fc)
+	for _, c := range []struct{ path, body, key string }{
+		{"/_fakecloud/events", `{"Type":"delete_server","server_name":"worker-1"}`, "Type"},
+		{"/_fakecloud/events", "type: delete_server\nServer_Name: worker-1\n", "Server_Name"},
+		{"/_fakecloud/seed", `{"servers":[{"Name":"x"}]}`, "Name"},
+		{"/_fakecloud/faults", `{"path":"/servers","Status":503}`, "Status"},
+		{"/_fakecloud/scenarios", `{"steps":[{"at":"1s","event":{"type":"power_off_server","Server_name":"worker-1"}}]}`, "Server_name"},
+	} {
+		code, body := txDo(fc, "POST", c.path, c.body)
+		if code != http.StatusUnprocessableEntity || !strings.Contains(string(body), c.key) {
+			t.Errorf("POST %s %s: %d %s, want 422 naming %s", c.path, c.body, code, body, c.key)
+		}
+	}
+	if export(t, fc) != before {
+		t.Error("a refused admin body changed the world")
 	}
 }
