@@ -10,8 +10,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"reflect"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -278,12 +276,8 @@ func strictObject(data []byte, v any) error {
 	}
 	// Keys are matched exactly, as the API matches them: "Type" is not
 	// "type", though encoding/json would take it for it.
-	var tree any
-	if json.Unmarshal(js, &tree) == nil {
-		if keys := exactKeys(tree, reflect.TypeOf(v)); len(keys) > 0 {
-			slices.Sort(keys)
-			return fmt.Errorf("body: unknown field %q (keys are matched exactly)", keys[0])
-		}
+	if err := inexactKey(js, v); err != nil {
+		return fmt.Errorf("body: %w", err)
 	}
 	// Decoded from JSON, not with sigs.k8s.io/yaml's target-aware
 	// conversion, which turns a number given for a string into its

@@ -236,6 +236,13 @@ func bodyCases(s *sampler, method, path string, base map[string]any, schema map[
 	for _, name := range required {
 		add("without "+name, edited(base, []any{name}, ""), true)
 	}
+	// Keys match exactly: a key in another case is an unknown one, so a
+	// required key spelt so is missing, and the admin API refuses any.
+	for _, name := range slices.Sorted(maps.Keys(base)) {
+		if upper := strings.ToUpper(name); upper != name {
+			add(name+" spelt "+upper, respelt(base, name, upper), admin || slices.Contains(required, name))
+		}
+	}
 	add("unknown property", edited(base, []any{"zz_unknown"}, `"x"`), admin)
 	add("empty body", nil, admin)
 	for _, b := range take(s, badBodies, 8) {
@@ -345,4 +352,12 @@ func short(s string) string {
 		return s[:40] + "…"
 	}
 	return s
+}
+
+// respelt is base with the key from renamed to to, as JSON.
+func respelt(base map[string]any, from, to string) []byte {
+	m := maps.Clone(base)
+	m[to] = m[from]
+	delete(m, from)
+	return mustMarshal(m)
 }

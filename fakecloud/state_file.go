@@ -155,6 +155,9 @@ func fromCatalogue[T any](errs *[]error, find func(string) (T, bool), ref, field
 }
 
 func strictDecode(data []byte, v any) error {
+	if err := inexactKey(data, v); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

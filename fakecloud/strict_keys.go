@@ -1,9 +1,12 @@
 package fakecloud
 
 import (
+	"bytes"
 	"encoding"
 	"encoding/json"
+	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -100,4 +103,21 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	}
 	fieldCache.Store(t, out)
 	return out
+}
+
+// inexactKey is an error naming a key of js that would reach v's fields
+// only by a case-insensitive match, for readers that refuse unknown keys;
+// nil when there is none, or js is not JSON (the decoder then says why).
+func inexactKey(js []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.UseNumber()
+	var tree any
+	if dec.Decode(&tree) != nil {
+		return nil
+	}
+	if keys := exactKeys(tree, reflect.TypeOf(v)); len(keys) > 0 {
+		slices.Sort(keys)
+		return fmt.Errorf("unknown field %q (keys are matched exactly)", keys[0])
+	}
+	return nil
 }
