@@ -14,10 +14,10 @@
 #
 # Not built in CI: CI has no container engine and no registry to pull
 # golang or push to. build/ociimage/dockerfile_test.go keeps it in step
-# instead: the Go version is go.mod's, the build is the Makefile's
+# instead: the Go version is go.mod's toolchain (which make image uses too), the build is the Makefile's
 # build-ccm, the user, entrypoint and labels are the offline image's.
 
-FROM --platform=$BUILDPLATFORM golang:1.26.0 AS build
+FROM --platform=$BUILDPLATFORM golang:1.26.8 AS build
 WORKDIR /src
 # The modules first, so that a source change does not download them again.
 COPY go.mod go.sum ./

@@ -32,13 +32,17 @@ IMAGE ?= ghcr.io/hcloudlab/hcloud-ccm
 IMAGE_ARCHES := amd64 arm64
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null)
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null || echo 0)
+# The image's binaries are built with go.mod's toolchain exactly, as the
+# Dockerfile's are (the go command fetches it from the module proxy when
+# the installed one differs).
+GO_TOOLCHAIN := $(shell sed -n 's/^toolchain //p' go.mod)
 
 # One VERSION for the binaries and the tag (git describe runs once).
 image: VERSION := $(VERSION)
 image: ## build the image offline: bin/image/oci (OCI layout, linux/amd64 and linux/arm64) and bin/image/hcloud-ccm-VERSION-linux-ARCH.tar (docker load, kind load image-archive), tagged ghcr.io/hcloudlab/hcloud-ccm:VERSION (IMAGE= renames)
 	@for arch in $(IMAGE_ARCHES); do \
 		echo "==> linux/$$arch: $(BIN)/linux-$$arch/ccm"; start=$$(date +%s); \
-		CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/linux-$$arch/ccm ./cmd/ccm || exit 1; \
+		GOTOOLCHAIN=$(GO_TOOLCHAIN) CGO_ENABLED=0 GOOS=linux GOARCH=$$arch $(GO) build -ldflags "$(CCM_LDFLAGS)" -o $(BIN)/linux-$$arch/ccm ./cmd/ccm || exit 1; \
 		echo "    $$(($$(date +%s) - start)) s, $$(stat -c %s $(BIN)/linux-$$arch/ccm) bytes"; \
 	done
 	@echo "==> image $(IMAGE):$(VERSION) in $(BIN)/image"

@@ -2,6 +2,8 @@ module github.com/hcloudlab/hcloud-ccm
 
 go 1.26.0
 
+toolchain go1.26.8
+
 require (
 	github.com/go-chi/chi/v5 v5.5.0
 	github.com/google/go-cmp v0.7.0

@@ -33,7 +33,7 @@ var knownNames = sync.OnceValue(func() map[string]bool {
 // (environ as os.Environ gives it) and warns of each one this CCM does not
 // read: the official CCM's with what to use instead, others with the
 // closest known name. ROBOT_ENABLED=true is an error: Nodes of dedicated
-// servers would be mishandled.
+// servers would be mishandled; so is a value that is not a boolean.
 func CheckEnviron(environ []string) (warnings []string, err error) {
 	known := knownNames()
 	for _, kv := range environ {
@@ -43,7 +43,13 @@ func CheckEnviron(environ []string) (warnings []string, err error) {
 		}
 		switch {
 		case name == "ROBOT_ENABLED":
-			if on, _ := strconv.ParseBool(strings.TrimSpace(value)); on {
+			on, perr := strconv.ParseBool(strings.TrimSpace(value))
+			if perr != nil {
+				// The official CCM refuses what strconv.ParseBool refuses;
+				// "yes" must not quietly mean false.
+				err = fmt.Errorf("ROBOT_ENABLED=%q: want true or false (1, t, TRUE, True, 0, f, FALSE, False are read too)", value)
+			}
+			if on {
 				err = errors.New("ROBOT_ENABLED=true: Robot (dedicated servers) is not supported by this CCM, and the Nodes of " +
 					"dedicated servers would be mishandled (never initialised, or deleted as servers that do not exist); " +
 					"keep the official CCM for clusters with dedicated servers, or set ROBOT_ENABLED=false")

@@ -42,6 +42,20 @@ func TestRobotEnabledIsAnError(t *testing.T) {
 	}
 }
 
+// A value the official CCM cannot parse is refused, not read as false.
+func TestRobotEnabledMustBeABoolean(t *testing.T) {
+	for _, v := range []string{"yes", "on", "enabled", "2"} {
+		if _, err := CheckEnviron([]string{"ROBOT_ENABLED=" + v}); err == nil || !strings.Contains(err.Error(), "want true or false") {
+			t.Errorf("ROBOT_ENABLED=%q: err = %v, want refused as not a boolean", v, err)
+		}
+	}
+	for _, v := range []string{"false", "0", "F", "False"} {
+		if _, err := CheckEnviron([]string{"ROBOT_ENABLED=" + v}); err != nil {
+			t.Errorf("ROBOT_ENABLED=%q: %v, want accepted", v, err)
+		}
+	}
+}
+
 // Every variable README documents is read, so none is warned of.
 func TestDocumentedVariablesAreKnown(t *testing.T) {
 	readme, err := os.ReadFile("../README.md")

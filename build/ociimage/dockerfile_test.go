@@ -29,10 +29,14 @@ func TestDockerfileMatchesGoModMakefileAndImage(t *testing.T) {
 		}
 		return "(none)"
 	}
-	goVersion := submatch(`(?m)^go (\S+)$`, gomod)
+	goVersion := submatch(`(?m)^toolchain go(\S+)$`, gomod)
 	fromVersion := submatch(`(?m)^FROM (?:--platform=\S+ )?golang:(\S+) AS build$`, dockerfile)
 	if fromVersion != goVersion {
-		t.Errorf("the Dockerfile builds FROM golang:%s, go.mod says go %s; they must be the same", fromVersion, goVersion)
+		t.Errorf("the Dockerfile builds FROM golang:%s, go.mod's toolchain is go%s; they must be the same", fromVersion, goVersion)
+	}
+	if !strings.Contains(makefile, "GO_TOOLCHAIN := $(shell sed -n 's/^toolchain //p' go.mod)") ||
+		!strings.Contains(makefile, "GOTOOLCHAIN=$(GO_TOOLCHAIN) CGO_ENABLED=0 GOOS=linux") {
+		t.Error("make image no longer builds with go.mod's toolchain (GOTOOLCHAIN=$(GO_TOOLCHAIN)), so its binaries and the Dockerfile's could differ")
 	}
 
 	if !regexp.MustCompile(`(?m)^build-ccm:.*\n\t\$\(GO\) build -ldflags "\$\(CCM_LDFLAGS\)" -o \$\(BIN\)/ccm \./cmd/ccm$`).MatchString(makefile) {
