@@ -62,8 +62,15 @@ func TestNewFailsClearly(t *testing.T) {
 	cfg = testConfig(c)
 	cfg.Token = strings.Repeat("x", 64)
 	_, err := New(t.Context(), cfg)
-	if err == nil || !strings.Contains(err.Error(), "unauthorized") || strings.Contains(err.Error(), cfg.Token) {
+	if err == nil || !strings.Contains(err.Error(), "unauthorized") || !strings.Contains(err.Error(), "HCLOUD_TOKEN") || strings.Contains(err.Error(), cfg.Token) {
 		t.Errorf("bad token: %v", err)
+	}
+	// With a network set, the first call is the network's: a wrong token
+	// is still reported as the token's fault, not the network's.
+	cfg.Network = "k8s"
+	_, err = New(t.Context(), cfg)
+	if err == nil || !strings.Contains(err.Error(), "HCLOUD_TOKEN") || strings.Contains(err.Error(), "HCLOUD_NETWORK") {
+		t.Errorf("bad token with HCLOUD_NETWORK: %v, want HCLOUD_TOKEN named and not HCLOUD_NETWORK", err)
 	}
 }
 
