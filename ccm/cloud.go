@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
+	"k8s.io/component-base/metrics/legacyregistry"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
@@ -62,6 +63,7 @@ type buildOptions struct {
 }
 
 func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error) {
+	operation("hcloud/newCloud")
 	now := o.now
 	if now == nil {
 		now = time.Now
@@ -81,15 +83,17 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		opts = append(opts, hcloud.WithDebugWriter(os.Stderr))
 	}
 	pacer := newBudget(cfg.BudgetReserve)
+	reach := &reachability{}
 	// A request that hangs ends in an error after a minute; no controller
 	// treats an error as "gone".
-	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.transport(http.DefaultTransport)}))
+	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.transport(observed(reach, http.DefaultTransport))}))
 	if o.retry != nil {
 		opts = append(opts, hcloud.WithRetryOpts(*o.retry))
 	}
 	var reg *prometheus.Registry
 	if cfg.MetricsEnabled {
 		reg = prometheus.NewRegistry()
+		reg.MustRegister(operationsTotal)
 		opts = append(opts, hcloud.WithInstrumentation(reg))
 	}
 	client := hcloud.NewClient(opts...)
@@ -103,6 +107,9 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 			return nil, serveErr
 		}
 		c.server = srv
+		srv.checks.add(Readiness, "cloud", reach.check)
+		queues := &queueWatch{gather: legacyregistry.DefaultGatherer, stallAfter: queueStallAfter, now: time.Now}
+		srv.checks.add(Liveness, "workqueues", queues.check)
 		// Ready once built; the named result says whether it was.
 		defer func() { srv.ready.Store(err == nil) }()
 	}
@@ -214,7 +221,12 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 }
 
 // LoadBalancer is offered unless HCLOUD_LOAD_BALANCERS_ENABLED=false.
-func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) { return c.lbs, c.lbs != nil }
+func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) {
+	if c.lbs == nil {
+		return nil, false
+	}
+	return countedLBs{c.lbs}, true
+}
 
 // Instances is the legacy interface; InstancesV2 replaces it.
 func (c *Cloud) Instances() (cloudprovider.Instances, bool) { return nil, false }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/client-go/util/workqueue"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
@@ -108,6 +109,7 @@ func TestMetrics(t *testing.T) {
 	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "hcloud-test"})
 	defer q.ShutDown()
 	q.Add("x")
+	before := testutil.ToFloat64(operationsTotal.WithLabelValues("hcloud/instancesv2.InstanceMetadata"))
 	i, _ := cl.InstancesV2()
 	for _, name := range []string{"node-0001", "node-0002", "node-0404"} {
 		_, _ = i.InstanceMetadata(t.Context(), node(name, ""))
@@ -127,10 +129,19 @@ func TestMetrics(t *testing.T) {
 		// The Kubernetes libraries' metrics, as the official CCM serves them.
 		`workqueue_adds_total{name="hcloud-test"} 1`,
 		`registered_metrics_total`,
+		// The official CCM's names, labels and meaning.
+		`cloud_controller_manager_server_cache_requests_total{mode="all",result="hit",subsystem="instances_v2"} 2`,
+		`cloud_controller_manager_server_cache_requests_total{mode="all",result="miss",subsystem="instances_v2"} 1`,
+		`cloud_controller_manager_operations_total{op="hcloud/instancesv2.InstanceMetadata"}`,
+		`cloud_controller_manager_operations_total{op="hcloud/newCloud"}`,
+		`hcloud_api_request_duration_seconds_bucket{method="get",le="0.005"}`,
 	} {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %s", want)
 		}
+	}
+	if got := testutil.ToFloat64(operationsTotal.WithLabelValues("hcloud/instancesv2.InstanceMetadata")) - before; got != 3 {
+		t.Errorf("InstanceMetadata counted %v times in cloud_controller_manager_operations_total, want 3", got)
 	}
 	if got := httpGet(t, cl, "/readyz"); got != "200 ok" {
 		t.Errorf("/readyz = %q once built, want 200 ok", got)

@@ -77,6 +77,8 @@ func notReadySince(node *corev1.Node) time.Time {
 // InstanceExists answers false only when the API confirms the server is
 // gone; every failure is an error, so an outage never deletes a Node.
 func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool, error) {
+	operation("hcloud/instancesv2.InstanceExists")
+	ctx = withSubsystem(ctx, subsystemInstances)
 	s, err := i.server(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance exists for node %s: %w", node.Name, err)
@@ -89,6 +91,8 @@ func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool
 
 // InstanceShutdown reports a server that is off.
 func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bool, error) {
+	operation("hcloud/instancesv2.InstanceShutdown")
+	ctx = withSubsystem(ctx, subsystemInstances)
 	s, err := i.server(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, err)
@@ -101,6 +105,8 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bo
 
 // InstanceMetadata returns what the node controller writes into the Node.
 func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*cloudprovider.InstanceMetadata, error) {
+	operation("hcloud/instancesv2.InstanceMetadata")
+	ctx = withSubsystem(ctx, subsystemInstances)
 	// Initialising a node may use the budget's reserve.
 	s, err := i.server(urgent(ctx), node, within(i.cfg.InventoryMaxAge))
 	if err != nil {

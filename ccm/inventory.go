@@ -3,6 +3,7 @@ package ccm
 import (
 	"context"
 	"fmt"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -89,6 +90,31 @@ type entry struct {
 type inventoryStats struct {
 	mu                                                  sync.Mutex
 	hits, targeted, listings, gone, feedPolls, feedGaps uint64
+	cache                                               map[cacheKey]uint64 // lookups by subsystem and result, as the official CCM counts them
+}
+
+type cacheKey struct{ subsystem, result string }
+
+// cacheRequest counts a lookup as the official CCM's server cache counts
+// one: a hit when no request was needed, a miss otherwise.
+func (s *inventoryStats) cacheRequest(subsystem string, requested bool) {
+	result := "hit"
+	if requested {
+		result = "miss"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cache == nil {
+		s.cache = map[cacheKey]uint64{}
+	}
+	s.cache[cacheKey{subsystem, result}]++
+}
+
+// cacheCounts is a copy of the lookups by subsystem and result.
+func (s *inventoryStats) cacheCounts() map[cacheKey]uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.cache)
 }
 
 func (s *inventoryStats) add(field *uint64) {
@@ -142,6 +168,17 @@ func (inv *inventory) byServerName(ctx context.Context, name string, f freshness
 // caller holds mu when it runs.
 func (inv *inventory) lookup(ctx context.Context, key string, f freshness, cached func() *entry,
 	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time)) (*hcloud.Server, error) {
+	requested := false
+	s, err := inv.lookupNoting(ctx, key, f, cached, fetch, gone, &requested)
+	if err == nil {
+		inv.stats.cacheRequest(subsystemOf(ctx), requested)
+	}
+	return s, err
+}
+
+// lookupNoting is lookup; it sets requested when it asked the API.
+func (inv *inventory) lookupNoting(ctx context.Context, key string, f freshness, cached func() *entry,
+	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time), requested *bool) (*hcloud.Server, error) {
 	now := inv.now()
 	inv.mu.Lock()
 	asked := inv.asked[f.maxAge]
@@ -170,6 +207,7 @@ func (inv *inventory) lookup(ctx context.Context, key string, f freshness, cache
 		// the entry (and for every other one). A failed poll vouches for
 		// nothing: the entry is fetched as without a feed.
 		inv.mu.Unlock()
+		*requested = true
 		err := inv.pollFeed(ctx)
 		inv.mu.Lock()
 		if err != nil {
@@ -185,6 +223,7 @@ func (inv *inventory) lookup(ctx context.Context, key string, f freshness, cache
 	listFirst := inv.shouldList(asked, now, maxAge, e != nil, trustFeed)
 	inv.mu.Unlock()
 
+	*requested = true
 	if listFirst {
 		if err := inv.refresh(ctx); err != nil {
 			return nil, err

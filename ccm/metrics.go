@@ -35,7 +35,7 @@ type collector struct {
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{inventoryLookupsDesc, inventoryListingsDesc, inventoryFeedPollsDesc, inventoryFeedGapsDesc,
-		inventoryStalenessDesc, inventoryStalenessBoundDesc, budgetRemainingDesc, budgetLimitDesc, budgetWaitDesc} {
+		inventoryStalenessDesc, inventoryStalenessBoundDesc, budgetRemainingDesc, budgetLimitDesc, budgetWaitDesc, serverCacheDesc} {
 		ch <- d
 	}
 }
@@ -46,6 +46,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.targeted), "targeted")
 	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.gone), "gone")
 	ch <- prometheus.MustNewConstMetric(inventoryListingsDesc, prometheus.CounterValue, float64(s.listings))
+	// The inventory is one cache of every server, as the official CCM's in
+	// its default mode "all".
+	for k, n := range c.inv.stats.cacheCounts() {
+		ch <- prometheus.MustNewConstMetric(serverCacheDesc, prometheus.CounterValue, float64(n), k.subsystem, "all", k.result)
+	}
 	ch <- prometheus.MustNewConstMetric(inventoryFeedPollsDesc, prometheus.CounterValue, float64(s.feedPolls))
 	ch <- prometheus.MustNewConstMetric(inventoryFeedGapsDesc, prometheus.CounterValue, float64(s.feedGaps))
 	age, bound := c.inv.staleness()

@@ -75,6 +75,8 @@ func (r *routes) edit(change func(rs []hcloud.NetworkRoute) []hcloud.NetworkRout
 // ListRoutes returns every route of the network. A route whose gateway no
 // server holds (after a fresh listing confirms it) is a blackhole.
 func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Route, error) {
+	operation("hcloud/ListRoutes")
+	ctx = withSubsystem(ctx, subsystemRoutes)
 	n, err := r.current(ctx)
 	if err != nil {
 		return nil, err
@@ -99,6 +101,8 @@ func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Rou
 // CreateRoute sends the pod CIDR to the node's IP in the network, replacing
 // a route for the same CIDR through another gateway.
 func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *cloudprovider.Route) error {
+	operation("hcloud/CreateRoute")
+	ctx = withSubsystem(ctx, subsystemRoutes)
 	node := string(route.TargetNode)
 	_, dest, err := net.ParseCIDR(route.DestinationCIDR)
 	if err != nil {
@@ -156,6 +160,8 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 // DeleteRoute removes a route as ListRoutes named it (gateway-destination);
 // one already gone is not an error.
 func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
+	operation("hcloud/DeleteRoute")
+	ctx = withSubsystem(ctx, subsystemRoutes)
 	r.change.Lock()
 	defer r.change.Unlock()
 	n, err := r.current(ctx)

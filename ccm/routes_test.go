@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/record"
@@ -48,6 +49,17 @@ func TestRoutesCreateReplaceDelete(t *testing.T) {
 	c := newCloud(t, 3, fakecloud.Options{})
 	r, nw, _ := newRoutes(t, c)
 	ctx := t.Context()
+	created, deleted := operationsTotal.WithLabelValues("hcloud/CreateRoute"), operationsTotal.WithLabelValues("hcloud/DeleteRoute")
+	createdBefore, deletedBefore := testutil.ToFloat64(created), testutil.ToFloat64(deleted)
+	defer func() {
+		// cloud_controller_manager_operations_total, as the official CCM counts.
+		if got := testutil.ToFloat64(created) - createdBefore; got != 4 {
+			t.Errorf("CreateRoute counted %v times, want 4", got)
+		}
+		if got := testutil.ToFloat64(deleted) - deletedBefore; got != 2 {
+			t.Errorf("DeleteRoute counted %v times, want 2", got)
+		}
+	}()
 	for i, node := range []string{"node-0000", "node-0001"} {
 		if err := r.CreateRoute(ctx, "", "", &cloudprovider.Route{TargetNode: types.NodeName(node), DestinationCIDR: "10.244." + string(rune('0'+i)) + ".0/24"}); err != nil {
 			t.Fatal(err)

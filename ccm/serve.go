@@ -17,12 +17,14 @@ import (
 )
 
 // server answers on HCLOUD_METRICS_ADDRESS whatever HCLOUD_METRICS_ENABLED
-// says: /healthz and /livez while the process runs, /readyz once the
-// provider is built, and /metrics when metrics are on. No path needs
+// says: /healthz and /livez (liveness: the work queues move, the leader
+// still holds its lease), /readyz (the provider is built, the apiserver
+// and the cloud answer; health.go), and /metrics when metrics are on. No path needs
 // authentication, so probes work with no RBAC and no certificates.
 type server struct {
-	addr  net.Addr
-	ready atomic.Bool
+	addr   net.Addr
+	ready  atomic.Bool
+	checks checks
 }
 
 // serve listens on addr until ctx ends. reg, when not nil, holds the
@@ -36,16 +38,15 @@ func serve(ctx context.Context, addr string, reg *prometheus.Registry) (*server,
 	}
 	s := &server{addr: ln.Addr()}
 	mux := http.NewServeMux()
-	alive := func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") }
-	mux.HandleFunc("/healthz", alive)
-	mux.HandleFunc("/livez", alive)
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+	s.checks.add(Readiness, "start", func(context.Context) error {
 		if !s.ready.Load() {
-			http.Error(w, "starting: the first server listing has not finished", http.StatusServiceUnavailable)
-			return
+			return errors.New("the first server listing has not finished")
 		}
-		fmt.Fprintln(w, "ok")
+		return nil
 	})
+	mux.HandleFunc("/healthz", s.checks.serve(Liveness))
+	mux.HandleFunc("/livez", s.checks.serve(Liveness))
+	mux.HandleFunc("/readyz", s.checks.serve(Readiness))
 	if reg != nil {
 		g := prometheus.Gatherers{legacyregistry.DefaultGatherer, reg}
 		mux.Handle("/metrics", promhttp.HandlerFor(g, promhttp.HandlerOpts{ErrorLog: klogLogger{}}))

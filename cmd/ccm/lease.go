@@ -85,3 +85,37 @@ func (c leaseCloud) Initialize(b cloudprovider.ControllerClientBuilder, stop <-c
 	c.lease.acquired(context.Background())
 	c.Interface.Initialize(b, stop)
 }
+
+// leaseGrace is how long past its duration a lease this process leads
+// under may go unrenewed before liveness fails: client-go's leader
+// election renews every 2 s and gives up (and the process exits) after
+// 10 s, so a lease this stale means the election is wedged.
+const leaseGrace = 20 * time.Second
+
+// check fails liveness when this process leads but the lease says
+// otherwise: another replica holds it, or nobody renewed it for its
+// duration and leaseGrace. A lease that cannot be read passes (readiness
+// reports an unreachable apiserver; a restart would not help).
+func (l *leaderLease) check(ctx context.Context) error {
+	l.mu.Lock()
+	holder := l.holder
+	l.mu.Unlock()
+	if holder == "" {
+		return nil // not leading
+	}
+	lease, err := l.kube.CoordinationV1().Leases(l.namespace).Get(ctx, l.name, metav1.GetOptions{})
+	if err != nil {
+		return nil
+	}
+	switch {
+	case lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != holder:
+		return fmt.Errorf("this process leads, but lease %s/%s is held by %q", l.namespace, l.name, ptr.Deref(lease.Spec.HolderIdentity, ""))
+	case lease.Spec.RenewTime != nil && lease.Spec.LeaseDurationSeconds != nil:
+		stale := time.Since(lease.Spec.RenewTime.Time) - time.Duration(*lease.Spec.LeaseDurationSeconds)*time.Second
+		if stale > leaseGrace {
+			return fmt.Errorf("this process leads, but lease %s/%s was last renewed %s ago", l.namespace, l.name,
+				time.Since(lease.Spec.RenewTime.Time).Round(time.Second))
+		}
+	}
+	return nil
+}

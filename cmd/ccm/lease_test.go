@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -59,5 +60,39 @@ func TestReleaseWithoutLeadingTouchesNothing(t *testing.T) {
 	}
 	if holder, _ := holderOf(t, l); holder != "pod-b_5678" {
 		t.Errorf("a replica that never led released the lease: holder %q", holder)
+	}
+}
+
+// Liveness fails while this process believes it leads and the lease says
+// otherwise, and passes once it says so again.
+func TestLeaseCheck(t *testing.T) {
+	kube := fake.NewClientset(lease("pod-a_1234"))
+	l := &leaderLease{kube: kube, namespace: "kube-system", name: "cloud-controller-manager"}
+	if err := l.check(t.Context()); err != nil {
+		t.Errorf("before leading: %v", err)
+	}
+	l.acquired(t.Context())
+	if err := l.check(t.Context()); err != nil {
+		t.Errorf("leading a fresh lease: %v", err)
+	}
+	update := func(lease *coordinationv1.Lease) {
+		t.Helper()
+		if _, err := kube.CoordinationV1().Leases("kube-system").Update(t.Context(), lease, metav1.UpdateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(lease("pod-b_5678"))
+	if err := l.check(t.Context()); err == nil || !strings.Contains(err.Error(), "pod-b_5678") {
+		t.Errorf("lease taken over: %v, want an error naming the holder", err)
+	}
+	old := lease("pod-a_1234")
+	old.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(-time.Minute)}
+	update(old)
+	if err := l.check(t.Context()); err == nil || !strings.Contains(err.Error(), "last renewed") {
+		t.Errorf("lease not renewed for a minute: %v, want an error", err)
+	}
+	update(lease("pod-a_1234"))
+	if err := l.check(t.Context()); err != nil {
+		t.Errorf("renewed again: %v", err)
 	}
 }

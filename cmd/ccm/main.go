@@ -62,11 +62,13 @@ func main() {
 			os.Exit(1)
 		}
 		provider = cloud
+		cloud.WatchAPIServer(c.Client)
 		le := c.ComponentConfig.Generic.LeaderElection
 		if !le.LeaderElect {
 			return cloud
 		}
 		lease = &leaderLease{kube: c.Client, namespace: le.ResourceNamespace, name: le.ResourceName}
+		cloud.AddCheck(ccm.Liveness, "leader-lease", lease.check)
 		return leaseCloud{Interface: cloud, lease: lease}
 	}
 	hooks := &webhookFlags{lbs: func() *loadbalancer.Manager { return provider.LoadBalancers() }}

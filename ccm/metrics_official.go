@@ -1,0 +1,73 @@
+package ccm
+
+import (
+	"context"
+
+	"github.com/prometheus/client_golang/prometheus"
+	corev1 "k8s.io/api/core/v1"
+	cloudprovider "k8s.io/cloud-provider"
+)
+
+// The official CCM's own metrics, with its names, labels and help, so its
+// dashboards and alerts keep working (README, "From the official CCM").
+var (
+	// operationsTotal counts calls of the provider's interface on entry,
+	// with the official CCM's op values for the same methods. Its internal
+	// steps (hcops/..., annotation/...) have no counterpart here.
+	operationsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cloud_controller_manager_operations_total",
+		Help: "The total number of operation was called",
+	}, []string{"op"})
+	serverCacheDesc = prometheus.NewDesc("cloud_controller_manager_server_cache_requests_total",
+		"Total cache requests to the Servers API partitioned by subsystem, mode and result.", []string{"subsystem", "mode", "result"}, nil)
+)
+
+// operation counts one call of the provider's interface.
+func operation(op string) { operationsTotal.WithLabelValues(op).Inc() }
+
+// Cache subsystems, as the official CCM names its server cache's callers.
+const (
+	subsystemInstances = "instances_v2"
+	subsystemRoutes    = "routes"
+	subsystemNone      = "none"
+)
+
+type subsystemKey struct{}
+
+// withSubsystem marks ctx as a lookup of the subsystem's, for
+// cloud_controller_manager_server_cache_requests_total.
+func withSubsystem(ctx context.Context, subsystem string) context.Context {
+	return context.WithValue(ctx, subsystemKey{}, subsystem)
+}
+
+func subsystemOf(ctx context.Context) string {
+	if s, ok := ctx.Value(subsystemKey{}).(string); ok {
+		return s
+	}
+	return subsystemNone
+}
+
+// countedLBs counts the load balancer interface's calls.
+type countedLBs struct{ loadBalancing }
+
+func (l countedLBs) GetLoadBalancer(ctx context.Context, cluster string, svc *corev1.Service) (*corev1.LoadBalancerStatus, bool, error) {
+	operation("hcloud/loadBalancers.GetLoadBalancer")
+	return l.loadBalancing.GetLoadBalancer(ctx, cluster, svc)
+}
+
+func (l countedLBs) EnsureLoadBalancer(ctx context.Context, cluster string, svc *corev1.Service, nodes []*corev1.Node) (*corev1.LoadBalancerStatus, error) {
+	operation("hcloud/loadBalancers.EnsureLoadBalancer")
+	return l.loadBalancing.EnsureLoadBalancer(ctx, cluster, svc, nodes)
+}
+
+func (l countedLBs) UpdateLoadBalancer(ctx context.Context, cluster string, svc *corev1.Service, nodes []*corev1.Node) error {
+	operation("hcloud/loadBalancers.UpdateLoadBalancer")
+	return l.loadBalancing.UpdateLoadBalancer(ctx, cluster, svc, nodes)
+}
+
+func (l countedLBs) EnsureLoadBalancerDeleted(ctx context.Context, cluster string, svc *corev1.Service) error {
+	operation("hcloud/loadBalancers.EnsureLoadBalancerDeleted")
+	return l.loadBalancing.EnsureLoadBalancerDeleted(ctx, cluster, svc)
+}
+
+var _ cloudprovider.LoadBalancer = countedLBs{}
