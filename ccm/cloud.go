@@ -16,8 +16,8 @@ import (
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
 	"k8s.io/client-go/tools/record"
-	"k8s.io/component-base/metrics/legacyregistry"
 	cloudprovider "k8s.io/cloud-provider"
+	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"

@@ -23,7 +23,7 @@ func (stubLBs) UpdateLoadBalancer(context.Context, string, *corev1.Service, []*c
 	return nil
 }
 func (stubLBs) EnsureLoadBalancerDeleted(context.Context, string, *corev1.Service) error { return nil }
-func (stubLBs) Start(context.Context, record.EventRecorder)                          {}
+func (stubLBs) Start(context.Context, record.EventRecorder)                              {}
 
 // Each load balancer call of the provider counts once under the official
 // CCM's op value.
