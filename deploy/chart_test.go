@@ -230,6 +230,11 @@ func TestOfficialValues(t *testing.T) {
 	if *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType {
 		t.Errorf("replicas %d strategy %+v", *d.Spec.Replicas, d.Spec.Strategy)
 	}
+	// The official values name the official image "of this chart": it is
+	// this project's image.
+	if c.Image != "ghcr.io/hcloudlab/hcloud-ccm:v0.1.0" {
+		t.Errorf("image %s from the official values, want ghcr.io/hcloudlab/hcloud-ccm:v0.1.0", c.Image)
+	}
 	if diff := cmp.Diff([]corev1.LocalObjectReference{{Name: "registry-credentials"}}, pod.ImagePullSecrets); diff != "" {
 		t.Errorf("imagePullSecrets (-want +got):\n%s", diff)
 	}
@@ -329,6 +334,8 @@ func TestRefused(t *testing.T) {
 		{"kind", []string{"--set", "kind=StatefulSet"}, "Deployment"},
 		{"cluster CIDR", []string{"--set", "networking.enabled=true", "--set", "networking.clusterCIDR="}, "networking.clusterCIDR"},
 		{"metrics address", []string{"--set", "env.HCLOUD_METRICS_ADDRESS.value=metrics"}, "HCLOUD_METRICS_ADDRESS"},
+		{"official image", []string{"--set", "image.repository=docker.io/hetznercloud/hcloud-cloud-controller-manager", "--set", "image.tag=v1.35.0"},
+			"names the official CCM's image, which this chart does not run; set image.repository=ghcr.io/hcloudlab/hcloud-ccm"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := render(t, tc.flags...)

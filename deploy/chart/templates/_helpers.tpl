@@ -219,7 +219,7 @@ spec:
   {{- end }}
   containers:
     - name: hcloud-cloud-controller-manager
-      image: {{ printf "%s:%s" .Values.image.repository (tpl (.Values.image.tag | default .Chart.AppVersion | toString) .) | quote }}
+      image: {{ include "hcloud-cloud-controller-manager.image" . | quote }}
       args:
         {{- include "hcloud-cloud-controller-manager.args" . | nindent 8 }}
       {{- $env := include "hcloud-cloud-controller-manager.env" . }}
@@ -268,4 +268,24 @@ spec:
   volumes:
     {{- toYaml . | nindent 4 }}
   {{- end }}
+{{- end }}
+
+{{/*
+The image. The official chart's values file, used as it is, names the
+official image with the tag "v{{ $.Chart.Version }}": that means "the
+image of this chart", so it gives this project's image at the chart's
+appVersion. The official image with any other tag is refused: this chart
+does not run the official CCM.
+*/}}
+{{- define "hcloud-cloud-controller-manager.image" -}}
+{{- $repo := .Values.image.repository | default "ghcr.io/hcloudlab/hcloud-ccm" }}
+{{- $tag := .Values.image.tag | default "" | toString }}
+{{- if has (trimPrefix "docker.io/" $repo) (list "hetznercloud/hcloud-cloud-controller-manager") }}
+{{- if not (has $tag (list "" "v{{ $.Chart.Version }}")) }}
+{{- fail (printf "image.repository=%s with image.tag=%s names the official CCM's image, which this chart does not run; set image.repository=ghcr.io/hcloudlab/hcloud-ccm and image.tag (or leave both unset for %s)" $repo $tag .Chart.AppVersion) }}
+{{- end }}
+{{- $repo = "ghcr.io/hcloudlab/hcloud-ccm" }}
+{{- $tag = "" }}
+{{- end }}
+{{- printf "%s:%s" $repo (tpl ($tag | default .Chart.AppVersion) .) }}
 {{- end }}
