@@ -45,17 +45,14 @@ func (l *leaderLease) acquired(ctx context.Context) {
 // release empties the lease if this process still holds it, as client-go's
 // ReleaseOnCancel does: no holder, a one-second duration, renewed now.
 func (l *leaderLease) release(ctx context.Context) error {
-	l.mu.Lock()
-	holder := l.holder
-	l.mu.Unlock()
+	holder, lease, err := l.read(ctx)
 	if holder == "" {
 		return nil // never led
 	}
-	leases := l.kube.CoordinationV1().Leases(l.namespace)
-	lease, err := leases.Get(ctx, l.name, metav1.GetOptions{})
 	if err != nil {
 		return fmt.Errorf("reading lease %s/%s: %w", l.namespace, l.name, err)
 	}
+	leases := l.kube.CoordinationV1().Leases(l.namespace)
 	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != holder {
 		return nil // another replica leads already
 	}
@@ -97,15 +94,9 @@ const leaseGrace = 20 * time.Second
 // duration and leaseGrace. A lease that cannot be read passes (readiness
 // reports an unreachable apiserver; a restart would not help).
 func (l *leaderLease) check(ctx context.Context) error {
-	l.mu.Lock()
-	holder := l.holder
-	l.mu.Unlock()
-	if holder == "" {
-		return nil // not leading
-	}
-	lease, err := l.kube.CoordinationV1().Leases(l.namespace).Get(ctx, l.name, metav1.GetOptions{})
-	if err != nil {
-		return nil
+	holder, lease, err := l.read(ctx)
+	if holder == "" || err != nil {
+		return nil // not leading, or the apiserver does not answer
 	}
 	switch {
 	case lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != holder:
@@ -118,4 +109,17 @@ func (l *leaderLease) check(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// read is this process's identity as the lease's holder ("" until it
+// leads) and, once it leads, the lease as the apiserver has it.
+func (l *leaderLease) read(ctx context.Context) (string, *coordinationv1.Lease, error) {
+	l.mu.Lock()
+	holder := l.holder
+	l.mu.Unlock()
+	if holder == "" {
+		return "", nil, nil
+	}
+	lease, err := l.kube.CoordinationV1().Leases(l.namespace).Get(ctx, l.name, metav1.GetOptions{})
+	return holder, lease, err
 }
