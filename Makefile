@@ -67,13 +67,18 @@ lint: ## go vet, staticcheck and goimports (pinned in go.mod as tools) over ever
 manifests: ## render deploy/ccm.yaml, deploy/ccm-networks.yaml and deploy/ccm-webhook.yaml from deploy/chart
 	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/ -update
 
-chart: ## helm lint deploy/chart (default values, networking, the webhook both ways, an official values file; --strict) and check deploy/ccm*.yaml are its render
-	@HELM=$$(scripts/helm.sh) && set -x && \
-	$$HELM lint --strict deploy/chart && \
-	$$HELM lint --strict deploy/chart --set networking.enabled=true && \
-	$$HELM lint --strict deploy/chart --set webhook.enabled=true && \
-	$$HELM lint --strict deploy/chart --set webhook.enabled=true --set webhook.certificates=cert-manager && \
-	$$HELM lint --strict deploy/chart -f deploy/testdata/official-values.yaml
+# HELM_VERSIONS: chart lints with each (Helm 3 and 4 are both in use).
+HELM_VERSIONS := v3.22.0 v4.3.1
+
+chart: ## helm lint deploy/chart with Helm 3 and Helm 4 (default values, networking, the webhook both ways, an official values file; --strict) and check deploy/ccm*.yaml are its render
+	@for v in $(HELM_VERSIONS); do \
+		HELM=$$(HELM_VERSION=$$v scripts/helm.sh) && echo "==> helm $$v" && set -x && \
+		$$HELM lint --strict deploy/chart && \
+		$$HELM lint --strict deploy/chart --set networking.enabled=true && \
+		$$HELM lint --strict deploy/chart --set webhook.enabled=true && \
+		$$HELM lint --strict deploy/chart --set webhook.enabled=true --set webhook.certificates=cert-manager && \
+		$$HELM lint --strict deploy/chart -f deploy/testdata/official-values.yaml && set +x || exit 1; \
+	done
 	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/
 
 .PHONY: manifests chart

@@ -6,7 +6,10 @@
 # stderr, so HELM=$(scripts/helm.sh) captures only the path.
 set -o errexit -o nounset -o pipefail
 
+# HELM_VERSION=v4.3.1 builds Helm 4 (its own cache directory), for the
+# upgrade tests that run both.
 HELM_VERSION=${HELM_VERSION:-v3.22.0}
+MAJOR=${HELM_VERSION%%.*}
 CACHE=${XDG_CACHE_HOME:-$HOME/.cache}/hcloud-ccm/helm-$HELM_VERSION
 HELM=$CACHE/helm
 
@@ -17,7 +20,7 @@ if [[ ! -x $HELM ]]; then
 	trap 'rm -rf "$tmp"' EXIT
 	# With @version, go install ignores go.mod: helm's own requirements
 	# decide, and nothing is recorded in this module.
-	CGO_ENABLED=0 GOBIN=$tmp GOFLAGS= go install "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+	CGO_ENABLED=0 GOBIN=$tmp GOFLAGS= go install "helm.sh/helm/$MAJOR/cmd/helm@$HELM_VERSION"
 	mv "$tmp/helm" "$HELM"
 	echo "helm $HELM_VERSION built" >&2
 fi
