@@ -54,7 +54,12 @@ test: lint chart ## lint, vet, check the Helm chart and run every unit and contr
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/
 
-lint: ## go vet, staticcheck and goimports (pinned in go.mod as tools) over every package and build tag
+# actionlint checks .github/workflows; run by version, like helm, so its
+# requirements stay out of go.mod.
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
+lint: ## go vet, staticcheck and goimports (pinned in go.mod as tools) over every package and build tag; actionlint over the GitHub Actions workflows
+	$(GO) run $(ACTIONLINT) -color=false
 	$(GO) vet ./...
 	$(GO) vet -tags e2e,e2ekind ./...
 	$(GO) tool staticcheck ./...
