@@ -50,6 +50,10 @@ image: ## build the image offline: bin/image/oci (OCI layout, linux/amd64 and li
 		$(foreach a,$(IMAGE_ARCHES),-binary linux/$(a)=$(BIN)/linux-$(a)/ccm) -out $(BIN)/image
 .PHONY: image
 
+release: ## VERSION=vX.Y.Z: the image (both platforms), the chart, an SBOM and SHA256SUMS in bin/release; PUSH=1 pushes image and chart to REGISTRY (ghcr.io/hcloudlab; INSECURE=1 for plain HTTP)
+	@VERSION=$(VERSION) scripts/release.sh
+.PHONY: release
+
 test: lint chart ## lint, vet, check the Helm chart and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself)
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/

@@ -278,13 +278,14 @@ appVersion. The official image with any other tag is refused: this chart
 does not run the official CCM.
 */}}
 {{- define "hcloud-cloud-controller-manager.image" -}}
-{{- $repo := .Values.image.repository | default "ghcr.io/hcloudlab/hcloud-ccm" }}
+{{- $ours := index .Chart.Annotations "hcloudlab.dev/image" | default "ghcr.io/hcloudlab/hcloud-ccm" }}
+{{- $repo := .Values.image.repository | default $ours }}
 {{- $tag := .Values.image.tag | default "" | toString }}
 {{- if has (trimPrefix "docker.io/" $repo) (list "hetznercloud/hcloud-cloud-controller-manager") }}
 {{- if not (has $tag (list "" "v{{ $.Chart.Version }}")) }}
-{{- fail (printf "image.repository=%s with image.tag=%s names the official CCM's image, which this chart does not run; set image.repository=ghcr.io/hcloudlab/hcloud-ccm and image.tag (or leave both unset for %s)" $repo $tag .Chart.AppVersion) }}
+{{- fail (printf "image.repository=%s with image.tag=%s names the official CCM's image, which this chart does not run; set image.repository=%s and image.tag (or leave both unset for %s)" $repo $tag $ours .Chart.AppVersion) }}
 {{- end }}
-{{- $repo = "ghcr.io/hcloudlab/hcloud-ccm" }}
+{{- $repo = $ours }}
 {{- $tag = "" }}
 {{- end }}
 {{- printf "%s:%s" $repo (tpl ($tag | default .Chart.AppVersion) .) }}
