@@ -168,18 +168,17 @@ func (p *persister) flush() error {
 	var data []byte
 	var err error
 	var changes uint64
-	var st *state
+	var st state
+	changed := false
 	w.locked(func() {
 		changes = w.changes
-		if changes != p.saved || p.written == nil {
+		if changed = changes != p.saved || p.written == nil; changed {
 			w.settle()
-			var snap state
-			snap, err = w.snapshot()
-			st = &snap
+			st, err = w.snapshot()
 		}
 	})
-	if err == nil && st != nil {
-		data, err = encodeState(*st)
+	if err == nil && changed {
+		data, err = encodeState(st)
 	}
 	if err == nil && (data == nil || bytes.Equal(data, p.written)) {
 		p.saved = changes

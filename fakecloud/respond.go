@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"reflect"
 	"strings"
 )
 
@@ -104,10 +103,8 @@ func decodeBytes(body []byte, v any) *apiError {
 // by a case-insensitive match (see exactKeys); body as it is when it has
 // none, or is not valid JSON (the decoder then says why).
 func exactKeysOf(body []byte, v any) []byte {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	var tree any
-	if dec.Decode(&tree) != nil || len(exactKeys(tree, reflect.TypeOf(v))) == 0 {
+	tree, dropped := dropInexactKeys(body, v)
+	if len(dropped) == 0 {
 		return body
 	}
 	out, err := json.Marshal(tree)

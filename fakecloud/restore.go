@@ -112,10 +112,9 @@ func (w *liveWorld) fitRestored(ref resourceRef) {
 			}) {
 				return false
 			}
-			for _, m := range w.netMembers[netID] {
-				if m.resourceRef != ref && (m.ip == a || slices.Contains(m.alias, a)) {
-					return false
-				}
+			// The index still holds this resource's own addresses.
+			if own, ok := w.memberOf(netID, ref); w.ipInUse(netID, a) && (!ok || (own.ip != a && !slices.Contains(own.alias, a))) {
+				return false
 			}
 		}
 		return true

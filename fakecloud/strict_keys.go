@@ -109,15 +109,23 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 // only by a case-insensitive match, for readers that refuse unknown keys;
 // nil when there is none, or js is not JSON (the decoder then says why).
 func inexactKey(js []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	var tree any
-	if dec.Decode(&tree) != nil {
+	_, keys := dropInexactKeys(js, v)
+	if len(keys) == 0 {
 		return nil
 	}
-	if keys := exactKeys(tree, reflect.TypeOf(v)); len(keys) > 0 {
-		slices.Sort(keys)
-		return fmt.Errorf("unknown field %q (keys are matched exactly)", keys[0])
+	slices.Sort(keys)
+	return fmt.Errorf("unknown field %q (keys are matched exactly)", keys[0])
+}
+
+// dropInexactKeys decodes body as a JSON tree and drops from it the keys
+// that would reach v's fields only by a case-insensitive match
+// (exactKeys), returning the tree and those keys; nothing for a body that
+// is not JSON.
+func dropInexactKeys(body []byte, v any) (tree any, dropped []string) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	if dec.Decode(&tree) != nil {
+		return nil, nil
 	}
-	return nil
+	return tree, exactKeys(tree, reflect.TypeOf(v))
 }

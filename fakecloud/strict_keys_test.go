@@ -83,7 +83,7 @@ func TestAdminKeySpellingIsUnknown(t *testing.T) {
 		{"/_fakecloud/faults", `{"path":"/servers","Status":503}`, "Status"},
 		{"/_fakecloud/scenarios", `{"steps":[{"at":"1s","event":{"type":"power_off_server","Server_name":"worker-1"}}]}`, "Server_name"},
 	} {
-		code, body := txDo(fc, "POST", c.path, c.body)
+		code, body := txDo(t, fc, "POST", c.path, c.body)
 		if code != http.StatusUnprocessableEntity || !strings.Contains(string(body), c.key) {
 			t.Errorf("POST %s %s: %d %s, want 422 naming %s", c.path, c.body, code, body, c.key)
 		}

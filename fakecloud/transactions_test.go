@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -25,23 +24,18 @@ func txWorld(t testing.TB) (*Server, *fakeClock) {
 	return fc, clock
 }
 
-// txDo sends one request in process and returns its status and body.
-func txDo(fc *Server, method, path, body string) (int, []byte) {
-	r := httptest.NewRequest(method, path, strings.NewReader(body))
-	r.RemoteAddr = "127.0.0.1:5000"
-	r.Header.Set("Authorization", "Bearer "+DefaultToken)
-	if body != "" {
-		r.Header.Set("Content-Type", "application/json")
-	}
-	w := httptest.NewRecorder()
-	fc.ServeHTTP(w, r)
-	return w.Code, w.Body.Bytes()
+// txDo sends one request in process from loopback (answerFrom) and
+// returns its status and body.
+func txDo(t testing.TB, fc *Server, method, path, body string) (int, []byte) {
+	t.Helper()
+	rec := answerFrom(t, fc, loopbackClient, method, path, strings.NewReader(body))
+	return rec.Code, rec.Body.Bytes()
 }
 
 // mustDo is txDo that fails the test unless the answer has the status.
 func mustDo(t testing.TB, fc *Server, want int, method, path, body string) []byte {
 	t.Helper()
-	code, out := txDo(fc, method, path, body)
+	code, out := txDo(t, fc, method, path, body)
 	if code != want {
 		t.Fatalf("%s %s: %d %.400s, want %d", method, path, code, out, want)
 	}
@@ -56,9 +50,9 @@ func failNext(t testing.TB, fc *Server, command string, delay time.Duration) {
 }
 
 // settleAll moves the clock past every running action and lets them end.
-func settleAll(fc *Server, clock *fakeClock) {
+func settleAll(t testing.TB, fc *Server, clock *fakeClock) {
 	clock.Advance(time.Hour)
-	txDo(fc, "GET", "/v1/actions?status=running", "")
+	txDo(t, fc, "GET", "/v1/actions?status=running", "")
 }
 
 // worldOf decodes an export, failing the test if it breaks checkWorld.
@@ -91,7 +85,7 @@ func TestFailedActionKeepsAnotherChange(t *testing.T) {
 	mustDo(t, fc, http.StatusCreated, "POST", fmt.Sprintf("/v1/servers/%d/actions/poweroff", cp.ID), "")
 	mustDo(t, fc, http.StatusNoContent, "POST", "/_fakecloud/events", fmt.Sprintf(`{"type":"set_server_ip","server":%d,"ip":"203.0.113.77"}`, cp.ID))
 	mustDo(t, fc, http.StatusNoContent, "POST", "/_fakecloud/events", fmt.Sprintf(`{"type":"set_server_ip","server":%d,"network":%d,"ip":"10.0.0.50"}`, cp.ID, cp.PrivateNet[0].Network))
-	settleAll(fc, clock)
+	settleAll(t, fc, clock)
 	after := serverNamed(t, worldOf(t, fc), "control-plane-1")
 	if after.Status != "running" {
 		t.Errorf("status %q after the failed power-off, want running (undone)", after.Status)
@@ -111,10 +105,10 @@ func TestFailedActionKeepsADeletedNetworkDeleted(t *testing.T) {
 	mustDo(t, fc, http.StatusCreated, "POST", fmt.Sprintf("/v1/servers/%d/actions/attach_to_network", bare.ID), fmt.Sprintf(`{"network":%d}`, spare))
 	failNext(t, fc, "start_server", time.Minute)
 	mustDo(t, fc, http.StatusCreated, "POST", fmt.Sprintf("/v1/servers/%d/actions/poweron", bare.ID), "")
-	if code, body := txDo(fc, "DELETE", fmt.Sprintf("/v1/networks/%d", spare), ""); code != http.StatusNoContent && code != http.StatusLocked {
+	if code, body := txDo(t, fc, "DELETE", fmt.Sprintf("/v1/networks/%d", spare), ""); code != http.StatusNoContent && code != http.StatusLocked {
 		t.Fatalf("delete network: %d %s, want 204 or locked", code, body)
 	}
-	settleAll(fc, clock)
+	settleAll(t, fc, clock)
 	after := worldOf(t, fc) // checkWorld: no member of a missing network
 	if s := serverNamed(t, after, "bare-1"); s.Status != "off" {
 		t.Errorf("status %q after the failed power-on, want off", s.Status)
@@ -130,15 +124,15 @@ func TestCertificateHeldByRunningAction(t *testing.T) {
 	lb, cert := st.LoadBalancers[0].ID, st.Certificates[0].ID
 	mustDo(t, fc, http.StatusCreated, "POST", fmt.Sprintf("/v1/load_balancers/%d/actions/add_service", lb),
 		fmt.Sprintf(`{"protocol":"https","listen_port":443,"destination_port":80,"http":{"certificates":[%d]}}`, cert))
-	settleAll(fc, clock)
+	settleAll(t, fc, clock)
 	failNext(t, fc, "update_service", time.Minute)
 	mustDo(t, fc, http.StatusCreated, "POST", fmt.Sprintf("/v1/load_balancers/%d/actions/update_service", lb),
 		`{"listen_port":443,"protocol":"http","http":{"certificates":[]}}`)
-	code, body := txDo(fc, "DELETE", fmt.Sprintf("/v1/certificates/%d", cert), "")
+	code, body := txDo(t, fc, "DELETE", fmt.Sprintf("/v1/certificates/%d", cert), "")
 	if !containsCode(body, "resource_in_use") {
 		t.Errorf("delete a certificate a running action may restore: %d %s, want resource_in_use", code, body)
 	}
-	settleAll(fc, clock)
+	settleAll(t, fc, clock)
 	after := worldOf(t, fc) // checkWorld: services name existing certificates
 	for _, svc := range after.LoadBalancers[0].Services {
 		if svc.ListenPort == 443 && (svc.Protocol != "https" || len(svc.HTTP.Certificates) != 1) {
@@ -188,7 +182,7 @@ func TestActionInterleavings(t *testing.T) {
 			default:
 				method, path, body = txExtra(rng, pool, cert, pip)
 			}
-			code, out := txDo(fc, method, path, body)
+			code, out := txDo(t, fc, method, path, body)
 			if code >= 500 {
 				t.Fatalf("seed %d step %d: %s %s %s: %d %s", seed, n, method, path, body, code, out)
 			}
@@ -198,7 +192,7 @@ func TestActionInterleavings(t *testing.T) {
 			}
 			log = append(log, fmt.Sprintf("%s %s %s → %d", method, path, body, code))
 		}
-		settleAll(fc, clock)
+		settleAll(t, fc, clock)
 		data, err := fc.Export()
 		if err != nil {
 			t.Fatalf("seed %d: export: %v", seed, err)
@@ -252,10 +246,10 @@ func TestSubnetOfRunningActionIsNotUsed(t *testing.T) {
 	cluster, bare := st.Networks[0].ID, serverNamed(t, st, "bare-1")
 	failNext(t, fc, "add_subnet", time.Minute)
 	mustDo(t, fc, http.StatusCreated, "POST", fmt.Sprintf("/v1/networks/%d/actions/add_subnet", cluster), `{"type":"cloud","ip_range":"10.0.50.0/24","network_zone":"eu-central"}`)
-	code, body := txDo(fc, "POST", fmt.Sprintf("/v1/servers/%d/actions/attach_to_network", bare.ID), fmt.Sprintf(`{"network":%d,"ip":"10.0.50.5"}`, cluster))
+	code, body := txDo(t, fc, "POST", fmt.Sprintf("/v1/servers/%d/actions/attach_to_network", bare.ID), fmt.Sprintf(`{"network":%d,"ip":"10.0.50.5"}`, cluster))
 	if code < 400 {
 		t.Errorf("attach into the subnet of a running add_subnet: %d %s, want refused", code, body)
 	}
-	settleAll(fc, clock)
+	settleAll(t, fc, clock)
 	worldOf(t, fc) // checkWorld: every private IP lies in a subnet
 }
