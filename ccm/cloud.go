@@ -116,11 +116,8 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	networkZone := ""
 	if cfg.Network != "" {
 		n, _, err := client.Network.Get(ctx, cfg.Network)
-		if err := tokenRefused(err); err != nil {
-			return nil, err
-		}
 		if err != nil {
-			return nil, fmt.Errorf("HCLOUD_NETWORK=%q: %w", cfg.Network, err)
+			return nil, startFailed(err, "HCLOUD_NETWORK=%q", cfg.Network)
 		}
 		if n == nil {
 			return nil, fmt.Errorf("HCLOUD_NETWORK=%q: no such network in the project", cfg.Network)
@@ -140,17 +137,11 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		// falls between the two.
 		c.inv.withFeed(newFeed(client), cfg.ListingMaxAge)
 		if err := c.inv.pollFeed(ctx); err != nil {
-			if terr := tokenRefused(err); terr != nil {
-				return nil, terr
-			}
-			return nil, fmt.Errorf("first read of the server actions (checks the token and the endpoint): %w", err)
+			return nil, startFailed(err, "first read of the server actions (checks the token and the endpoint)")
 		}
 	}
 	if err := c.inv.refresh(ctx); err != nil {
-		if terr := tokenRefused(err); terr != nil {
-			return nil, terr
-		}
-		return nil, fmt.Errorf("first server listing (checks the token and the endpoint): %w", err)
+		return nil, startFailed(err, "first server listing (checks the token and the endpoint)")
 	}
 	c.instances = &instances{inv: c.inv, cfg: c.cfg}
 	if c.cfg.RoutesEnabled {
@@ -249,12 +240,13 @@ func (c *Cloud) ProviderName() string { return ProviderName }
 // HasClusterID is false: run with --allow-untagged-cloud, as upstream.
 func (c *Cloud) HasClusterID() bool { return false }
 
-// tokenRefused is the start's error for a token the API refuses, naming
-// HCLOUD_TOKEN whichever call found it out; nil for any other error.
-func tokenRefused(err error) error {
-	if !hcloud.IsError(err, hcloud.ErrorCodeUnauthorized) {
-		return nil
+// startFailed is the error of a start-up call: a token the API refuses
+// names HCLOUD_TOKEN, whichever call found it out; any other error is
+// prefixed with what the call was.
+func startFailed(err error, format string, args ...any) error {
+	if hcloud.IsError(err, hcloud.ErrorCodeUnauthorized) {
+		return fmt.Errorf("HCLOUD_TOKEN: the Hetzner API refuses the token (%w); set a valid API token of the cluster's project "+
+			"(Secret hcloud, key token)", err)
 	}
-	return fmt.Errorf("HCLOUD_TOKEN: the Hetzner API refuses the token (%w); set a valid API token of the cluster's project "+
-		"(Secret hcloud, key token)", err)
+	return fmt.Errorf(format+": %w", append(args, err)...)
 }
