@@ -115,8 +115,11 @@ func TestRBAC(t *testing.T) {
 		t.Errorf("rules (-want +got):\n%s", diff)
 	}
 	b := one[*rbacv1.ClusterRoleBinding](t, objs)
-	if slices.Contains(officialBindings, b.Name) {
-		t.Errorf("ClusterRoleBinding %q has an official name; its roleRef may be cluster-admin, which cannot be changed", b.Name)
+	// The official binding's name since v1.28, with the same roleRef: an
+	// upgrade changes it in place and leaves no binding to the official
+	// rules. The name up to v1.27 bound cluster-admin (roleRef is immutable).
+	if b.Name != officialBinding {
+		t.Errorf("ClusterRoleBinding %q, want the official %q", b.Name, officialBinding)
 	}
 	if b.RoleRef.Kind != "ClusterRole" || b.RoleRef.Name != role.Name {
 		t.Errorf("roleRef %+v, want ClusterRole %s", b.RoleRef, role.Name)
@@ -189,8 +192,14 @@ func TestEnv(t *testing.T) {
 	for _, e := range c.Env {
 		names = append(names, e.Name)
 	}
-	if diff := cmp.Diff([]string{"HCLOUD_BUDGET_RESERVE", "HCLOUD_NETWORK", "HCLOUD_TOKEN_FILE"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"HCLOUD_BUDGET_RESERVE", "HCLOUD_NETWORK", "HCLOUD_TOKEN_FILE", "POD_NAME", "POD_NAMESPACE"}, names); diff != "" {
 		t.Errorf("env names (-want +got):\n%s", diff)
+	}
+	// The rollout guard's pod, from the downward API.
+	for name, path := range map[string]string{"POD_NAME": "metadata.name", "POD_NAMESPACE": "metadata.namespace"} {
+		if e := env(c, name); e.ValueFrom == nil || e.ValueFrom.FieldRef == nil || e.ValueFrom.FieldRef.FieldPath != path {
+			t.Errorf("%s %+v, want the field %s", name, e, path)
+		}
 	}
 	if e := env(c, "HCLOUD_NETWORK"); e.Value != "my-network" || e.ValueFrom != nil {
 		t.Errorf("HCLOUD_NETWORK %+v, want the value from env", e)

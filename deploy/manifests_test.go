@@ -29,9 +29,10 @@ const (
 	release = "hccm"
 )
 
-// The official chart's ClusterRoleBindings: cluster-admin up to v1.27, its
-// own ClusterRole from v1.28. roleRef is immutable, so ours has neither name.
-var officialBindings = []string{"system:hcloud-cloud-controller-manager", "system:hcloud-cloud-controller-manager:restricted"}
+// The official chart's ClusterRoleBinding since v1.28, bound to its own
+// ClusterRole (up to v1.27 "system:hcloud-cloud-controller-manager" bound
+// cluster-admin).
+const officialBinding = "system:hcloud-cloud-controller-manager:restricted"
 
 // manifests are the plain manifests rendered from the chart, each with the
 // flags beyond manifestFlags.

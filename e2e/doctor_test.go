@@ -176,7 +176,7 @@ func TestDoctor(t *testing.T) {
 	})
 	t.Run("RBAC binding deleted", func(t *testing.T) {
 		rbac := env.Kube.RbacV1().ClusterRoleBindings()
-		const name = "system:hcloud-cloud-controller-manager:least-privilege"
+		const name = "system:hcloud-cloud-controller-manager:restricted"
 		b, err := rbac.Get(ctx, name, metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -119,7 +119,7 @@ func (f *fixture) start(t *testing.T) *fixture {
 			Data: map[string][]byte{"token": []byte(fakecloud.DefaultToken), "network": []byte("k8s")}},
 		"ServiceAccount": &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hcloud-cloud-controller-manager"}},
 		"ClusterRole":    &rbacv1.ClusterRole{ObjectMeta: metav1.ObjectMeta{Name: "system:hcloud-cloud-controller-manager"}},
-		"ClusterRoleBinding": &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "system:hcloud-cloud-controller-manager:least-privilege"},
+		"ClusterRoleBinding": &rbacv1.ClusterRoleBinding{ObjectMeta: metav1.ObjectMeta{Name: "system:hcloud-cloud-controller-manager:restricted"},
 			RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "ClusterRole", Name: "system:hcloud-cloud-controller-manager"},
 			Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "hcloud-cloud-controller-manager", Namespace: "kube-system"}}},
 		"Lease": &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "cloud-controller-manager"},

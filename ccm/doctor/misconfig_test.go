@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
@@ -215,7 +216,14 @@ func TestMisconfigurations(t *testing.T) {
 			want:  []want{{"rbac", Fail, "serviceaccount/kube-system/hcloud-cloud-controller-manager", "no ClusterRoleBinding"}}},
 		{name: "cluster role missing",
 			setup: func(_ *testing.T, f *fixture) { delete(f.objects, "ClusterRole") },
-			want:  []want{{"rbac", Fail, "clusterrolebinding/system:hcloud-cloud-controller-manager:least-privilege", "does not exist"}}},
+			want:  []want{{"rbac", Fail, "clusterrolebinding/system:hcloud-cloud-controller-manager:restricted", "does not exist"}}},
+		{name: "cluster-admin binding of the official CCM up to v1.27",
+			setup: func(_ *testing.T, f *fixture) {
+				b := f.objects["ClusterRoleBinding"].(*rbacv1.ClusterRoleBinding).DeepCopy()
+				b.Name, b.RoleRef.Name = "system:hcloud-cloud-controller-manager", "cluster-admin"
+				f.objects["ClusterRoleBinding"] = b
+			},
+			want: []want{{"rbac", Warn, "clusterrolebinding/system:hcloud-cloud-controller-manager", "cluster admin"}}},
 		{name: "lease not renewed",
 			setup: func(_ *testing.T, f *fixture) {
 				l := f.objects["Lease"].(*coordinationv1.Lease)

@@ -201,7 +201,11 @@ func (d *doctor) checkRBAC(ctx context.Context, pod corev1.PodSpec) {
 		if !slices.ContainsFunc(b.Subjects, func(s rbacv1.Subject) bool { return s.Kind == "ServiceAccount" && s.Name == sa && s.Namespace == ns }) {
 			continue
 		}
-		if b.RoleRef.Kind == "ClusterRole" {
+		if b.RoleRef.Kind == "ClusterRole" && b.RoleRef.Name == "cluster-admin" {
+			// The official CCM's binding up to v1.27, left by kubectl apply.
+			d.found.warn("rbac", "clusterrolebinding/"+b.Name, "makes the CCM a cluster admin; the CCM needs none of it",
+				"kubectl delete clusterrolebinding "+b.Name)
+		} else if b.RoleRef.Kind == "ClusterRole" {
 			if _, err := d.opts.Kube.RbacV1().ClusterRoles().Get(ctx, b.RoleRef.Name, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 				d.found.fail("rbac", "clusterrolebinding/"+b.Name, fmt.Sprintf("binds ClusterRole %s, which does not exist", b.RoleRef.Name), "apply deploy/ccm.yaml (or the Helm chart) again")
 				d.setIssue("the CCM's ClusterRole is missing")
@@ -212,7 +216,7 @@ func (d *doctor) checkRBAC(ctx context.Context, pod corev1.PodSpec) {
 	}
 	if len(bound) == 0 {
 		d.found.fail("rbac", subject, "no ClusterRoleBinding grants the CCM's ServiceAccount a role: it cannot read Nodes or Services",
-			"apply deploy/ccm.yaml (or the Helm chart) again: ClusterRoleBinding system:hcloud-cloud-controller-manager:least-privilege")
+			"apply deploy/ccm.yaml (or the Helm chart) again: ClusterRoleBinding system:hcloud-cloud-controller-manager:restricted")
 		d.setIssue("the CCM's ServiceAccount has no ClusterRoleBinding")
 		return
 	}

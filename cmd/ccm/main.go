@@ -50,7 +50,9 @@ func main() {
 	// A burst of joining nodes is initialised in parallel; flags still win.
 	opts.NodeController.ConcurrentNodeSyncs = 20
 	opts.ServiceController.ConcurrentServiceSyncs = 10
-	// SIGTERM stops the controllers; a leader then gives its lease back.
+	// SIGTERM stops the controllers, as does a rollback to a revision whose
+	// pods do not wait for this one (rollout.go); a leader then gives its
+	// lease back.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	var lease *leaderLease
@@ -63,6 +65,7 @@ func main() {
 		}
 		provider = cloud
 		cloud.WatchAPIServer(c.Client)
+		takeTurn(ctx, c.Client, stop)
 		le := c.ComponentConfig.Generic.LeaderElection
 		if !le.LeaderElect {
 			return cloud

@@ -100,8 +100,9 @@ unless args names them.
 {{/*
 The container's environment as a YAML list: env sorted by name (null
 entries dropped; values through tpl, a plain value made a string), then
-HCLOUD_NETWORK with networking and HCLOUD_METRICS_ENABLED=false without
-monitoring, unless env names them.
+HCLOUD_NETWORK with networking, HCLOUD_METRICS_ENABLED=false without
+monitoring and, for a Deployment, POD_NAME and POD_NAMESPACE from the
+downward API (the rollout guard), unless env names them.
 */}}
 {{- define "hcloud-cloud-controller-manager.env" -}}
 {{- $env := .Values.env | default dict }}
@@ -120,6 +121,13 @@ monitoring, unless env names them.
 {{- end }}
 {{- if and (not .Values.monitoring.enabled) (not (hasKey $env "HCLOUD_METRICS_ENABLED")) }}
 {{- $out = append $out (dict "name" "HCLOUD_METRICS_ENABLED" "value" "false") }}
+{{- end }}
+{{- if eq .Values.kind "Deployment" }}
+{{- range $name, $path := dict "POD_NAME" "metadata.name" "POD_NAMESPACE" "metadata.namespace" }}
+{{- if not (hasKey $env $name) }}
+{{- $out = append $out (dict "name" $name "valueFrom" (dict "fieldRef" (dict "fieldPath" $path))) }}
+{{- end }}
+{{- end }}
 {{- end }}
 {{- toYaml $out }}
 {{- end }}
@@ -162,7 +170,12 @@ ignores affinity, as the official chart does.
 metadata:
   labels:
     {{- include "hcloud-cloud-controller-manager.podLabels" . | nindent 4 }}
-  {{- with .Values.podAnnotations }}
+  {{- $annotations := .Values.podAnnotations | default dict }}
+  {{- if eq .Values.kind "Deployment" }}
+  {{- /* The pods wait for older revisions' pods to be gone (package ccm/rollout). */}}
+  {{- $annotations = merge (dict "hcloud-ccm.hcloudlab.dev/waits-for-older-pods" "true") $annotations }}
+  {{- end }}
+  {{- with $annotations }}
   annotations:
     {{- toYaml . | nindent 4 }}
   {{- end }}
