@@ -99,9 +99,10 @@ fmt: ## gofmt every file and group its imports: standard library, others, this m
 # --realism pessimistic (what the API leaves open goes the unhelpful way).
 E2E_PESSIMISTIC := ^(TestNodesInitialised|TestNodeAddressFollowsTheServer|TestDeletedServerDeletesItsNode|TestPowerOffTaintsTheNode|TestRoutesFollowTheNodes|TestLoadBalancerService)$$
 
-e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and etcd built from source (4 min the first time, then cached), then the node and load balancer ones with fakecloud --realism pessimistic
-	@CONTROL_BIN=$$(scripts/build-control-plane.sh) && \
-	E2E_CONTROL_BIN=$$CONTROL_BIN $(GO) test -tags e2e -count=1 -v -timeout 20m ./e2e/ && \
+e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and etcd built from source (4 min the first time, then cached), the upgrades from the official CCM with Helm 3, Helm 4 and kubectl, then the node and load balancer ones with fakecloud --realism pessimistic
+	@CONTROL_BIN=$$(COMPONENTS="kube-apiserver kubectl" scripts/build-control-plane.sh) && \
+	HELM3=$$(scripts/helm.sh) && HELM4=$$(HELM_VERSION=v4.3.1 scripts/helm.sh) && \
+	E2E_CONTROL_BIN=$$CONTROL_BIN E2E_HELM3=$$HELM3 E2E_HELM4=$$HELM4 $(GO) test -tags e2e -count=1 -v -timeout 25m ./e2e/ && \
 	echo "==> again with fakecloud --realism pessimistic: $(E2E_PESSIMISTIC)" && \
 	E2E_CONTROL_BIN=$$CONTROL_BIN E2E_REALISM=pessimistic $(GO) test -tags e2e -count=1 -v -timeout 15m -run '$(E2E_PESSIMISTIC)' ./e2e/
 

@@ -37,12 +37,22 @@ func readManifests(path string) (*manifests, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &manifests{}
+	objs, err := DecodeManifests(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &manifests{objects: objs}, nil
+}
+
+// DecodeManifests decodes a multi-document YAML file of built-in kinds,
+// skipping documents of nothing but comments.
+func DecodeManifests(raw []byte) ([]runtime.Object, error) {
+	var objs []runtime.Object
 	r := utilyaml.NewYAMLReader(bufioReader(raw))
 	for {
 		doc, err := r.Read()
 		if errors.Is(err, io.EOF) {
-			return m, nil
+			return objs, nil
 		}
 		if err != nil {
 			return nil, err
@@ -52,9 +62,9 @@ func readManifests(path string) (*manifests, error) {
 		}
 		obj, _, err := scheme.Codecs.UniversalDeserializer().Decode(doc, nil, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, err
 		}
-		m.objects = append(m.objects, obj)
+		objs = append(objs, obj)
 	}
 }
 

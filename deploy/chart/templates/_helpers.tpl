@@ -125,7 +125,7 @@ downward API (the rollout guard), unless env names them.
 {{- if eq .Values.kind "Deployment" }}
 {{- range $name, $path := dict "POD_NAME" "metadata.name" "POD_NAMESPACE" "metadata.namespace" }}
 {{- if not (hasKey $env $name) }}
-{{- $out = append $out (dict "name" $name "valueFrom" (dict "fieldRef" (dict "fieldPath" $path))) }}
+{{- $out = append $out (dict "name" $name "valueFrom" (dict "fieldRef" (dict "apiVersion" "v1" "fieldPath" $path))) }}
 {{- end }}
 {{- end }}
 {{- end }}
