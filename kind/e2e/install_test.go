@@ -7,30 +7,70 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 )
 
-// installCCM installs the CCM as an operator does, changing only what an
-// operator changes: the Secret hcloud (token and network) made with the
-// API as kubectl create secret makes it, then helm install of deploy/chart
-// with the image tag, networking on with the cluster CIDR, and
-// HCLOUD_ENDPOINT. Every other setting is the chart's default.
-func installCCM(ctx context.Context) error {
+// The official chart v1.35.0 (deploy/testdata/official/README.md).
+const officialChart = "../../deploy/testdata/official/hcloud-cloud-controller-manager-1.35.0.tgz"
+
+// installOfficial installs the official CCM as an operator has it: the
+// Secret hcloud (token and network) made with the API as kubectl create
+// secret makes it, then helm install of the official chart with networking
+// on, the cluster CIDR and HCLOUD_ENDPOINT. No image of the official CCM
+// can be pulled here, so this project's image plays it, with the official
+// chart's arguments (one replica, --leader-elect=false) and without the
+// rollout guard's settings, which the official chart does not have.
+func installOfficial(ctx context.Context) error {
 	if err := harness.Apply(ctx, cluster.kube, nil, harness.FakeCloudToken, "cluster"); err != nil {
 		return err
 	}
-	args := []string{"install", "hccm", "../../deploy/chart", "--namespace", "kube-system", "--kubeconfig", os.Getenv("E2E_KIND_KUBECONFIG"),
-		"--set", "image.tag=" + os.Getenv("E2E_KIND_IMAGE_TAG"),
-		"--set", "networking.enabled=true", "--set", "networking.clusterCIDR=" + podNet,
-		"--set", "env.HCLOUD_ENDPOINT.value=" + cluster.cloudURL + "/v1"}
+	if err := helm(ctx, "install", "hccm", officialChart,
+		"--set", "image.repository=ghcr.io/hcloudlab/hcloud-ccm", "--set", "image.tag="+os.Getenv("E2E_KIND_IMAGE_TAG"),
+		"--set", "networking.enabled=true", "--set", "networking.clusterCIDR="+podNet,
+		"--set", "env.HCLOUD_ENDPOINT.value="+cluster.cloudURL+"/v1"); err != nil {
+		return err
+	}
+	return waitUntil(3*time.Minute, func() bool {
+		pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: ccmSelector})
+		return err == nil && len(pods.Items) == 1 && pods.Items[0].Status.Phase == corev1.PodRunning
+	})
+}
+
+// upgradeToThisCCM moves the release over as README says: helm upgrade to
+// deploy/chart with the values the release has. Every other setting is the
+// chart's default.
+func upgradeToThisCCM(ctx context.Context, dir string) error {
+	values, err := exec.CommandContext(ctx, os.Getenv("E2E_KIND_HELM"), "get", "values", "hccm", "-o", "yaml",
+		"--namespace", "kube-system", "--kubeconfig", os.Getenv("E2E_KIND_KUBECONFIG")).Output()
+	if err != nil {
+		return fmt.Errorf("helm get values: %w", err)
+	}
+	path := filepath.Join(dir, "values.yaml")
+	if err := os.WriteFile(path, values, 0o600); err != nil {
+		return err
+	}
+	return helm(ctx, "upgrade", "hccm", "../../deploy/chart", "-f", path)
+}
+
+// helm runs helm on the release's namespace and the cluster.
+func helm(ctx context.Context, args ...string) error {
+	args = append(args, "--namespace", "kube-system", "--kubeconfig", os.Getenv("E2E_KIND_KUBECONFIG"))
 	logf("helm %s", strings.Join(args, " "))
 	if out, err := exec.CommandContext(ctx, os.Getenv("E2E_KIND_HELM"), args...).CombinedOutput(); err != nil {
-		return fmt.Errorf("helm install: %v: %s", err, out)
+		return fmt.Errorf("helm %s: %v: %s", args[0], err, out)
 	}
 	return nil
 }
+
+// ccmSelector selects the CCM's pods of both charts.
+const ccmSelector = "app.kubernetes.io/name=hcloud-cloud-controller-manager"
 
 // metadataToFakeCloud plays the metadata service at 169.254.169.254 on a
 // node: a DNAT rule sends it to fakecloud, which answers for the server

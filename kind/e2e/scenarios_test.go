@@ -29,6 +29,10 @@ func TestScenarios(t *testing.T) {
 	ctx := context.Background()
 	worker, worker2 := cluster.name+"-worker", cluster.name+"-worker2"
 
+	step(t, "helm upgrade from the official chart: the new pods start beside the official one and act only once it is gone", func(t *testing.T) {
+		checkUpgrade(t, ctx)
+	})
+
 	step(t, "takeover from the official CCM: no write, no Node initialised again, the Service keeps its address", func(t *testing.T) {
 		checkTakeover(t, ctx)
 	})
@@ -220,6 +224,10 @@ func TestScenarios(t *testing.T) {
 		if err := waitUntil(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
 			t.Fatalf("load balancer targets %q after the Node went, want only %s: %v", targetNames(ctx), worker, err)
 		}
+	})
+
+	step(t, "helm rollback to the official chart: this CCM stops before the official one starts", func(t *testing.T) {
+		checkRollback(t, ctx)
 	})
 }
 

@@ -124,10 +124,10 @@ func setup() (func(), error) {
 	}
 	logf("cluster as the official CCM leaves it (nodes initialised, routes, load balancer %s) in %s", takeover.lbName, time.Since(start).Round(time.Millisecond))
 	start = time.Now()
-	if err := installCCM(ctx); err != nil {
+	if err := installOfficial(ctx); err != nil {
 		return stop, err
 	}
-	logf("ccm installed with helm from deploy/chart in %s", time.Since(start).Round(time.Millisecond))
+	logf("the official chart installed with helm and running in %s", time.Since(start).Round(time.Millisecond))
 	return stop, nil
 }
 

@@ -1,0 +1,232 @@
+//go:build e2ekind
+
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// The rollout guard's log messages (package ccm/rollout).
+const (
+	guardWaits    = "Rollout guard: waiting for the pods of older revisions to stop"
+	guardStarts   = "Rollout guard: no older pod is left; starting"
+	guardStops    = "Rollout guard: a newer revision does not wait for this pod; stopping now"
+	waitsAnnotate = "hcloud-ccm.hcloudlab.dev/waits-for-older-pods"
+)
+
+// podRecord is what the test saw of one CCM pod: its log lines with the
+// kubelet's timestamps (across container restarts), whether its template
+// waits, and when the test first saw it terminating.
+type podRecord struct {
+	waits       bool
+	lines       []logLine
+	seen        map[string]bool
+	terminating time.Time
+}
+
+type logLine struct {
+	at   time.Time
+	text string
+}
+
+// podWatch records every CCM pod while a rollout runs. Pods come and go
+// within seconds, so their logs are followed as they are written.
+type podWatch struct {
+	mu   sync.Mutex
+	pods map[string]*podRecord
+}
+
+func watchPods(ctx context.Context) *podWatch {
+	w := &podWatch{pods: map[string]*podRecord{}}
+	go func() {
+		for ctx.Err() == nil {
+			pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: ccmSelector})
+			if err == nil {
+				w.mu.Lock()
+				for _, p := range pods.Items {
+					r := w.pods[p.Name]
+					if r == nil {
+						_, waits := p.Annotations[waitsAnnotate]
+						r = &podRecord{waits: waits, seen: map[string]bool{}}
+						w.pods[p.Name] = r
+						go w.follow(ctx, p.Name)
+					}
+					if p.DeletionTimestamp != nil && r.terminating.IsZero() {
+						r.terminating = time.Now()
+					}
+				}
+				w.mu.Unlock()
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}()
+	return w
+}
+
+// follow reads a pod's log until the pod is gone, again after each
+// container exit (a restarted container's log is new).
+func (w *podWatch) follow(ctx context.Context, pod string) {
+	for ctx.Err() == nil {
+		rc, err := cluster.kube.CoreV1().Pods("kube-system").GetLogs(pod, &corev1.PodLogOptions{Follow: true, Timestamps: true}).Stream(ctx)
+		if apierrors.IsNotFound(err) {
+			return
+		}
+		if err == nil {
+			sc := bufio.NewScanner(rc)
+			sc.Buffer(make([]byte, 64<<10), 1<<20)
+			for sc.Scan() {
+				w.add(pod, sc.Text())
+			}
+			rc.Close()
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+}
+
+func (w *podWatch) add(pod, line string) {
+	ts, text, ok := strings.Cut(line, " ")
+	at, err := time.Parse(time.RFC3339Nano, ts)
+	if !ok || err != nil {
+		return
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.pods[pod]
+	if !r.seen[line] {
+		r.seen[line] = true
+		r.lines = append(r.lines, logLine{at, text})
+	}
+}
+
+// first is when pod first logged a line containing sub.
+func (w *podWatch) first(pod, sub string) (time.Time, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, l := range w.pods[pod].lines {
+		if strings.Contains(l.text, sub) {
+			return l.at, true
+		}
+	}
+	return time.Time{}, false
+}
+
+// names are the recorded pods whose template waits (this CCM's) or not.
+func (w *podWatch) names(waits bool) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for name, r := range w.pods {
+		if r.waits == waits {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func (w *podWatch) record(pod string) podRecord {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return *w.pods[pod]
+}
+
+// checkUpgrade: helm upgrade from the official chart's release starts this
+// CCM's pods beside the official one (the default RollingUpdate), but they
+// start their controllers only after the official pod began terminating
+// and is gone; then one of them holds the Lease.
+func checkUpgrade(t *testing.T, ctx context.Context) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := watchPods(wctx)
+	if err := waitUntil(30*time.Second, func() bool { return len(w.names(false)) == 1 }); err != nil {
+		t.Fatalf("no official pod seen: %v", err)
+	}
+	official := w.names(false)[0]
+	start := time.Now()
+	if err := upgradeToThisCCM(ctx, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
+	var ours []string
+	if err := waitUntil(4*time.Minute, func() bool {
+		ours = w.names(true)
+		started := 0
+		for _, p := range ours {
+			if _, ok := w.first(p, guardStarts); ok {
+				started++
+			}
+		}
+		_, err := cluster.kube.CoreV1().Pods("kube-system").Get(ctx, official, metav1.GetOptions{})
+		return apierrors.IsNotFound(err) && started == 2 && leaseHolder(ctx) != ""
+	}); err != nil {
+		t.Fatalf("this CCM's pods %v did not both start and lead after the official pod %s went: %v", ours, official, err)
+	}
+	gone := w.record(official).terminating
+	for _, p := range ours {
+		waited, ok := w.first(p, guardWaits)
+		started, _ := w.first(p, guardStarts)
+		if !ok {
+			t.Errorf("pod %s never waited for the official pod %s", p, official)
+		}
+		if gone.IsZero() || !started.After(gone) {
+			t.Errorf("pod %s started its controllers at %s, the official pod %s terminated at %s", p, started.Format(time.StampMicro), official, gone.Format(time.StampMicro))
+		}
+		logf("pod %s: waited from %s, started %s after the official pod began terminating", p, waited.Format(time.StampMilli), started.Sub(gone).Round(time.Millisecond))
+	}
+	logf("helm upgrade from the official chart: this CCM leads %s later, lease holder %s", time.Since(start).Round(time.Millisecond), leaseHolder(ctx))
+}
+
+// checkRollback: helm rollback to the official chart's release stops this
+// CCM's pods (giving the Lease back) before the official pod's process
+// starts, so the official CCM, without leader election, never runs beside
+// them.
+func checkRollback(t *testing.T, ctx context.Context) {
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := watchPods(wctx)
+	if err := waitUntil(30*time.Second, func() bool { return len(w.names(true)) == 2 }); err != nil {
+		t.Fatalf("this CCM's pods not seen: %v", err)
+	}
+	ours := w.names(true)
+	time.Sleep(time.Second) // the followers have read what was written so far
+	if err := helm(ctx, "rollback", "hccm", "1"); err != nil {
+		t.Fatal(err)
+	}
+	var official string
+	var began time.Time
+	if err := waitUntil(3*time.Minute, func() bool {
+		if names := w.names(false); len(names) == 1 {
+			official = names[0]
+			r := w.record(official)
+			if len(r.lines) > 0 {
+				began = r.lines[0].at
+				return true
+			}
+		}
+		return false
+	}); err != nil {
+		t.Fatalf("the official pod did not start after the rollback: %v", err)
+	}
+	for _, p := range ours {
+		stopped, ok := w.first(p, guardStops)
+		if !ok {
+			t.Errorf("pod %s never stopped for the rollback; its log:\n%s", p, fmt.Sprint(w.record(p).lines))
+			continue
+		}
+		if !stopped.Before(began) {
+			t.Errorf("pod %s stopped at %s, after the official pod %s began at %s", p, stopped.Format(time.StampMicro), official, began.Format(time.StampMicro))
+		}
+		logf("pod %s stopped %s before the official pod's first log line", p, began.Sub(stopped).Round(time.Millisecond))
+	}
+	if err := waitUntil(30*time.Second, func() bool { return leaseHolder(ctx) == "" }); err != nil {
+		t.Errorf("the Lease is still held by %q after the rollback", leaseHolder(ctx))
+	}
+}
