@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make e2e-kind: a real kind cluster whose kubelets run with
 # --cloud-provider=external, fakecloud on the host, and the CCM in-cluster
-# from the image make image builds, installed with helm from deploy/chart,
+# as make release publishes it (image and chart pushed to a local OCI
+# registry, pulled from it), installed with helm over the official chart,
 # all offline. Each phase prints its duration.
 # Clusters, the private engine, iptables rules and bridges made here are
 # removed at the end, also on failure, after the logs are exported to
@@ -67,15 +68,14 @@ fi
 phase "helm (built once)"
 HELM=$(scripts/helm.sh)
 
-# The CCM's image is the shipped one, from make image; fakecloud and the
-# echo server are test tools, FROM scratch.
-VERSION=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
-# Only the host's platform: the cluster runs no other, and a cold arm64
-# build would add minutes to CI (make image alone builds both).
+# The CCM arrives as an operator gets a release: make release pushes the
+# image and the chart to an OCI registry (here cmd/release's in-memory one
+# on the kind network), the nodes pull the image from it and helm installs
+# the chart from it. Only the host's platform: the cluster runs no other,
+# and a cold arm64 build would add minutes to CI (make image alone builds
+# both).
+RELEASE=v$(sed -n 's/^version: //p' deploy/chart/Chart.yaml)
 ARCH=$(go env GOARCH)
-phase "ccm image $VERSION (make image, linux/$ARCH)"
-make -s image VERSION="$VERSION" IMAGE_ARCHES="$ARCH"
-CCM_ARCHIVE=bin/image/hcloud-ccm-$VERSION-linux-$ARCH.tar
 
 phase "fakecloud and echo images (FROM scratch, static binaries)"
 bin=$(mktemp -d)
@@ -100,6 +100,7 @@ cleanup() {
 	fi
 	phase "cleaning up"
 	"$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1 || true
+	[[ -n ${registry_pid:-} ]] && kill "$registry_pid" 2>/dev/null || true
 	kind/engine.sh down || true
 	rm -rf "$bin"
 	exit $rc
@@ -110,11 +111,25 @@ phase "cluster $CLUSTER (3 nodes, --cloud-provider=external)"
 "$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1 || true
 "$KIND" create cluster --config kind/cluster.yaml --name "$CLUSTER" --image "$IMAGE" --wait 0s
 for i in fakecloud echo; do "$KIND" load docker-image "hcloud-ccm/$i:dev" --name "$CLUSTER" >/dev/null; done
-"$KIND" load image-archive "$CCM_ARCHIVE" --name "$CLUSTER" >/dev/null
 "$KIND" get kubeconfig --name "$CLUSTER" >"$CACHE/kubeconfig"
+
+gateway=$(docker network inspect kind --format '{{range .IPAM.Config}}{{if .Gateway}}{{.Gateway}} {{end}}{{end}}' | tr ' ' '\n' | grep -m1 -E '^[0-9.]+$')
+REGISTRY=$gateway:5001
+phase "release $RELEASE (linux/$ARCH) pushed to the registry $REGISTRY"
+go build -o "$bin/release" ./cmd/release
+"$bin/release" registry -addr "$REGISTRY" >"$bin/registry.log" 2>&1 &
+registry_pid=$!
+for _ in $(seq 50); do curl -sf "http://$REGISTRY/v2/" >/dev/null && break; sleep 0.1; done
+curl -sf "http://$REGISTRY/v2/" >/dev/null || { echo "the registry on $REGISTRY did not start:" >&2; cat "$bin/registry.log" >&2; exit 1; }
+for node in $("$KIND" get nodes --name "$CLUSTER"); do
+	docker exec "$node" mkdir -p "/etc/containerd/certs.d/$REGISTRY"
+	printf 'server = "http://%s"\n\n[host."http://%s"]\n  capabilities = ["pull", "resolve"]\n' "$REGISTRY" "$REGISTRY" |
+		docker exec -i "$node" tee "/etc/containerd/certs.d/$REGISTRY/hosts.toml" >/dev/null
+done
+IMAGE_ARCHES=$ARCH VERSION=$RELEASE PUSH=1 REGISTRY=$REGISTRY INSECURE=1 scripts/release.sh
 
 phase "scenarios"
 E2E_KIND_KUBECONFIG=$CACHE/kubeconfig E2E_KIND_CLUSTER=$CLUSTER E2E_KIND_FAKECLOUD=$PWD/bin/fakecloud \
-	E2E_KIND_HELM=$HELM E2E_KIND_IMAGE_TAG=$VERSION \
+	E2E_KIND_HELM=$HELM E2E_KIND_REGISTRY=$REGISTRY E2E_KIND_RELEASE=$RELEASE \
 	go test -tags e2ekind -count=1 -v -timeout 30m ./kind/e2e/
 phase "done"

@@ -3,11 +3,12 @@
 #   hcloud-ccm-VERSION-linux-ARCH.tar   the image per platform (docker load)
 #   hcloud-ccm-VERSION-oci.tar          the two-platform OCI layout
 #   hcloud-ccm-X.Y.Z.tgz                the chart, its default image this release's
-#   hcloud-ccm-VERSION.spdx.json        the SBOM (SPDX 2.3) of the linux/amd64 binary
+#   hcloud-ccm-VERSION.spdx.json        the SBOM (SPDX 2.3) of the linux/amd64 binary (the first of IMAGE_ARCHES)
 #   SHA256SUMS                          sha256sum -c checks them
 # With PUSH=1 it also pushes the image to REGISTRY/hcloud-ccm:VERSION and
 # the chart to oci://REGISTRY/charts/hcloud-ccm:X.Y.Z (INSECURE=1: plain
 # HTTP, for a registry on loopback such as `go run ./cmd/release registry`).
+# IMAGE_ARCHES=amd64 builds one platform only (make e2e-kind does).
 set -o errexit -o nounset -o pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +26,7 @@ step() { echo "==> [$((SECONDS))s] $*"; }
 rm -rf "$OUT" "$(dirname "$STAGE")"
 mkdir -p "$OUT" "$(dirname "$STAGE")"
 step "image $REPO:$VERSION (make image)"
-make --no-print-directory image IMAGE="$REPO" VERSION="$VERSION"
+make --no-print-directory image IMAGE="$REPO" VERSION="$VERSION" ${IMAGE_ARCHES:+IMAGE_ARCHES="$IMAGE_ARCHES"}
 cp bin/image/*.tar "$OUT/"
 tar -C bin/image -cf "$OUT/hcloud-ccm-$VERSION-oci.tar" oci
 
@@ -39,7 +40,9 @@ HELM=$(scripts/helm.sh)
 "$HELM" package "$STAGE" --version "${VERSION#v}" --app-version "$VERSION" -d "$OUT" >/dev/null
 
 step "SBOM and checksums"
-go run ./cmd/release sbom -binary bin/linux-amd64/ccm -version "$VERSION" -out "$OUT/hcloud-ccm-$VERSION.spdx.json" \
+SBOM_ARCH=${IMAGE_ARCHES:-amd64}
+SBOM_ARCH=${SBOM_ARCH%% *}
+go run ./cmd/release sbom -binary "bin/linux-$SBOM_ARCH/ccm" -version "$VERSION" -out "$OUT/hcloud-ccm-$VERSION.spdx.json" \
 	-created "$(git log -1 --format=%ct 2>/dev/null || date +%s)"
 go run ./cmd/release checksums "$OUT"
 

@@ -17,6 +17,9 @@ import (
 	"k8s.io/klog/v2"
 )
 
+// syncTimeout bounds the first listing of pods and ReplicaSets.
+var syncTimeout = 30 * time.Second
+
 // Guard watches the ReplicaSets and pods of the CCM pod's namespace. It
 // reads only what a namespaced Role with get, list and watch on pods and
 // replicasets allows.
@@ -71,9 +74,13 @@ func New(ctx context.Context, kube kubernetes.Interface, namespace, name string)
 		}
 	}
 	factory.Start(ctx.Done())
-	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
+	// A Role that allows get but not list or watch would keep the caches
+	// from ever syncing; the wait is bounded so that is reported instead.
+	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
+	defer cancel()
+	for typ, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
 		if !ok {
-			return nil, fmt.Errorf("watching %v in namespace %s: %w", typ, namespace, context.Cause(ctx))
+			return nil, fmt.Errorf("listing %v in namespace %s: %w", typ, namespace, context.Cause(syncCtx))
 		}
 	}
 	klog.InfoS("Rollout guard on", "pod", klog.KObj(pod), "replicaSet", describe(rs), "deployment", dep.Name)

@@ -2,11 +2,16 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 )
 
 // A pod of the new revision waits while the official CCM's pod runs and
@@ -95,5 +100,19 @@ func TestGuardOffOutsideADeployment(t *testing.T) {
 	}
 	if _, err := New(t.Context(), fake.NewClientset(), "kube-system", "missing"); err == nil {
 		t.Fatal("New found a pod that does not exist")
+	}
+}
+
+// A Role that allows reading the pod but not listing is an error, not a
+// start that never ends.
+func TestNewFailsWithoutList(t *testing.T) {
+	kube := fake.NewClientset(replicaSet("ours", deployment, 2, true), pod("ours-a", "ours"))
+	kube.PrependReactor("list", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
+		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no list"))
+	})
+	defer func(d time.Duration) { syncTimeout = d }(syncTimeout)
+	syncTimeout = 300 * time.Millisecond
+	if g, err := New(t.Context(), kube, "kube-system", "ours-a"); err == nil {
+		t.Fatalf("New = %v with list forbidden", g)
 	}
 }

@@ -26,13 +26,14 @@ const officialChart = "../../deploy/testdata/official/hcloud-cloud-controller-ma
 // on, the cluster CIDR and HCLOUD_ENDPOINT. No image of the official CCM
 // can be pulled here, so this project's image plays it, with the official
 // chart's arguments (one replica, --leader-elect=false) and without the
-// rollout guard's settings, which the official chart does not have.
+// rollout guard's settings, which the official chart does not have; its
+// image is pulled from the release's registry.
 func installOfficial(ctx context.Context) error {
 	if err := harness.Apply(ctx, cluster.kube, nil, harness.FakeCloudToken, "cluster"); err != nil {
 		return err
 	}
 	if err := helm(ctx, "install", "hccm", officialChart,
-		"--set", "image.repository=ghcr.io/hcloudlab/hcloud-ccm", "--set", "image.tag="+os.Getenv("E2E_KIND_IMAGE_TAG"),
+		"--set", "image.repository="+os.Getenv("E2E_KIND_REGISTRY")+"/hcloud-ccm", "--set", "image.tag="+os.Getenv("E2E_KIND_RELEASE"),
 		"--set", "networking.enabled=true", "--set", "networking.clusterCIDR="+podNet,
 		"--set", "env.HCLOUD_ENDPOINT.value="+cluster.cloudURL+"/v1"); err != nil {
 		return err
@@ -44,8 +45,8 @@ func installOfficial(ctx context.Context) error {
 }
 
 // upgradeToThisCCM moves the release over as README says: helm upgrade to
-// deploy/chart with the values the release has. Every other setting is the
-// chart's default.
+// this project's chart, pulled from the release's OCI registry, with the
+// values the release has. Every other setting is the chart's default.
 func upgradeToThisCCM(ctx context.Context, dir string) error {
 	values, err := exec.CommandContext(ctx, os.Getenv("E2E_KIND_HELM"), "get", "values", "hccm", "-o", "yaml",
 		"--namespace", "kube-system", "--kubeconfig", os.Getenv("E2E_KIND_KUBECONFIG")).Output()
@@ -56,7 +57,9 @@ func upgradeToThisCCM(ctx context.Context, dir string) error {
 	if err := os.WriteFile(path, values, 0o600); err != nil {
 		return err
 	}
-	return helm(ctx, "upgrade", "hccm", "../../deploy/chart", "-f", path)
+	release := os.Getenv("E2E_KIND_RELEASE")
+	return helm(ctx, "upgrade", "hccm", "oci://"+os.Getenv("E2E_KIND_REGISTRY")+"/charts/hcloud-ccm", "--version", strings.TrimPrefix(release, "v"),
+		"--plain-http", "-f", path)
 }
 
 // helm runs helm on the release's namespace and the cluster.

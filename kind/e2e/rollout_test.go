@@ -6,6 +6,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -48,29 +50,53 @@ type podWatch struct {
 
 func watchPods(ctx context.Context) *podWatch {
 	w := &podWatch{pods: map[string]*podRecord{}}
+	ready := make(chan struct{})
 	go func() {
+		// A watch, not polling: when a pod began terminating is known to
+		// the millisecond, well before it is gone.
 		for ctx.Err() == nil {
 			pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: ccmSelector})
-			if err == nil {
-				w.mu.Lock()
-				for _, p := range pods.Items {
-					r := w.pods[p.Name]
-					if r == nil {
-						_, waits := p.Annotations[waitsAnnotate]
-						r = &podRecord{waits: waits, seen: map[string]bool{}}
-						w.pods[p.Name] = r
-						go w.follow(ctx, p.Name)
-					}
-					if p.DeletionTimestamp != nil && r.terminating.IsZero() {
-						r.terminating = time.Now()
-					}
-				}
-				w.mu.Unlock()
+			if err != nil {
+				time.Sleep(200 * time.Millisecond)
+				continue
 			}
-			time.Sleep(200 * time.Millisecond)
+			for i := range pods.Items {
+				w.saw(ctx, &pods.Items[i])
+			}
+			select {
+			case <-ready:
+			default:
+				close(ready)
+			}
+			watch, err := cluster.kube.CoreV1().Pods("kube-system").Watch(ctx, metav1.ListOptions{LabelSelector: ccmSelector, ResourceVersion: pods.ResourceVersion})
+			if err != nil {
+				continue
+			}
+			for ev := range watch.ResultChan() {
+				if p, ok := ev.Object.(*corev1.Pod); ok {
+					w.saw(ctx, p)
+				}
+			}
 		}
 	}()
+	<-ready
 	return w
+}
+
+// saw records a pod, following its log when it is new.
+func (w *podWatch) saw(ctx context.Context, p *corev1.Pod) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r := w.pods[p.Name]
+	if r == nil {
+		_, waits := p.Annotations[waitsAnnotate]
+		r = &podRecord{waits: waits, seen: map[string]bool{}}
+		w.pods[p.Name] = r
+		go w.follow(ctx, p.Name)
+	}
+	if p.DeletionTimestamp != nil && r.terminating.IsZero() {
+		r.terminating = time.Now()
+	}
 }
 
 // follow reads a pod's log until the pod is gone, again after each
@@ -181,6 +207,17 @@ func checkUpgrade(t *testing.T, ctx context.Context) {
 		}
 		logf("pod %s: waited from %s, started %s after the official pod began terminating", p, waited.Format(time.StampMilli), started.Sub(gone).Round(time.Millisecond))
 	}
+	// The image came from the release's registry: nothing else has it.
+	image := os.Getenv("E2E_KIND_REGISTRY") + "/hcloud-ccm@sha256:"
+	for _, p := range ours {
+		pod, err := cluster.kube.CoreV1().Pods("kube-system").Get(ctx, p, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cs := pod.Status.ContainerStatuses; len(cs) == 0 || !strings.HasPrefix(cs[0].ImageID, image) {
+			t.Errorf("pod %s: image not pulled from the registry (%s…): %+v", p, image, cs)
+		}
+	}
 	logf("helm upgrade from the official chart: this CCM leads %s later, lease holder %s", time.Since(start).Round(time.Millisecond), leaseHolder(ctx))
 }
 
@@ -191,12 +228,18 @@ func checkUpgrade(t *testing.T, ctx context.Context) {
 func checkRollback(t *testing.T, ctx context.Context) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := watchPods(wctx)
-	if err := waitUntil(30*time.Second, func() bool { return len(w.names(true)) == 2 }); err != nil {
-		t.Fatalf("this CCM's pods not seen: %v", err)
+	// The step before deleted a node: its replica starts again elsewhere.
+	if err := waitUntil(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {
+		t.Fatalf("CCM replicas not all ready: %v", err)
 	}
-	ours := w.names(true)
-	time.Sleep(time.Second) // the followers have read what was written so far
+	w := watchPods(wctx)
+	var ours []string
+	if err := waitUntil(30*time.Second, func() bool {
+		ours = slices.DeleteFunc(w.names(true), func(p string) bool { return len(w.record(p).lines) == 0 })
+		return len(ours) == 2
+	}); err != nil {
+		t.Fatalf("this CCM's running pods %v, want 2: %v", ours, err)
+	}
 	if err := helm(ctx, "rollback", "hccm", "1"); err != nil {
 		t.Fatal(err)
 	}
