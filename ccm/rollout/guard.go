@@ -2,10 +2,14 @@ package rollout
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
@@ -17,8 +21,29 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// syncTimeout bounds the first listing of pods and ReplicaSets.
-var syncTimeout = 30 * time.Second
+// retryEvery is how often a read the apiserver did not answer is tried
+// again: a pod may start before its node routes to the apiserver, and a
+// guard given up then would let a rollout run two revisions at once.
+var retryEvery = 2 * time.Second
+
+// retry calls read until it succeeds, fails for good (forbidden, not
+// found, unauthorized: the guard is then off), or ctx ends.
+func retry(ctx context.Context, read func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := read()
+		if err == nil || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) || apierrors.IsUnauthorized(err) {
+			return err
+		}
+		if attempt%15 == 0 {
+			klog.ErrorS(err, "Rollout guard: the apiserver does not answer yet; trying again", "every", retryEvery)
+		}
+		select {
+		case <-ctx.Done():
+			return errors.Join(err, context.Cause(ctx))
+		case <-time.After(retryEvery):
+		}
+	}
+}
 
 // Guard watches the ReplicaSets and pods of the CCM pod's namespace. It
 // reads only what a namespaced Role with get, list and watch on pods and
@@ -37,7 +62,11 @@ type Guard struct {
 // when the pod belongs to no Deployment (a DaemonSet's pods share the
 // Lease; a bare pod has no rollout).
 func New(ctx context.Context, kube kubernetes.Interface, namespace, name string) (*Guard, error) {
-	pod, err := kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+	var pod *corev1.Pod
+	err := retry(ctx, func() (err error) {
+		pod, err = kube.CoreV1().Pods(namespace).Get(ctx, name, metav1.GetOptions{})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("reading this pod %s/%s (POD_NAMESPACE, POD_NAME): %w", namespace, name, err)
 	}
@@ -46,14 +75,28 @@ func New(ctx context.Context, kube kubernetes.Interface, namespace, name string)
 		klog.InfoS("Rollout guard off: the pod belongs to no Deployment", "pod", klog.KObj(pod))
 		return nil, nil
 	}
-	rs, err := kube.AppsV1().ReplicaSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
-	if err != nil {
+	var rs *appsv1.ReplicaSet
+	if err := retry(ctx, func() (err error) {
+		rs, err = kube.AppsV1().ReplicaSets(namespace).Get(ctx, ref.Name, metav1.GetOptions{})
+		return err
+	}); err != nil {
 		return nil, fmt.Errorf("reading this pod's ReplicaSet %s/%s: %w", namespace, ref.Name, err)
 	}
 	dep := metav1.GetControllerOf(rs)
 	if dep == nil || dep.Kind != "Deployment" {
 		klog.InfoS("Rollout guard off: the pod's ReplicaSet belongs to no Deployment", "replicaSet", klog.KObj(rs))
 		return nil, nil
+	}
+	// Listing is tried first: a Role that allows get but not list would
+	// keep the informers from ever syncing.
+	if err := retry(ctx, func() error {
+		_, err := kube.CoreV1().Pods(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+		if err == nil {
+			_, err = kube.AppsV1().ReplicaSets(namespace).List(ctx, metav1.ListOptions{Limit: 1})
+		}
+		return err
+	}); err != nil {
+		return nil, fmt.Errorf("listing the pods and ReplicaSets of namespace %s: %w", namespace, err)
 	}
 	factory := informers.NewSharedInformerFactoryWithOptions(kube, 0, informers.WithNamespace(namespace))
 	g := &Guard{
@@ -74,13 +117,9 @@ func New(ctx context.Context, kube kubernetes.Interface, namespace, name string)
 		}
 	}
 	factory.Start(ctx.Done())
-	// A Role that allows get but not list or watch would keep the caches
-	// from ever syncing; the wait is bounded so that is reported instead.
-	syncCtx, cancel := context.WithTimeout(ctx, syncTimeout)
-	defer cancel()
-	for typ, ok := range factory.WaitForCacheSync(syncCtx.Done()) {
+	for typ, ok := range factory.WaitForCacheSync(ctx.Done()) {
 		if !ok {
-			return nil, fmt.Errorf("listing %v in namespace %s: %w", typ, namespace, context.Cause(syncCtx))
+			return nil, fmt.Errorf("watching %v in namespace %s: %w", typ, namespace, context.Cause(ctx))
 		}
 	}
 	klog.InfoS("Rollout guard on", "pod", klog.KObj(pod), "replicaSet", describe(rs), "deployment", dep.Name)

@@ -110,9 +110,29 @@ func TestNewFailsWithoutList(t *testing.T) {
 	kube.PrependReactor("list", "*", func(k8stesting.Action) (bool, runtime.Object, error) {
 		return true, nil, apierrors.NewForbidden(schema.GroupResource{Resource: "pods"}, "", errors.New("no list"))
 	})
-	defer func(d time.Duration) { syncTimeout = d }(syncTimeout)
-	syncTimeout = 300 * time.Millisecond
-	if g, err := New(t.Context(), kube, "kube-system", "ours-a"); err == nil {
-		t.Fatalf("New = %v with list forbidden", g)
+	if g, err := New(t.Context(), kube, "kube-system", "ours-a"); !apierrors.IsForbidden(err) {
+		t.Fatalf("New = %v, %v with list forbidden", g, err)
+	}
+}
+
+// An apiserver that does not answer yet is asked again, not taken as a
+// reason to run without the guard.
+func TestNewWaitsForTheAPIServer(t *testing.T) {
+	kube := fake.NewClientset(replicaSet("ours", deployment, 2, true), pod("ours-a", "ours"))
+	fails := 2
+	kube.PrependReactor("get", "pods", func(k8stesting.Action) (bool, runtime.Object, error) {
+		if fails > 0 {
+			fails--
+			return true, nil, errors.New("dial tcp 10.96.0.1:443: connect: connection refused")
+		}
+		return false, nil, nil
+	})
+	defer func(d time.Duration) { retryEvery = d }(retryEvery)
+	retryEvery = 10 * time.Millisecond
+	if g, err := New(t.Context(), kube, "kube-system", "ours-a"); g == nil || err != nil {
+		t.Fatalf("New = %v, %v after two refused connections", g, err)
+	}
+	if fails != 0 {
+		t.Fatalf("%d failures left", fails)
 	}
 }

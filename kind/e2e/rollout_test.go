@@ -20,6 +20,7 @@ import (
 
 // The rollout guard's log messages (package ccm/rollout).
 const (
+	guardOn       = "Rollout guard on"
 	guardWaits    = "Rollout guard: waiting for the pods of older revisions to stop"
 	guardStarts   = "Rollout guard: no older pod is left; starting"
 	guardStops    = "Rollout guard: a newer revision does not wait for this pod; stopping now"
@@ -258,16 +259,30 @@ func checkRollback(t *testing.T, ctx context.Context) {
 	}); err != nil {
 		t.Fatalf("the official pod did not start after the rollback: %v", err)
 	}
+	stoppedPods := 0
 	for _, p := range ours {
 		stopped, ok := w.first(p, guardStops)
+		if _, on := w.first(p, guardOn); !on && !ok {
+			// A pod whose guard has not started yet (its apiserver does
+			// not answer) has not started its controllers either.
+			if _, led := w.first(p, "acquired lease"); led {
+				t.Errorf("pod %s led without its guard; its log:\n%s", p, fmt.Sprint(w.record(p).lines))
+			}
+			logf("pod %s: its guard had not started, nor its controllers", p)
+			continue
+		}
 		if !ok {
 			t.Errorf("pod %s never stopped for the rollback; its log:\n%s", p, fmt.Sprint(w.record(p).lines))
 			continue
 		}
+		stoppedPods++
 		if !stopped.Before(began) {
 			t.Errorf("pod %s stopped at %s, after the official pod %s began at %s", p, stopped.Format(time.StampMicro), official, began.Format(time.StampMicro))
 		}
 		logf("pod %s stopped %s before the official pod's first log line", p, began.Sub(stopped).Round(time.Millisecond))
+	}
+	if stoppedPods == 0 {
+		t.Error("no pod of this CCM stopped for the rollback")
 	}
 	if err := waitUntil(30*time.Second, func() bool { return leaseHolder(ctx) == "" }); err != nil {
 		t.Errorf("the Lease is still held by %q after the rollback", leaseHolder(ctx))
