@@ -1,0 +1,81 @@
+package robot
+
+import (
+	"cmp"
+	"slices"
+	"sync"
+	"time"
+)
+
+// The webservice documentation: three failed logins block the client's
+// IP address for ten minutes. It does not say over how long the failures
+// are counted; fakecloud counts those of the last ten minutes.
+const (
+	maxFailedLogins = 3
+	failureWindow   = 10 * time.Minute
+	blockTime       = 10 * time.Minute
+)
+
+// logins remembers failed logins per client IP and the IPs they block.
+type logins struct {
+	mu       sync.Mutex
+	now      func() time.Time
+	failures map[string][]time.Time // IP -> failed logins, oldest first
+	blocked  map[string]time.Time   // IP -> blocked until
+}
+
+// blockedUntil reports whether ip is blocked, and until when.
+func (l *logins) blockedUntil(ip string) (time.Time, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	until, ok := l.blocked[ip]
+	if ok && !l.now().Before(until) {
+		delete(l.blocked, ip)
+		return time.Time{}, false
+	}
+	return until, ok
+}
+
+// fail counts a failed login from ip; the third within the window blocks it.
+func (l *logins) fail(ip string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	recent := slices.DeleteFunc(l.failures[ip], func(t time.Time) bool { return now.Sub(t) >= failureWindow })
+	recent = append(recent, now)
+	if len(recent) >= maxFailedLogins {
+		l.blocked[ip] = now.Add(blockTime)
+		recent = nil
+	}
+	if len(recent) == 0 {
+		delete(l.failures, ip)
+	} else {
+		l.failures[ip] = recent
+	}
+}
+
+// Block is a client IP the webservice refuses, and until when.
+type Block struct {
+	IP    string    `json:"ip"`
+	Until time.Time `json:"until"`
+}
+
+func (l *logins) blocks() []Block {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := l.now()
+	out := []Block{}
+	for ip, until := range l.blocked {
+		if now.Before(until) {
+			out = append(out, Block{IP: ip, Until: until})
+		}
+	}
+	slices.SortFunc(out, func(a, b Block) int { return cmp.Compare(a.IP, b.IP) })
+	return out
+}
+
+func (l *logins) clear() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.failures, l.blocked = map[string][]time.Time{}, map[string]time.Time{}
+}
