@@ -19,7 +19,8 @@ import (
 )
 
 // adminRoutes serves the admin API under /_fakecloud/: faults, events,
-// rate limit, reset and seed, state, journal and counters. Bodies are JSON
+// rate limit, reset and seed, state, journal, counters and the Robot
+// webservice's limits. Bodies are JSON
 // or YAML; errors use the API's envelope.
 func (s *Server) adminRoutes() http.Handler {
 	r := chi.NewRouter()
@@ -190,6 +191,13 @@ func (s *Server) adminRoutes() http.Handler {
 	})
 	r.Delete("/counters", func(w http.ResponseWriter, r *http.Request) {
 		s.ResetCounters()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	r.Get("/robot/limits", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"usage": s.robot.Usage(), "blocked": s.robot.Blocks()})
+	})
+	r.Delete("/robot/limits", func(w http.ResponseWriter, r *http.Request) {
+		s.robot.ClearLimits()
 		w.WriteHeader(http.StatusNoContent)
 	})
 	return r

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 )
 
 // eventFields lists, per event type, the fields it reads; check refuses
@@ -17,7 +18,18 @@ var eventFields = map[string][]string{
 	"set_target_health": {"load_balancer", "load_balancer_name", "server", "server_name", "ip", "listen_port", "health"},
 	"lock":              {"resource", "id", "server", "server_name", "load_balancer", "load_balancer_name", "for"},
 	"set_server_ip":     {"server", "server_name", "ip", "network"},
+
+	"add_dedicated_server":       {"dedicated_server"},
+	"remove_dedicated_server":    {"server_number"},
+	"cancel_dedicated_server":    {"server_number"},
+	"power_off_dedicated_server": {"server_number"},
+	"power_on_dedicated_server":  {"server_number"},
+	"rename_dedicated_server":    {"server_number", "name"},
 }
+
+// eventTypes lists the event types in the order errors name them.
+var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip"},
+	dedicatedEvents...)
 
 var lockResources = []string{"server", "load_balancer", "network", "certificate"}
 
@@ -27,7 +39,7 @@ var lockResources = []string{"server", "load_balancer", "network", "certificate"
 func (e Event) check() error {
 	used, ok := eventFields[e.Type]
 	if !ok {
-		return fmt.Errorf("type: %q is not one of delete_server, power_off_server, power_on_server, set_target_health, lock, set_server_ip", e.Type)
+		return fmt.Errorf("type: %q is not one of %s", e.Type, strings.Join(eventTypes, ", "))
 	}
 	var errs []error
 	bad := func(field, format string, args ...any) {
@@ -40,6 +52,7 @@ func (e Event) check() error {
 		{"server", e.Server != 0}, {"server_name", e.ServerName != ""}, {"load_balancer", e.LoadBalancer != 0},
 		{"load_balancer_name", e.LoadBalancerName != ""}, {"ip", e.IP != ""}, {"listen_port", e.ListenPort != 0},
 		{"health", e.Health != ""}, {"resource", e.Resource != ""}, {"id", e.ID != 0}, {"for", e.For != 0}, {"network", e.Network != 0},
+		{"server_number", e.ServerNumber != 0}, {"name", e.Name != ""}, {"dedicated_server", e.DedicatedServer != nil},
 	} {
 		if f.set && !slices.Contains(used, f.name) {
 			bad(f.name, "is not used by %s", e.Type)
@@ -56,6 +69,17 @@ func (e Event) check() error {
 		bad("server", "IDs and ports must be positive")
 	}
 	switch e.Type {
+	case "add_dedicated_server":
+		if e.DedicatedServer == nil {
+			bad("dedicated_server", "add_dedicated_server needs the server, e.g. {server_name: bm-1}")
+		}
+	case "remove_dedicated_server", "cancel_dedicated_server", "power_off_dedicated_server", "power_on_dedicated_server", "rename_dedicated_server":
+		if e.ServerNumber <= 0 {
+			bad("server_number", "%s needs the dedicated server's positive server_number", e.Type)
+		}
+		if e.Type == "rename_dedicated_server" && e.Name == "" {
+			bad("name", "rename_dedicated_server needs the new name")
+		}
 	case "delete_server", "power_off_server", "power_on_server":
 		if !server {
 			bad("server", "%s needs server or server_name", e.Type)

@@ -14,7 +14,10 @@ import (
 // records the actions the real API records for it, already finished.
 type Event struct {
 	// Type is delete_server, power_off_server, power_on_server,
-	// set_target_health, lock or set_server_ip.
+	// set_target_health, lock, set_server_ip, or one of a dedicated
+	// server's: add_dedicated_server, remove_dedicated_server,
+	// cancel_dedicated_server, power_off_dedicated_server,
+	// power_on_dedicated_server, rename_dedicated_server.
 	Type string `json:"type"`
 
 	Server       int64 `json:"server,omitempty"`        // delete_server, power_*_server, set_server_ip, set_target_health
@@ -30,6 +33,13 @@ type Event struct {
 	ID               int64    `json:"id,omitempty"`          // lock
 	For              Duration `json:"for,omitempty"`         // lock
 	Network          int64    `json:"network,omitempty"`     // set_server_ip: change the IP in this network instead of the public IPv4
+
+	// ServerNumber names a dedicated server (the *_dedicated_server events
+	// but add); Name is its new name (rename_dedicated_server).
+	ServerNumber int64  `json:"server_number,omitempty"`
+	Name         string `json:"name,omitempty"`
+	// DedicatedServer is the server add_dedicated_server adds.
+	DedicatedServer *SeedDedicatedServer `json:"dedicated_server,omitempty"`
 }
 
 // Apply makes an event happen now. It fails, changing nothing, when the
@@ -56,6 +66,9 @@ func (w *liveWorld) apply(e Event) error {
 func (w *liveWorld) applyEvent(e Event) error {
 	if err := e.check(); err != nil {
 		return err
+	}
+	if slices.Contains(dedicatedEvents, e.Type) {
+		return w.applyDedicated(e)
 	}
 	if e.ServerName != "" {
 		srv, ok := w.servers.find(func(s *server) bool { return s.Name == e.ServerName })
@@ -116,8 +129,6 @@ func (w *liveWorld) applyEvent(e Event) error {
 		w.locks[ref] = w.now().Add(time.Duration(e.For))
 	case "set_server_ip":
 		return w.setServerIP(e)
-	default:
-		return fmt.Errorf("type: %q is not one of delete_server, power_off_server, power_on_server, set_target_health, lock, set_server_ip", e.Type)
 	}
 	return nil
 }

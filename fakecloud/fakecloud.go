@@ -16,12 +16,20 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
 // DefaultToken is the Bearer token accepted when Options.Tokens is empty. It
 // is 64 characters long, like a real Hetzner token, so tools that check the
 // length accept it.
 const DefaultToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefakefakefake"
+
+// DefaultRobotUser and DefaultRobotPassword are the Robot webservice's
+// login when Options.RobotUser is empty.
+const (
+	DefaultRobotUser     = robot.DefaultUser
+	DefaultRobotPassword = robot.DefaultPassword
+)
 
 // Options configure a fakecloud. The zero value is ready for unit tests:
 // actions finish at once, the default token is accepted, the rate limit is
@@ -78,6 +86,17 @@ type Options struct {
 
 	// JournalSize is how many requests the journal keeps (default 10000).
 	JournalSize int
+
+	// RobotUser and RobotPassword are the login of the Robot webservice
+	// under /robot (default DefaultRobotUser and DefaultRobotPassword).
+	RobotUser, RobotPassword string
+	// RobotRateLimitScale multiplies the webservice's hourly limits per
+	// endpoint (GET /server 200, GET /reset 500, ...); 0 means 1, a
+	// negative value turns them off.
+	RobotRateLimitScale float64
+	// RobotRateLimitInterval is the window those limits count in
+	// (default an hour).
+	RobotRateLimitInterval time.Duration
 }
 
 // Server is a running simulated Hetzner Cloud. It is an http.Handler serving
@@ -95,6 +114,7 @@ type Server struct {
 	closed  sync.Once
 	seed    *World // the last world seeded, for ResetToSeed
 	traffic *lbtraffic.Plane
+	robot   *robot.Handler // the Robot webservice under /robot
 	// stateFile writes the state file, when there is one.
 	stateFile atomic.Pointer[persister]
 }
@@ -130,6 +150,8 @@ func New(opts Options) *Server {
 		}
 		s.limiter = ratelimit.New(limit, refill, opts.Now)
 	}
+	s.robot = robot.New(robot.Options{User: opts.RobotUser, Password: opts.RobotPassword, Servers: s.dedicatedServers, Now: opts.Now,
+		RateLimitScale: opts.RobotRateLimitScale, RateLimitInterval: opts.RobotRateLimitInterval, Prefix: robotPrefix, Wrap: s.injectRobotFaults})
 	s.handler = limitURI(s.routes())
 	if opts.LoadBalancerIPv4Range.IsValid() {
 		s.startTraffic()

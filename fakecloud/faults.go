@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
 // Rule is a request fault: which requests it matches and what they get.
@@ -34,41 +35,76 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 	return s.faults.Inject(next, faults.Hooks{
 		Path:    apiPath,
 		Closing: s.closing,
-		Applied: func(w http.ResponseWriter, id int) {
-			if rec, ok := w.(*statusRecorder); ok {
-				rec.fault = id
+		Applied: noteFault,
+		Answer: func(w http.ResponseWriter, _ *http.Request, rule Rule) {
+			if writePlainFault(w, rule) {
+				return
 			}
+			code := rule.Code
+			if code == "" {
+				code = codeOfStatus[rule.Status]
+				if code == "" {
+					code = codeServerError
+				}
+			}
+			writeErrorStatus(w, &apiError{Code: code, Message: faultMessage(rule)}, rule.Status)
 		},
-		Answer: writeFault,
+		Scope: func(path string) bool { return !robotPath(path) },
 	})
 }
 
-// codeStatus is the status of an error code and whether the API knows it,
-// for checking rules.
-func codeStatus(code string) (int, bool) { return StatusForCode(code), knownCodes[code] }
+// injectRobotFaults applies the first matching /robot rule to a Robot
+// webservice request, answering in the webservice's error envelope.
+func (s *Server) injectRobotFaults(next http.Handler) http.Handler {
+	return s.faults.Inject(next, faults.Hooks{
+		Path:    apiPath,
+		Closing: s.closing,
+		Applied: noteFault,
+		Answer: func(w http.ResponseWriter, r *http.Request, rule Rule) {
+			if !writePlainFault(w, rule) {
+				s.robot.WriteError(w, r, rule.Status, rule.Code, faultMessage(rule))
+			}
+		},
+		Scope: robotPath,
+	})
+}
 
-// writeFault answers with a rule's error, as the envelope or as plain text.
-func writeFault(w http.ResponseWriter, rule Rule) {
-	code := rule.Code
-	if code == "" {
-		code = codeOfStatus[rule.Status]
-		if code == "" {
-			code = codeServerError
-		}
+// noteFault tells the journal which rule applied to a request.
+func noteFault(w http.ResponseWriter, id int) {
+	if rec, ok := w.(*statusRecorder); ok {
+		rec.fault = id
 	}
-	msg := rule.Message
-	if msg == "" {
-		msg = "injected by fakecloud fault rule " + itoa(rule.ID)
-		if rule.Name != "" {
-			msg += " (" + rule.Name + ")"
-		}
+}
+
+// codeStatus is the status of an error code and whether the API that
+// serves path knows it, for checking rules.
+func codeStatus(path, code string) (int, bool) {
+	if robotPath(path) {
+		return robot.CodeStatus(code)
 	}
-	if rule.PlainBody {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(rule.Status)
-		_, _ = w.Write([]byte(msg + "\n"))
-		return
+	return StatusForCode(code), knownCodes[code]
+}
+
+// faultMessage is a rule's message, or one naming the rule.
+func faultMessage(rule Rule) string {
+	if rule.Message != "" {
+		return rule.Message
 	}
-	ae := &apiError{Code: code, Message: msg}
-	writeErrorStatus(w, ae, rule.Status)
+	msg := "injected by fakecloud fault rule " + itoa(rule.ID)
+	if rule.Name != "" {
+		msg += " (" + rule.Name + ")"
+	}
+	return msg
+}
+
+// writePlainFault answers text/plain, as a proxy would, for a rule that
+// asks for it, and reports whether it did.
+func writePlainFault(w http.ResponseWriter, rule Rule) bool {
+	if !rule.PlainBody {
+		return false
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(rule.Status)
+	_, _ = w.Write([]byte(faultMessage(rule) + "\n"))
+	return true
 }

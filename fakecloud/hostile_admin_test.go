@@ -59,6 +59,8 @@ func adminOps(t testing.TB) []adminOp {
 		{method: "DELETE", path: "/journal"},
 		{method: "GET", path: "/counters"},
 		{method: "DELETE", path: "/counters"},
+		{method: "GET", path: "/robot/limits"},
+		{method: "DELETE", path: "/robot/limits"},
 	}
 }
 

@@ -50,8 +50,15 @@ func apiPath(r *http.Request) string {
 
 // template is the route a request matches, without /v1: "/servers/{id}",
 // "/servers/{id}/actions/poweron", "/actions/{action_id}"; "unmatched" for
-// a path no route serves.
+// a path no route serves. Robot webservice requests keep their prefix:
+// "/robot/server/{server-number}", "/robot/unmatched".
 func (s *Server) template(r *http.Request) string {
+	if robotPath(r.URL.Path) {
+		if t := s.robot.Template(r); t != "" {
+			return robotPrefix + t
+		}
+		return robotPrefix + "/unmatched"
+	}
 	rctx := chi.NewRouteContext()
 	if !s.api.Match(rctx, r.Method, apiPath(r)) {
 		return "unmatched"

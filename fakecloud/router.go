@@ -14,7 +14,9 @@ import (
 // authenticated, rate limited, permitted, held to the body limit, a
 // well-formed query and the OpenAPI description, then subject to fault
 // rules), the admin API under /_fakecloud/, each server's metadata service
-// under /metadata/ and Prometheus metrics on /metrics. Every resource
+// under /metadata/, the Robot webservice under /robot (observed, then
+// its own authentication, limits and fault rules) and Prometheus metrics
+// on /metrics. Every resource
 // family of the API is mounted here, from one list.
 func (s *Server) routes() http.Handler {
 	api := chi.NewRouter()
@@ -50,6 +52,7 @@ func (s *Server) routes() http.Handler {
 	root.Handle("/metrics", s.metricsHandler())
 	root.Mount("/_fakecloud", s.adminRoutes())
 	root.Mount("/metadata", s.metadataRoutes())
+	root.Mount(robotPrefix, s.observe(s.robot))
 	s.sourceMetadataRoutes(root)
 	root.Mount("/v1", h)
 	root.Mount("/", h)

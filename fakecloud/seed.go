@@ -14,7 +14,7 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys and spare primary IPs a fakecloud starts with. Resources refer to each other by name.
+// SSH keys, spare primary IPs and dedicated servers a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World struct {
 	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
@@ -23,6 +23,8 @@ type World struct {
 	Servers       []SeedServer       `json:"servers,omitempty"`
 	LoadBalancers []SeedLoadBalancer `json:"load_balancers,omitempty"`
 	PrimaryIPs    []SeedPrimaryIP    `json:"primary_ips,omitempty"`
+	// DedicatedServers are the Robot webservice's servers.
+	DedicatedServers []SeedDedicatedServer `json:"dedicated_servers,omitempty"`
 }
 
 // SeedPrimaryIP is a primary IP assigned to no server (servers bring
@@ -186,6 +188,11 @@ func (w *liveWorld) plant(seed World) error {
 		req := primaryIPCreateRequest{Name: p.Name, Type: p.Type, Location: &loc, Labels: labelsOf(p.Labels)}
 		if _, err := w.seedCall(createPrimaryIP, "/primary_ips", "primary_ip "+p.Name, req); err != nil {
 			return err
+		}
+	}
+	for i, d := range seed.DedicatedServers {
+		if _, err := w.addDedicated(d); err != nil {
+			return prefixLines(fmt.Sprintf("seed dedicated_servers[%d] (%s): ", i, d.Name), err)
 		}
 	}
 	return nil

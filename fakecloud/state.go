@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
 // stateVersion is the snapshot format Export writes; Import reads it and
@@ -27,12 +29,15 @@ type state struct {
 	Certificates  []*schema.Certificate `json:"certificates"`
 	SSHKeys       []*schema.SSHKey      `json:"ssh_keys"`
 	PrimaryIPs    []*schema.PrimaryIP   `json:"primary_ips"`
-	Actions       []*action             `json:"actions"`
-	Locks         []lockUntil           `json:"locks"`
-	LastIDs       map[string]int64      `json:"last_ids"`
-	PublicIPv4    ipPoolState           `json:"public_ipv4"`
-	PublicIPv6    uint64                `json:"public_ipv6"`
-	Random        []byte                `json:"random"` // the seeded generator's state
+	// DedicatedServers are the Robot webservice's; absent in files
+	// written before it.
+	DedicatedServers []*robot.Server  `json:"dedicated_servers,omitempty"`
+	Actions          []*action        `json:"actions"`
+	Locks            []lockUntil      `json:"locks"`
+	LastIDs          map[string]int64 `json:"last_ids"`
+	PublicIPv4       ipPoolState      `json:"public_ipv4"`
+	PublicIPv6       uint64           `json:"public_ipv6"`
+	Random           []byte           `json:"random"` // the seeded generator's state
 }
 
 type lockUntil struct {
@@ -72,7 +77,8 @@ func (w *liveWorld) snapshot() (state, error) {
 	st := state{
 		Version: stateVersion, Servers: w.servers.all(), LoadBalancers: w.loadBalancers.all(), Networks: w.networks.all(),
 		Certificates: w.certificates.all(), SSHKeys: w.sshKeys.all(), PrimaryIPs: w.primaryIPs.all(), Actions: w.actions.all(),
-		Locks: []lockUntil{}, LastIDs: w.lastID, PublicIPv4: ipPoolState{Next: w.pubIPv4.next, Free: w.pubIPv4.free},
+		DedicatedServers: w.dedicated.all(),
+		Locks:            []lockUntil{}, LastIDs: w.lastID, PublicIPv4: ipPoolState{Next: w.pubIPv4.next, Free: w.pubIPv4.free},
 		PublicIPv6: w.pubIPv6, Random: random,
 	}
 	for ref, until := range w.locks {
@@ -123,7 +129,7 @@ func (w *liveWorld) adopt(o *liveWorld) {
 	w.rng, w.pcg, w.lastID, w.cat = o.rng, o.pcg, o.lastID, o.cat
 	w.servers, w.loadBalancers, w.networks, w.certificates = o.servers, o.loadBalancers, o.networks, o.certificates
 	w.sshKeys, w.primaryIPs, w.actions, w.running, w.lockedBy = o.sshKeys, o.primaryIPs, o.actions, o.running, o.lockedBy
-	w.locks, w.pubIPv4, w.pubIPv6 = o.locks, o.pubIPv4, o.pubIPv6
+	w.locks, w.pubIPv4, w.pubIPv6, w.dedicated = o.locks, o.pubIPv4, o.pubIPv6, o.dedicated
 	w.netMembers, w.netUsed, w.netHint = o.netMembers, o.netUsed, o.netHint
 }
 
@@ -139,6 +145,8 @@ func uniqueIDs(st state) []error {
 	errs = append(errs, checkIDs("ssh_keys", last, st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
 	errs = append(errs, uniqueField("ssh_keys", "fingerprint", st.SSHKeys, func(k *schema.SSHKey) string { return k.Fingerprint })...)
 	errs = append(errs, checkIDs("primary_ips", last, st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
+	// Robot allows several servers of one name.
+	errs = append(errs, checkIDs("dedicated_servers", last, st.DedicatedServers, func(d *robot.Server) (int64, string) { return d.Number, "" })...)
 	return append(errs, checkIDs("actions", last, st.Actions, func(a *action) (int64, string) { return a.ID, "" })...)
 }
 
@@ -205,6 +213,9 @@ func (w *liveWorld) load(st state) error {
 		return errors.Join(errs...)
 	}
 	if errs := checkInvariants(&st); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	if errs := w.loadDedicated(st.DedicatedServers); len(errs) > 0 {
 		return errors.Join(errs...)
 	}
 	putAll(&w.servers, st.Servers, func(s *server) int64 { return s.ID })

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
 // liveWorld is the whole simulated project as it is now, what requests
@@ -41,6 +43,7 @@ type liveWorld struct {
 	sshKeys       table[schema.SSHKey]
 	primaryIPs    table[schema.PrimaryIP]
 	actions       table[action]
+	dedicated     table[robot.Server] // the Robot webservice's servers, by number
 
 	running  []int64               // IDs of running actions, oldest first
 	lockedBy map[resourceRef]int64 // resource -> running action holding it
@@ -108,6 +111,7 @@ func (w *liveWorld) reset() {
 	w.sshKeys = newTable[schema.SSHKey]()
 	w.primaryIPs = newTable[schema.PrimaryIP]()
 	w.actions = newTable[action]()
+	w.dedicated = newTable[robot.Server]()
 	w.running = nil
 	w.lockedBy = map[resourceRef]int64{}
 	w.pubIPv4 = newIPPool(publicIPv4Range)

@@ -16,7 +16,10 @@ type Hooks struct {
 	// Applied learns which rule applies to a request, for the journal.
 	Applied func(w http.ResponseWriter, id int)
 	// Answer writes a rule's error: its status, code and message.
-	Answer func(w http.ResponseWriter, r Rule)
+	Answer func(w http.ResponseWriter, r *http.Request, rule Rule)
+	// Scope, when set, says which rules (by their path) may apply here,
+	// so a service mounted under a prefix meets only its own rules.
+	Scope func(rulePath string) bool
 }
 
 // Inject applies the first matching rule to each request: it delays,
@@ -24,7 +27,7 @@ type Hooks struct {
 // then answers with the error (after commit).
 func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rule, ok := fs.match(r.Method, h.Path(r))
+		rule, ok := fs.match(r.Method, h.Path(r), h.Scope)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return
@@ -49,9 +52,9 @@ func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 				buf.copyTo(w)
 				return
 			}
-			h.Answer(w, rule)
+			h.Answer(w, r, rule)
 		case rule.Status != 0:
-			h.Answer(w, rule)
+			h.Answer(w, r, rule)
 		default:
 			next.ServeHTTP(w, r)
 		}

@@ -62,8 +62,9 @@ type ActionFault struct {
 }
 
 // CodeStatus tells the rules about the API's error codes: the HTTP status
-// a code is answered with, and whether the API knows the code at all.
-type CodeStatus func(code string) (status int, known bool)
+// a code is answered with, and whether the API that serves path (a
+// rule's path; "" for action faults) knows the code at all.
+type CodeStatus func(path, code string) (status int, known bool)
 
 var ruleMethods = []string{"", "*", "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD"}
 
@@ -92,7 +93,7 @@ func (r *Rule) validate(codes CodeStatus) error {
 	if r.ResourceID < 0 {
 		bad("resource_id", "must be positive")
 	}
-	status, known := codes(r.Code)
+	status, known := codes(r.Path, r.Code)
 	if r.Code != "" && r.Status == 0 {
 		r.Status = status
 	}
@@ -148,7 +149,7 @@ func (a *ActionFault) validate(codes CodeStatus) error {
 	if a.ErrorCode == "" && a.Delay == 0 {
 		errs = append(errs, errors.New("error_code: an action fault needs error_code or delay"))
 	}
-	if _, known := codes(a.ErrorCode); a.ErrorCode != "" && !known {
+	if _, known := codes("", a.ErrorCode); a.ErrorCode != "" && !known {
 		errs = append(errs, fmt.Errorf("error_code: %q is not an error code of the API, e.g. server_error or action_failed", a.ErrorCode))
 	}
 	if a.Delay < 0 || a.Start < 0 || a.For < 0 {

@@ -9,7 +9,7 @@ import (
 )
 
 // serverErrorOnly knows one error code, server_error.
-func serverErrorOnly(code string) (int, bool) { return 500, code == "server_error" }
+func serverErrorOnly(_, code string) (int, bool) { return 500, code == "server_error" }
 
 func TestRuleValidation(t *testing.T) {
 	fs := New(0, time.Now, serverErrorOnly)

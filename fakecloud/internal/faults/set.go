@@ -98,9 +98,10 @@ func (fs *Set) List() ([]Rule, []ActionFault) {
 	return rules, actions
 }
 
-// match returns the first active rule for a request and counts the hit;
-// path is the request's path without the /v1 prefix.
-func (fs *Set) match(method, path string) (Rule, bool) {
+// match returns the first active rule in scope (nil: every rule) for a
+// request and counts the hit; path is the request's path without the /v1
+// prefix.
+func (fs *Set) match(method, path string, scope func(string) bool) (Rule, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	now := fs.now()
@@ -112,6 +113,9 @@ func (fs *Set) match(method, path string) (Rule, bool) {
 			continue
 		}
 		if r.Method != "" && r.Method != "*" && r.Method != method {
+			continue
+		}
+		if scope != nil && !scope(r.Path) {
 			continue
 		}
 		if !pathMatches(r.Path, path) || (r.ResourceID != 0 && !pathNamesID(path, r.ResourceID)) {
