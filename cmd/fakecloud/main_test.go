@@ -32,7 +32,8 @@ func envOf(m map[string]string) func(string) string {
 var defaults = config{
 	listen: "127.0.0.1:8080", actionDuration: 300 * time.Millisecond, rateLimit: 3600,
 	logLevel: slog.LevelInfo, logFormat: "text", stateInterval: 100 * time.Millisecond,
-	realism: fakecloud.Realism{Mode: fakecloud.RealismOptimistic},
+	realism:   fakecloud.Realism{Mode: fakecloud.RealismOptimistic},
+	robotUser: fakecloud.DefaultRobotUser, robotPassword: fakecloud.DefaultRobotPassword, robotRateLimit: 1, robotInterval: time.Hour,
 }
 
 func TestParseConfig(t *testing.T) {
@@ -56,13 +57,15 @@ func TestParseConfig(t *testing.T) {
 				"--rate-limit-refill", "2.5", "--id-seed", "42", "--log-level", "debug", "--log-format", "json",
 				"--state-file", "s.json", "--state-interval", "1s", "--admin-token", "adm", "--lb-ipv4-range", "127.0.100.0/24",
 				"--realism", "pessimistic", "--action-retention", "5m",
+				"--robot-user", "#ws+ops", "--robot-password", "pw", "--robot-rate-limit", "0", "--robot-rate-limit-interval", "1m",
 			},
 			want: config{
 				listen: "127.0.0.1:0", tokens: []string{"a", "b"}, readOnly: []string{"r"}, seed: "w.yaml",
 				actionDuration: 2 * time.Second, actionPolls: 3, rateLimit: 0, rateRefill: 2.5, idSeed: 42,
 				logLevel: slog.LevelDebug, logFormat: "json", stateFile: "s.json", stateInterval: time.Second, adminToken: "adm",
-				lbRange: netip.MustParsePrefix("127.0.100.0/24"),
-				realism: fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(5 * time.Minute)},
+				lbRange:   netip.MustParsePrefix("127.0.100.0/24"),
+				realism:   fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(5 * time.Minute)},
+				robotUser: "#ws+ops", robotPassword: "pw", robotRateLimit: 0, robotInterval: time.Minute,
 			},
 		},
 		{
@@ -79,13 +82,16 @@ func TestParseConfig(t *testing.T) {
 				"FAKECLOUD_LOG_LEVEL": "warn", "FAKECLOUD_LOG_FORMAT": "json",
 				"FAKECLOUD_STATE_FILE": "e.json", "FAKECLOUD_STATE_INTERVAL": "2s", "FAKECLOUD_ADMIN_TOKEN": "a",
 				"FAKECLOUD_LB_IPV4_RANGE": "127.0.200.0/28", "FAKECLOUD_REALISM": "pessimistic",
+				"FAKECLOUD_ROBOT_USER": "#ws+env", "FAKECLOUD_ROBOT_PASSWORD": "epw", "FAKECLOUD_ROBOT_RATE_LIMIT": "0.5",
+				"FAKECLOUD_ROBOT_RATE_LIMIT_INTERVAL": "10m",
 			},
 			want: config{
 				listen: "127.0.0.1:7", tokens: []string{"x", "y", "z"}, readOnly: []string{"ro"}, seed: "e.yaml",
 				actionDuration: time.Minute, actionPolls: 2, rateLimit: 100, rateRefill: 0.5, idSeed: 7,
 				logLevel: slog.LevelWarn, logFormat: "json", stateFile: "e.json", stateInterval: 2 * time.Second, adminToken: "a",
-				lbRange: netip.MustParsePrefix("127.0.200.0/28"),
-				realism: fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(fakecloud.DefaultActionRetention)},
+				lbRange:   netip.MustParsePrefix("127.0.200.0/28"),
+				realism:   fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(fakecloud.DefaultActionRetention)},
+				robotUser: "#ws+env", robotPassword: "epw", robotRateLimit: 0.5, robotInterval: 10 * time.Minute,
 			},
 		},
 		{
@@ -131,6 +137,9 @@ func TestParseConfigInvalid(t *testing.T) {
 		{name: "action polls", args: []string{"--action-polls", "-1"}, want: []string{"--action-polls", `"-1"`}},
 		{name: "action polls not a number", args: []string{"--action-polls", "many"}, want: []string{"--action-polls", `"many"`}},
 		{name: "rate limit", args: []string{"--rate-limit", "-5"}, want: []string{"--rate-limit", `"-5"`}},
+		{name: "robot rate limit", args: []string{"--robot-rate-limit", "-1"}, want: []string{"--robot-rate-limit", `"-1"`}},
+		{name: "robot rate limit interval", args: []string{"--robot-rate-limit-interval", "0s"}, want: []string{"--robot-rate-limit-interval", `"0s"`}},
+		{name: "robot login", args: []string{"--robot-password", ""}, want: []string{"--robot-user, --robot-password"}},
 		{name: "rate limit refill zero", args: []string{"--rate-limit-refill", "0"}, want: []string{"--rate-limit-refill", `"0"`}},
 		{name: "rate limit refill text", args: []string{"--rate-limit-refill", "fast"}, want: []string{"--rate-limit-refill"}},
 		{name: "id seed", args: []string{"--id-seed", "-3"}, want: []string{"--id-seed", `"-3"`}},

@@ -35,6 +35,10 @@ type config struct {
 	adminToken     string
 	lbRange        netip.Prefix
 	realism        fakecloud.Realism
+	robotUser      string
+	robotPassword  string
+	robotRateLimit float64 // scale of the webservice's hourly limits; 0 turns them off
+	robotInterval  time.Duration
 }
 
 // listFlag is a repeatable string flag.
@@ -77,6 +81,10 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	rangeText := fs.String("lb-ipv4-range", env("FAKECLOUD_LB_IPV4_RANGE", ""), "make load balancers carry traffic: their IPv4 addresses come from this range, local to this host, e.g. 127.0.100.0/24 (env FAKECLOUD_LB_IPV4_RANGE)")
 	realismText := fs.String("realism", env("FAKECLOUD_REALISM", fakecloud.RealismOptimistic), "optimistic, or pessimistic: what the API's documentation leaves open goes the unhelpful way (env FAKECLOUD_REALISM)")
 	retentionText := fs.String("action-retention", env("FAKECLOUD_ACTION_RETENTION", ""), "with --realism pessimistic, how long finished actions stay listed (env FAKECLOUD_ACTION_RETENTION; default 30m)")
+	fs.StringVar(&c.robotUser, "robot-user", env("FAKECLOUD_ROBOT_USER", fakecloud.DefaultRobotUser), "login of the Robot webservice under /robot (env FAKECLOUD_ROBOT_USER)")
+	fs.StringVar(&c.robotPassword, "robot-password", env("FAKECLOUD_ROBOT_PASSWORD", fakecloud.DefaultRobotPassword), "password of the Robot webservice (env FAKECLOUD_ROBOT_PASSWORD)")
+	robotRateText := fs.String("robot-rate-limit", env("FAKECLOUD_ROBOT_RATE_LIMIT", "1"), "multiplies the Robot webservice's hourly limits per endpoint (GET /server 200, GET /reset 500); 0 turns them off (env FAKECLOUD_ROBOT_RATE_LIMIT)")
+	robotIntervalText := fs.String("robot-rate-limit-interval", env("FAKECLOUD_ROBOT_RATE_LIMIT_INTERVAL", "1h"), "the window the Robot webservice's limits count in (env FAKECLOUD_ROBOT_RATE_LIMIT_INTERVAL)")
 	fs.StringVar(&c.logFormat, "log-format", env("FAKECLOUD_LOG_FORMAT", "text"), "text or json (env FAKECLOUD_LOG_FORMAT)")
 	if err := fs.Parse(args); err != nil {
 		return c, err
@@ -134,6 +142,15 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if c.realism, err = c.realism.Check(); err != nil {
 		errs = append(errs, fmt.Errorf("--realism %q: want %s or %s", *realismText, fakecloud.RealismOptimistic, fakecloud.RealismPessimistic))
 	}
+	if c.robotUser == "" || c.robotPassword == "" {
+		errs = append(errs, errors.New("--robot-user, --robot-password: want a login and a password, or neither flag for the defaults"))
+	}
+	if c.robotRateLimit, err = strconv.ParseFloat(*robotRateText, 64); err != nil || c.robotRateLimit < 0 {
+		errs = append(errs, fmt.Errorf("--robot-rate-limit %q: want 0 (off) or a positive scale such as 0.1", *robotRateText))
+	}
+	if c.robotInterval, err = time.ParseDuration(*robotIntervalText); err != nil || c.robotInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--robot-rate-limit-interval %q: want a positive duration such as 1h", *robotIntervalText))
+	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
 	}
@@ -169,10 +186,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if rate == 0 {
 		rate = -1
 	}
+	robotScale := c.robotRateLimit
+	if robotScale == 0 {
+		robotScale = -1
+	}
 	fc := fakecloud.New(fakecloud.Options{
 		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls, Realism: c.realism,
 		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log, AdminToken: c.adminToken,
-		LoadBalancerIPv4Range: c.lbRange,
+		LoadBalancerIPv4Range: c.lbRange, RobotUser: c.robotUser, RobotPassword: c.robotPassword,
+		RobotRateLimitScale: robotScale, RobotRateLimitInterval: c.robotInterval,
 	})
 	defer fc.Close()
 	restored := false
@@ -218,7 +240,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		tokenNote = "default token " + fakecloud.DefaultToken
 	}
 	log.Info("serving the Hetzner Cloud API", "url", "http://"+ln.Addr().String()+"/v1", "auth", tokenNote,
-		"action_duration", c.actionDuration, "rate_limit", c.rateLimit, "realism", c.realism.Mode)
+		"action_duration", c.actionDuration, "rate_limit", c.rateLimit, "realism", c.realism.Mode,
+		"robot_url", "http://"+ln.Addr().String()+"/robot", "robot_user", c.robotUser)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
