@@ -396,3 +396,24 @@ func TestRobotLoginAndLimits(t *testing.T) {
 		t.Errorf("after clearing the limits: %d", status)
 	}
 }
+
+// TestHybridWorld: testdata/worlds/hybrid.yaml seeds and lists its two
+// dedicated servers.
+func TestHybridWorld(t *testing.T) {
+	w, err := LoadWorld("../testdata/worlds/hybrid.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newRobotFixture(t, Options{})
+	if err := f.fc.Seed(w); err != nil {
+		t.Fatal(err)
+	}
+	_, body := f.get(t, "/server")
+	var names []any
+	for i := range 3 {
+		names = append(names, field(body, i, "server", "server_name"))
+	}
+	if d := cmp.Diff([]any{"bm-worker-1", "bm-tower-1", nil}, names); d != "" {
+		t.Errorf("hybrid world's dedicated servers (-want +got):\n%s", d)
+	}
+}
