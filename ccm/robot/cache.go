@@ -1,0 +1,203 @@
+package robot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+)
+
+// Fetcher is what Cache needs of the webservice; *Client is one.
+type Fetcher interface {
+	Servers(ctx context.Context) ([]Server, error)
+	Reset(ctx context.Context, number int64) (Reset, error)
+}
+
+// CacheOptions say how old answers may be and how long to hold back.
+type CacheOptions struct {
+	// MaxAge is how old the listing may be (ROBOT_CACHE_TIMEOUT, 5 min).
+	MaxAge time.Duration
+	// ResetMaxAge is how old a server's reset state may be when deciding
+	// whether it is off (1 min).
+	ResetMaxAge time.Duration
+	// RateLimitWait is how long no request is sent after the webservice
+	// answered RATE_LIMIT_EXCEEDED (ROBOT_RATE_LIMIT_WAIT_TIME; 5 min
+	// when zero).
+	RateLimitWait time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// unauthorizedWait is how long no request is sent after a failed login:
+// three failures block the CCM's IP, and every other tool behind it, for
+// ten minutes.
+const unauthorizedWait = 10 * time.Minute
+
+// ErrHeldBack is returned instead of a request while the webservice has
+// said no (rate limit, bad credentials).
+var ErrHeldBack = errors.New("robot webservice: not asked again yet")
+
+// Cache answers the CCM's questions about dedicated servers with as few
+// requests as possible: one listing shared by every controller and caller
+// (concurrent misses wait for the same request), reset states kept for
+// ResetMaxAge, and nothing sent while the webservice has refused.
+type Cache struct {
+	fetch Fetcher
+	opts  CacheOptions
+	group singleflight.Group
+
+	mu       sync.Mutex
+	servers  map[int64]Server
+	listedAt time.Time // of the last successful listing; zero: none yet
+	resets   map[int64]resetEntry
+	held     map[string]hold // by family: "server", "reset"
+	requests int
+}
+
+type resetEntry struct {
+	reset Reset
+	at    time.Time
+}
+
+type hold struct {
+	until time.Time
+	err   error
+}
+
+// NewCache returns a cache in front of f.
+func NewCache(f Fetcher, o CacheOptions) *Cache {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxAge <= 0 {
+		o.MaxAge = 5 * time.Minute
+	}
+	if o.ResetMaxAge <= 0 {
+		o.ResetMaxAge = time.Minute
+	}
+	if o.RateLimitWait <= 0 {
+		o.RateLimitWait = 5 * time.Minute
+	}
+	return &Cache{fetch: f, opts: o, resets: map[int64]resetEntry{}, held: map[string]hold{}}
+}
+
+// Lookup finds a server by number. found is false only when a listing no
+// older than MaxAge lacks it; when no such listing can be had, the error
+// says why, and a server of an older listing is still returned with it.
+func (c *Cache) Lookup(ctx context.Context, number int64) (s Server, found bool, err error) {
+	servers, fresh, err := c.listing(ctx)
+	s, found = servers[number]
+	if found {
+		return s, true, nil
+	}
+	if !fresh {
+		return Server{}, false, err
+	}
+	return Server{}, false, nil
+}
+
+// Servers are the servers of the last listing no older than MaxAge.
+func (c *Cache) Servers(ctx context.Context) ([]Server, error) {
+	servers, fresh, err := c.listing(ctx)
+	if !fresh {
+		return nil, err
+	}
+	out := make([]Server, 0, len(servers))
+	for _, s := range servers {
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// PoweredOff says whether the server is off, by its reset state
+// (operating_status "shut off").
+func (c *Cache) PoweredOff(ctx context.Context, number int64) (bool, error) {
+	now := c.opts.Now()
+	c.mu.Lock()
+	e, ok := c.resets[number]
+	c.mu.Unlock()
+	if ok && now.Sub(e.at) <= c.opts.ResetMaxAge {
+		return e.reset.OperatingStatus == "shut off", nil
+	}
+	v, err, _ := c.group.Do(fmt.Sprintf("reset/%d", number), func() (any, error) {
+		return c.call(ctx, "reset", func() (any, error) { return c.fetch.Reset(ctx, number) })
+	})
+	if err != nil {
+		return false, err
+	}
+	r := v.(Reset)
+	c.mu.Lock()
+	c.resets[number] = resetEntry{reset: r, at: now}
+	c.mu.Unlock()
+	return r.OperatingStatus == "shut off", nil
+}
+
+// Requests is how many requests the cache has sent.
+func (c *Cache) Requests() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.requests
+}
+
+// listing returns the last listing and whether it is no older than MaxAge,
+// listing again when it is older; err says why a fresh one is missing.
+func (c *Cache) listing(ctx context.Context) (map[int64]Server, bool, error) {
+	c.mu.Lock()
+	servers, at := c.servers, c.listedAt
+	c.mu.Unlock()
+	if !at.IsZero() && c.opts.Now().Sub(at) <= c.opts.MaxAge {
+		return servers, true, nil
+	}
+	v, err, _ := c.group.Do("server", func() (any, error) {
+		started := c.opts.Now()
+		list, err := c.call(ctx, "server", func() (any, error) { return c.fetch.Servers(ctx) })
+		if err != nil {
+			return nil, err
+		}
+		m := map[int64]Server{}
+		for _, s := range list.([]Server) {
+			m[s.Number] = s
+		}
+		c.mu.Lock()
+		c.servers, c.listedAt = m, started
+		c.mu.Unlock()
+		return m, nil
+	})
+	if err != nil {
+		return servers, false, err
+	}
+	return v.(map[int64]Server), true, nil
+}
+
+// call sends one request of a family unless the webservice has refused
+// that family (or the credentials) recently, and holds back after a
+// refusal.
+func (c *Cache) call(ctx context.Context, family string, do func() (any, error)) (any, error) {
+	now := c.opts.Now()
+	c.mu.Lock()
+	for _, f := range []string{family, "login"} {
+		if h, ok := c.held[f]; ok && now.Before(h.until) {
+			c.mu.Unlock()
+			return nil, fmt.Errorf("%w until %s: %v", ErrHeldBack, h.until.Format(time.RFC3339), h.err)
+		}
+	}
+	c.requests++
+	c.mu.Unlock()
+	v, err := do()
+	switch {
+	case IsCode(err, CodeRateLimitExceeded):
+		c.holdBack(family, now.Add(c.opts.RateLimitWait), err)
+	case IsCode(err, CodeUnauthorized):
+		c.holdBack("login", now.Add(unauthorizedWait), err)
+	}
+	return v, err
+}
+
+func (c *Cache) holdBack(family string, until time.Time, err error) {
+	c.mu.Lock()
+	c.held[family] = hold{until: until, err: err}
+	c.mu.Unlock()
+}
