@@ -66,6 +66,9 @@ type Config struct {
 
 	LoadBalancers loadbalancer.Defaults
 
+	// Robot reaches the Robot webservice for dedicated servers (ROBOT_*).
+	Robot RobotConfig
+
 	// Warnings are problems that do not stop the CCM, such as a token that
 	// is not 64 characters long; they are logged at start.
 	Warnings []string
@@ -73,9 +76,9 @@ type Config struct {
 
 // String describes the configuration without the token.
 func (c Config) String() string {
-	return fmt.Sprintf("endpoint=%s network=%q routes=%v address_family=%s zone_label=%v metrics=%v(%s) inventory_max_age=%s lifecycle_max_age=%s actions=%v listing_max_age=%s token=<redacted>",
+	return fmt.Sprintf("endpoint=%s network=%q routes=%v address_family=%s zone_label=%v metrics=%v(%s) inventory_max_age=%s lifecycle_max_age=%s actions=%v listing_max_age=%s %s token=<redacted>",
 		c.Endpoint, c.Network, c.RoutesEnabled, c.AddressFamily, c.ZoneLabelEnabled, c.MetricsEnabled, c.MetricsAddress,
-		c.InventoryMaxAge, c.LifecycleMaxAge, c.ActionsEnabled, c.ListingMaxAge)
+		c.InventoryMaxAge, c.LifecycleMaxAge, c.ActionsEnabled, c.ListingMaxAge, c.Robot)
 }
 
 // envReader reads typed environment variables and collects every error.
@@ -190,6 +193,7 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		BudgetReserve:               r.integer("HCLOUD_BUDGET_RESERVE", 200),
 	}
 	c.LoadBalancers = loadBalancerDefaults(r)
+	c.Robot = r.loadRobot(readFile)
 	c.Token, c.Warnings = r.token(readFile)
 	r.url("HCLOUD_ENDPOINT", c.Endpoint, defaultEndpoint)
 	r.url("HCLOUD_METADATA_ENDPOINT", c.MetadataEndpoint, defaultMetadataEndpoint)

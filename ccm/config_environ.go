@@ -19,9 +19,6 @@ var notHonoured = map[string]string{
 	"HCLOUD_SERVER_CACHE_MAX_AGE": "use HCLOUD_INVENTORY_MAX_AGE (default 5m) for node metadata and routes, HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE (default 1m) for deleted and stopped servers",
 }
 
-// robot is the message for ROBOT_* variables: Robot is not supported.
-const robot = "Robot (dedicated servers) is not supported by this CCM; remove it"
-
 // knownNames are the variables LoadConfig reads, asked of it once.
 var knownNames = sync.OnceValue(func() map[string]bool {
 	names := map[string]bool{}
@@ -32,33 +29,27 @@ var knownNames = sync.OnceValue(func() map[string]bool {
 // CheckEnviron looks at every HCLOUD_* and ROBOT_* variable that is set
 // (environ as os.Environ gives it) and warns of each one this CCM does not
 // read: the official CCM's with what to use instead, others with the
-// closest known name. ROBOT_ENABLED=true is an error: Nodes of dedicated
-// servers would be mishandled; so is a value that is not a boolean.
+// closest known name. ROBOT_ENABLED=true is an error until every
+// controller handles dedicated Nodes (issue #28): they would be
+// mishandled.
 func CheckEnviron(environ []string) (warnings []string, err error) {
 	known := knownNames()
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
+		if name == "ROBOT_ENABLED" {
+			if on, perr := strconv.ParseBool(strings.TrimSpace(value)); perr == nil && on {
+				err = errors.New("ROBOT_ENABLED=true: Robot (dedicated servers) is not supported by this CCM yet, and the Nodes of " +
+					"dedicated servers would be mishandled (never initialised, or deleted as servers that do not exist); " +
+					"keep the official CCM for clusters with dedicated servers, or set ROBOT_ENABLED=false")
+			}
+		}
 		if strings.TrimSpace(value) == "" || known[name] {
 			continue
 		}
 		switch {
-		case name == "ROBOT_ENABLED":
-			on, perr := strconv.ParseBool(strings.TrimSpace(value))
-			if perr != nil {
-				// The official CCM refuses what strconv.ParseBool refuses;
-				// "yes" must not quietly mean false.
-				err = fmt.Errorf("ROBOT_ENABLED=%q: want true or false (1, t, TRUE, True, 0, f, FALSE, False are read too)", value)
-			}
-			if on {
-				err = errors.New("ROBOT_ENABLED=true: Robot (dedicated servers) is not supported by this CCM, and the Nodes of " +
-					"dedicated servers would be mishandled (never initialised, or deleted as servers that do not exist); " +
-					"keep the official CCM for clusters with dedicated servers, or set ROBOT_ENABLED=false")
-			}
-		case strings.HasPrefix(name, "ROBOT_"):
-			warnings = append(warnings, fmt.Sprintf("%s is set but not honoured: %s", name, robot))
 		case notHonoured[name] != "":
 			warnings = append(warnings, fmt.Sprintf("%s is set but not honoured: %s", name, notHonoured[name]))
-		case strings.HasPrefix(name, "HCLOUD_"):
+		case strings.HasPrefix(name, "HCLOUD_") || strings.HasPrefix(name, "ROBOT_"):
 			warnings = append(warnings, fmt.Sprintf("%s is set but not a setting of this CCM%s", name, closest(name, known)))
 		}
 	}

@@ -17,6 +17,9 @@ func env(m map[string]string) func(string) string { return func(k string) string
 
 func noFile(string) ([]byte, error) { return nil, fs.ErrNotExist }
 
+// robotDefaults are the Robot settings when no ROBOT_* variable is set.
+var robotDefaults = RobotConfig{Endpoint: "https://robot-ws.your-server.de", CacheTimeout: 5 * time.Minute, RateLimitWait: 5 * time.Minute}
+
 func TestLoadConfigDefaults(t *testing.T) {
 	c, err := LoadConfig(env(map[string]string{"HCLOUD_TOKEN": token64}), noFile)
 	if err != nil {
@@ -24,7 +27,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
-		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"}}
+		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"},
+		Robot: robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -57,7 +61,8 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		ListingMaxAge: 6 * time.Hour,
 		LoadBalancers: loadbalancer.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
-			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two}}
+			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two},
+		Robot: robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -132,5 +137,41 @@ func TestConfigStringHidesToken(t *testing.T) {
 	c := Config{Token: token64}
 	if strings.Contains(c.String(), token64) {
 		t.Error("Config.String shows the token")
+	}
+}
+
+// The Robot settings carry over from the official CCM: names, defaults,
+// 0 as the default, the _FILE forms, both credentials or none.
+func TestRobotConfig(t *testing.T) {
+	files := func(name string) ([]byte, error) {
+		if name == "/run/robot-password" {
+			return []byte(" s3cret\n"), nil
+		}
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	c, err := LoadConfig(env(map[string]string{"HCLOUD_TOKEN": "t", "ROBOT_ENABLED": "true", "ROBOT_USER": "#ws+abc",
+		"ROBOT_PASSWORD_FILE": "/run/robot-password", "ROBOT_CACHE_TIMEOUT": "0", "ROBOT_RATE_LIMIT_WAIT_TIME": "20m"}), files)
+	want := RobotConfig{Enabled: true, User: "#ws+abc", Password: "s3cret", Endpoint: "https://robot-ws.your-server.de",
+		CacheTimeout: 5 * time.Minute, RateLimitWait: 20 * time.Minute, ForwardInternalIPs: true}
+	if err != nil || c.Robot != want {
+		t.Fatalf("Robot = %+v, %v; want %+v", c.Robot, err, want)
+	}
+	if strings.Contains(c.String(), "s3cret") || strings.Contains(c.String(), "#ws+abc") {
+		t.Errorf("String shows the credentials: %s", c)
+	}
+	off, _ := LoadConfig(env(map[string]string{"HCLOUD_TOKEN": "t", "ROBOT_USER": "u", "ROBOT_PASSWORD": "p"}), nil)
+	if off.Robot.Enabled || off.Robot.ForwardInternalIPs {
+		t.Errorf("Robot off = %+v, want off without forwarding", off.Robot)
+	}
+	for name, vars := range map[string]map[string]string{
+		"ROBOT_USER and ROBOT_PASSWORD": {"ROBOT_ENABLED": "1", "ROBOT_USER": "u"},
+		"ROBOT_PASSWORD_FILE":           {"ROBOT_ENABLED": "1", "ROBOT_USER": "u", "ROBOT_PASSWORD_FILE": "/nope"},
+		"ROBOT_CACHE_TIMEOUT":           {"ROBOT_CACHE_TIMEOUT": "5 minutes"},
+		"ROBOT_ENDPOINT":                {"ROBOT_ENDPOINT": "robot-ws"},
+	} {
+		vars["HCLOUD_TOKEN"] = "t"
+		if _, err := LoadConfig(env(vars), files); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%v: err = %v, want one naming %s", vars, err, name)
+		}
 	}
 }

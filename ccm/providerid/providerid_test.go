@@ -45,3 +45,19 @@ func FuzzProviderIDRoundTrip(f *testing.F) {
 		}
 	})
 }
+
+func TestRobotProviderID(t *testing.T) {
+	for in, want := range map[string]int64{"hrobot://321": 321, "hcloud://bm-321": 321, "hrobot://": 0, "hrobot://0": 0,
+		"hrobot://x1": 0, "hcloud://321": 0, "hrobot://0321": 0} {
+		got, err := ToRobotNumber(in)
+		if got != want || (err != nil) != (want == 0) {
+			t.Errorf("ToRobotNumber(%q) = %d, %v; want %d", in, got, err, want)
+		}
+		if IsRobot(in) != (in != "hcloud://321") {
+			t.Errorf("IsRobot(%q) = %v", in, IsRobot(in))
+		}
+	}
+	if n, err := ToRobotNumber(FromRobotNumber(2000001)); n != 2000001 || err != nil {
+		t.Errorf("round trip: %d, %v", n, err)
+	}
+}
