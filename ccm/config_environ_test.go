@@ -14,7 +14,7 @@ func TestCheckEnviron(t *testing.T) {
 		"HCLOUD_TOKEN=x", "HCLOUD_NETWORK=cluster", "PATH=/bin", // read: nothing to say
 		"HCLOUD_SERVER_CACHE_MODE=all", "HCLOUD_SERVER_CACHE_MAX_AGE=10s", // the official CCM's
 		"ROBOT_USER=u", "ROBOT_PASSWORD=p", "ROBOT_ENABLED=false", // read
-		"ROBOT_USERNAME=u", // a typo
+		"ROBOT_USERNAME=u",                   // a typo
 		"HCLOUD_LOAD_BALANCER_LOCATION=fsn1", // a typo
 		"HCLOUD_FROBNICATE=1",                // nothing like it
 		"ROBOT_PASSWORD_FILE=",               // empty: not set
