@@ -21,6 +21,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
 
@@ -35,6 +36,7 @@ type Cloud struct {
 	budget    *budget
 	inv       *inventory
 	instances *instances
+	robot     *robot.Cache // dedicated servers; nil without Robot credentials
 	routes    *routes
 	lbs       loadBalancing
 	server    *server // health, readiness and metrics; nil without an address
@@ -144,6 +146,14 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		return nil, startFailed(err, "first server listing (checks the token and the endpoint)")
 	}
 	c.instances = &instances{inv: c.inv, cfg: c.cfg}
+	if rc := c.cfg.Robot; rc.Enabled && rc.Credentials() {
+		// No listing at start: a wrong password at every restart would
+		// soon block this IP for every tool of the account.
+		client := robot.NewClient(rc.Endpoint, rc.User, rc.Password, version.Application+"/"+version.Version, 15*time.Second)
+		c.robot = robot.NewCache(client, robot.CacheOptions{MaxAge: rc.CacheTimeout, ResetMaxAge: c.cfg.LifecycleMaxAge,
+			RateLimitWait: rc.RateLimitWait, Now: now})
+		c.instances.robot = c.robot
+	}
 	if c.cfg.RoutesEnabled {
 		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: now}
 	}

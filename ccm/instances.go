@@ -16,6 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
 )
 
 const (
@@ -33,9 +34,11 @@ const (
 // confirmed does not exist.
 var errServerNotFound = errors.New("no server for the node")
 
-// instances implements cloudprovider.InstancesV2 from the shared inventory.
+// instances implements cloudprovider.InstancesV2 from the shared inventory,
+// and for dedicated servers from the Robot webservice's cache.
 type instances struct {
 	inv      *inventory
+	robot    *robot.Cache // nil without Robot credentials
 	cfg      Config
 	recorder record.EventRecorder
 }
@@ -79,28 +82,35 @@ func notReadySince(node *corev1.Node) time.Time {
 func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool, error) {
 	operation("hcloud/instancesv2.InstanceExists")
 	ctx = withSubsystem(ctx, subsystemInstances)
-	s, err := i.server(ctx, node, i.lifecycle(node))
+	b, err := i.resolve(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance exists for node %s: %w", node.Name, err)
 	}
-	if s == nil {
+	if b.gone() {
 		klog.InfoS("Server confirmed gone", "node", klog.KObj(node), "providerID", node.Spec.ProviderID)
 	}
-	return s != nil, nil
+	return !b.gone(), nil
 }
 
 // InstanceShutdown reports a server that is off.
 func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bool, error) {
 	operation("hcloud/instancesv2.InstanceShutdown")
 	ctx = withSubsystem(ctx, subsystemInstances)
-	s, err := i.server(ctx, node, i.lifecycle(node))
+	b, err := i.resolve(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, err)
 	}
-	if s == nil {
+	switch {
+	case b.dedicated != nil:
+		off, err := i.robot.PoweredOff(ctx, b.dedicated.Number)
+		if err != nil {
+			return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, err)
+		}
+		return off, nil
+	case b.cloud == nil:
 		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, errServerNotFound)
 	}
-	return s.Status == hcloud.ServerStatusOff, nil
+	return b.cloud.Status == hcloud.ServerStatusOff, nil
 }
 
 // InstanceMetadata returns what the node controller writes into the Node.
@@ -108,15 +118,21 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 	operation("hcloud/instancesv2.InstanceMetadata")
 	ctx = withSubsystem(ctx, subsystemInstances)
 	// Initialising a node may use the budget's reserve.
-	s, err := i.server(urgent(ctx), node, within(i.cfg.InventoryMaxAge))
+	b, err := i.resolve(urgent(ctx), node, within(i.cfg.InventoryMaxAge))
 	if err != nil {
 		i.explainUninitialized(ctx, node, err)
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)
 	}
-	if s == nil {
+	if b.gone() {
 		i.explainUninitialized(ctx, node, nil)
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, errServerNotFound)
 	}
+	if b.dedicated != nil {
+		md := robotMetadata(b.dedicated, node, i.cfg)
+		i.checkNodeIP(node, md.NodeAddresses)
+		return md, nil
+	}
+	s := b.cloud
 	md := &cloudprovider.InstanceMetadata{
 		ProviderID:       providerid.FromServerID(s.ID),
 		InstanceType:     s.ServerType.Name,

@@ -85,8 +85,9 @@ func NewCache(f Fetcher, o CacheOptions) *Cache {
 }
 
 // Lookup finds a server by number. found is false only when a listing no
-// older than MaxAge lacks it; when no such listing can be had, the error
-// says why, and a server of an older listing is still returned with it.
+// older than MaxAge lacks it. When no such listing can be had, a server of
+// an older one is still found (it existed; a Node is never deleted on a
+// failure), and a missing one is the error saying why.
 func (c *Cache) Lookup(ctx context.Context, number int64) (s Server, found bool, err error) {
 	servers, fresh, err := c.listing(ctx)
 	s, found = servers[number]
@@ -94,6 +95,28 @@ func (c *Cache) Lookup(ctx context.Context, number int64) (s Server, found bool,
 		return s, true, nil
 	}
 	if !fresh {
+		return Server{}, false, err
+	}
+	return Server{}, false, nil
+}
+
+// LookupName finds a server by name, as Lookup does by number. Two
+// servers of one name are an error: a Node could be either.
+func (c *Cache) LookupName(ctx context.Context, name string) (Server, bool, error) {
+	servers, fresh, err := c.listing(ctx)
+	var match []Server
+	for _, s := range servers {
+		if s.Name == name {
+			match = append(match, s)
+		}
+	}
+	switch {
+	case len(match) > 1:
+		return Server{}, false, fmt.Errorf("robot webservice: %d dedicated servers are named %q (numbers %d and %d); rename one", len(match), name,
+			min(match[0].Number, match[1].Number), max(match[0].Number, match[1].Number))
+	case len(match) == 1:
+		return match[0], true, nil
+	case !fresh:
 		return Server{}, false, err
 	}
 	return Server{}, false, nil

@@ -153,3 +153,18 @@ func TestCachePoweredOff(t *testing.T) {
 		t.Fatalf("PoweredOff(2) = %v after 61 s (%d requests), want asked again", off, f.resetN)
 	}
 }
+
+// A name is found as a number is; two servers of one name are an error.
+func TestCacheLookupName(t *testing.T) {
+	f := &fetcher{servers: []Server{{Number: 1, Name: "ded-1"}, {Number: 2, Name: "twin"}, {Number: 3, Name: "twin"}}}
+	c, _ := newTestCache(f)
+	if s, found, err := c.LookupName(t.Context(), "ded-1"); !found || err != nil || s.Number != 1 {
+		t.Errorf("LookupName(ded-1) = %+v %v %v", s, found, err)
+	}
+	if _, found, err := c.LookupName(t.Context(), "nope"); found || err != nil {
+		t.Errorf("LookupName(nope) = %v %v, want not found", found, err)
+	}
+	if _, _, err := c.LookupName(t.Context(), "twin"); err == nil {
+		t.Error("LookupName(twin) found one of two servers of that name")
+	}
+}

@@ -1,0 +1,149 @@
+package ccm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strings"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	corev1 "k8s.io/api/core/v1"
+	cloudprovider "k8s.io/cloud-provider"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+)
+
+// eventInstanceLookupFailed is the reason of the event for a Node whose
+// name is both a cloud server's and a dedicated server's, as the official
+// CCM names it.
+const eventInstanceLookupFailed = "InstanceLookupFailed"
+
+// backing is what a node runs on: a cloud server or a dedicated one. Both
+// nil means the API (or the webservice) confirmed there is none.
+type backing struct {
+	cloud     *hcloud.Server
+	dedicated *robot.Server
+}
+
+func (b backing) gone() bool { return b.cloud == nil && b.dedicated == nil }
+
+// resolve finds a node's server: by provider ID, whose prefix says which
+// API to ask, or else by name in both. A Robot failure never hides a cloud
+// server found by name.
+func (i *instances) resolve(ctx context.Context, node *corev1.Node, f freshness) (backing, error) {
+	pid := node.Spec.ProviderID
+	if providerid.IsRobot(pid) {
+		number, err := providerid.ToRobotNumber(pid)
+		if err != nil {
+			return backing{}, err
+		}
+		if err := i.robotReady(); err != nil {
+			return backing{}, err
+		}
+		d, found, err := i.robot.Lookup(ctx, number)
+		if err != nil || !found {
+			return backing{}, err
+		}
+		return backing{dedicated: &d}, nil
+	}
+	s, err := i.server(ctx, node, f)
+	if err != nil || pid != "" || i.robot == nil {
+		return backing{cloud: s}, err
+	}
+	d, found, rerr := i.robot.LookupName(ctx, node.Name)
+	switch {
+	case s != nil && found:
+		err := fmt.Errorf("node %s: both cloud server %d and dedicated server %d have its name; give the Node a provider ID (hcloud://%d or hrobot://%d)",
+			node.Name, s.ID, d.Number, s.ID, d.Number)
+		if i.recorder != nil {
+			i.recorder.Event(node, corev1.EventTypeWarning, eventInstanceLookupFailed, err.Error())
+		}
+		return backing{}, err
+	case s != nil:
+		return backing{cloud: s}, nil
+	case rerr != nil:
+		return backing{}, rerr
+	case found:
+		return backing{dedicated: &d}, nil
+	}
+	return backing{}, nil
+}
+
+// robotReady says why dedicated servers cannot be asked about, if they
+// cannot.
+func (i *instances) robotReady() error {
+	switch {
+	case i.robot != nil:
+		return nil
+	case !i.cfg.Robot.Enabled:
+		return fmt.Errorf("a dedicated (Robot) server, and ROBOT_ENABLED is not true")
+	default:
+		return errors.New("a dedicated (Robot) server, and ROBOT_USER and ROBOT_PASSWORD are not set: only load balancer targets work without them")
+	}
+}
+
+// robotMetadata is what the node controller writes into a dedicated
+// server's Node, as the official CCM writes it: the product as instance
+// type, the data centre as zone (always) and its location as region.
+func robotMetadata(d *robot.Server, node *corev1.Node, cfg Config) *cloudprovider.InstanceMetadata {
+	zone := strings.ToLower(d.DC)
+	region, _, _ := strings.Cut(zone, "-")
+	return &cloudprovider.InstanceMetadata{
+		ProviderID:       providerid.FromRobotNumber(d.Number),
+		InstanceType:     instanceType(d.Product),
+		NodeAddresses:    robotAddresses(d, node, cfg),
+		Zone:             zone,
+		Region:           region,
+		AdditionalLabels: map[string]string{labelProvidedBy: "robot"},
+	}
+}
+
+var notInLabelValue = regexp.MustCompile(`[^a-zA-Z0-9_.-]`)
+
+// instanceType makes a product name a label value: "DS 3000" is DS-3000.
+func instanceType(product string) string {
+	return notInLabelValue.ReplaceAllString(strings.ReplaceAll(product, " ", "-"), "")
+}
+
+// robotAddresses are a dedicated server's addresses in the official
+// order: the hostname, the IPv6 (the ::1 of its net) before the IPv4, as
+// the address family allows; with ROBOT_FORWARD_INTERNAL_IPS the
+// InternalIPs the kubelet reported, except ones of a family the cluster
+// does not use or equal to an external address.
+func robotAddresses(d *robot.Server, node *corev1.Node, cfg Config) []corev1.NodeAddress {
+	addrs := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: d.Name}}
+	v4 := cfg.AddressFamily == AddressFamilyIPv4 || cfg.AddressFamily == AddressFamilyDualStack
+	v6 := cfg.AddressFamily == AddressFamilyIPv6 || cfg.AddressFamily == AddressFamilyDualStack
+	if p, err := netip.ParseAddr(d.IPv6Net); v6 && err == nil && p.Is6() {
+		b := p.As16()
+		b[15] |= 1
+		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: netip.AddrFrom16(b).String()})
+	}
+	if v4 && d.IPv4 != "" {
+		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: d.IPv4})
+	}
+	if !cfg.Robot.ForwardInternalIPs {
+		return addrs
+	}
+	for _, a := range node.Status.Addresses {
+		ip, err := netip.ParseAddr(a.Address)
+		if a.Type != corev1.NodeInternalIP || err != nil || (ip.Is4() && !v4) || (ip.Is6() && !v6) ||
+			addressIn(addrs, a.Address) {
+			continue
+		}
+		addrs = append(addrs, a)
+	}
+	return addrs
+}
+
+func addressIn(addrs []corev1.NodeAddress, ip string) bool {
+	for _, a := range addrs {
+		if a.Address == ip {
+			return true
+		}
+	}
+	return false
+}
