@@ -155,7 +155,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		c.instances.robot = c.robot
 	}
 	if c.cfg.RoutesEnabled {
-		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: now}
+		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: now, robot: c.robot}
 	}
 	if c.cfg.LoadBalancers.Enabled {
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,

@@ -18,10 +18,12 @@ import (
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
 )
 
 // eventRouteRefused is the reason of the event for a route the cloud
-// cannot carry (an IPv6 pod CIDR).
+// cannot carry (an IPv6 pod CIDR, a dedicated server's node).
 const eventRouteRefused = "RouteRefused"
 
 // routes implements cloudprovider.Routes on the configured network. The
@@ -34,6 +36,10 @@ type routes struct {
 	maxAge    time.Duration
 	recorder  record.EventRecorder
 	now       func() time.Time
+	// robot, when set, tells dedicated servers' Nodes, which are not in
+	// the network: their pod CIDRs get no route (skipped, told once).
+	robot   *robot.Cache
+	skipped sync.Map // node name → true, once told
 
 	// change serialises route changes: the API locks the network for each
 	// one, so concurrent changes would only fail and retry.
@@ -112,6 +118,16 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 		msg := fmt.Sprintf("route %s for node %s refused: Hetzner Cloud networks do not carry IPv6; use an IPv4 cluster CIDR for routes or disable them (HCLOUD_NETWORK_ROUTES_ENABLED=false)", route.DestinationCIDR, node)
 		r.event(node, msg)
 		return errors.New(msg)
+	}
+	if r.robot != nil {
+		// The listing is shared and cached: no request per reconcile.
+		if d, found, err := r.robot.LookupName(ctx, node); err == nil && found {
+			if _, told := r.skipped.LoadOrStore(node, true); !told {
+				r.event(node, fmt.Sprintf("route %s for node %s skipped: the node is dedicated server %d (Robot), which is not in the cloud network; "+
+					"its pods are reached only if the CNI carries their traffic (for example an overlay)", route.DestinationCIDR, node, d.Number))
+			}
+			return nil
+		}
 	}
 	s, err := r.inv.byServerName(ctx, node, within(r.maxAge))
 	if err != nil {

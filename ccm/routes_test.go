@@ -13,6 +13,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -162,5 +163,35 @@ func TestRoutesRefuseIPv6AndReportConflicts(t *testing.T) {
 	err = r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "10.244.0.0/24"})
 	if !apierrors.IsConflict(err) {
 		t.Errorf("locked network: %v, want a Conflict the route controller retries", err)
+	}
+}
+
+// A dedicated server's Node gets no route and one event saying why; the
+// routes of cloud Nodes are made as before, and no reconcile costs a
+// request beyond the shared listing.
+func TestRouteSkipsDedicatedServers(t *testing.T) {
+	c := newCloud(t, 2, fakecloud.Options{})
+	r, _, rec := newRoutes(t, c)
+	if err := c.FC.Apply(fakecloud.Event{Type: "add_dedicated_server", DedicatedServer: &fakecloud.SeedDedicatedServer{Number: 321, Name: "ded-1"}}); err != nil {
+		t.Fatal(err)
+	}
+	r.robot = robot.NewCache(robot.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second), robot.CacheOptions{})
+	for range 3 {
+		if err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "ded-1", DestinationCIDR: "10.244.9.0/24"}); err != nil {
+			t.Fatalf("CreateRoute for a dedicated server's Node = %v, want skipped", err)
+		}
+	}
+	expectEvent(t, rec, eventRouteRefused, "ded-1", "dedicated server 321", "10.244.9.0/24")
+	if len(rec.Events) != 0 {
+		t.Errorf("%d more events for the same node", len(rec.Events))
+	}
+	if err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "node-0001", DestinationCIDR: "10.244.1.0/24"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := routeSet(t, r); len(got) != 1 || !strings.Contains(got[0], "node-0001") {
+		t.Errorf("routes %v, want only node-0001's", got)
+	}
+	if got := c.FC.Requests("GET", "/robot/server"); got != 1 {
+		t.Errorf("%d listings of the webservice for 4 route creations, want 1", got)
 	}
 }
