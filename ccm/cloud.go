@@ -159,7 +159,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	}
 	if c.cfg.LoadBalancers.Enabled {
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
-			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now})
+			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled})
 	}
 	return c, nil
 }

@@ -75,7 +75,7 @@ func (l *Manager) reread(ctx context.Context, uid string, lb *hcloud.LoadBalance
 // tolerated are answers that say the change is already in place.
 func tolerated(st lbStep, err error) bool {
 	switch st.Kind {
-	case "add_target":
+	case "add_target", "add_ip_target":
 		return hcloud.IsError(err, hcloud.ErrorCodeTargetAlreadyDefined)
 	case "remove_target", "remove_ip_target", "delete_service":
 		return hcloud.IsError(err, hcloud.ErrorCodeNotFound)
@@ -86,8 +86,9 @@ func tolerated(st lbStep, err error) bool {
 // rejected is a target the API will not take, such as a deleted server
 // or one outside the network.
 func rejected(st lbStep, err error) bool {
-	return st.Kind == "add_target" && (targetError(err) || hcloud.IsError(err, hcloud.ErrorCodeNotFound,
-		hcloud.ErrorCodeResourceLimitExceeded, hcloud.ErrorCodeCloudResourceIPNotAllowed, "load_balancer_public_interface_disabled"))
+	return (st.Kind == "add_target" || st.Kind == "add_ip_target") && (targetError(err) || hcloud.IsError(err, hcloud.ErrorCodeNotFound,
+		hcloud.ErrorCodeResourceLimitExceeded, hcloud.ErrorCodeCloudResourceIPNotAllowed, "load_balancer_public_interface_disabled",
+		"ip_not_owned", "load_balancer_not_attached_to_network", "network_has_no_vswitch_subnet", "ip_not_in_vswitch_subnet"))
 }
 
 // targetError is the API refusing a target: one it cannot resolve, or a

@@ -24,7 +24,7 @@ func (l *Manager) rejectedTarget(svc *corev1.Service, st lbStep, err error) {
 	if hcloud.IsError(err, hcloud.ErrorCodeResourceLimitExceeded) {
 		reason = eventMaxTargets
 	}
-	l.event(svc, corev1.EventTypeWarning, reason, fmt.Sprintf("Server %d was not added as a target: %v", st.Target.ServerID, err))
+	l.event(svc, corev1.EventTypeWarning, reason, fmt.Sprintf("%s was not added as a target: %v", st.Target, err))
 }
 
 // badConfig reports each bad annotation as a Warning event on the Service.

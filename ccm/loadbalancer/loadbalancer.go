@@ -23,6 +23,7 @@ type Manager struct {
 	defaults    Defaults
 	networkID   int64
 	networkZone string
+	robot       bool // dedicated servers' Nodes are ip targets
 	store       *lbStore
 	actions     *actionTracker
 	certs       *certs
@@ -58,6 +59,9 @@ type Options struct {
 	NetworkZone string        // the network's zone, for load balancers placed by zone
 	MaxAge      time.Duration // how old a listing of load balancers or certificates may be
 	Now         func() time.Time
+	// Robot makes dedicated (Robot) servers' Nodes ip targets
+	// (ROBOT_ENABLED); without it they are left out.
+	Robot bool
 }
 
 // New returns a Manager; Start runs its background work.
@@ -65,7 +69,7 @@ func New(client *hcloud.Client, o Options) *Manager {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone,
+	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot,
 		store: newLBStore(client, o.Now, o.MaxAge), actions: newActionTracker(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
 		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, pending: map[string]*time.Timer{}, ctx: context.Background()}
@@ -164,7 +168,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
-	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, CertIDs: certIDs})
+	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, CertIDs: certIDs, Robot: l.robot})
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}

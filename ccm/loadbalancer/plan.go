@@ -18,7 +18,7 @@ type lbStep struct {
 	Labels    map[string]string
 	Type      string
 	Algorithm string
-	IP        string  // change_dns_ptr: the address; remove_ip_target: the target
+	IP        string  // change_dns_ptr: the address
 	DNSPtr    *string // nil: the API's default
 	NetworkID int64
 	PrivateIP net.IP                            // attach_to_network
@@ -49,8 +49,8 @@ func (s lbStep) String() string {
 		return fmt.Sprintf("delete_service %d", s.Port)
 	case "add_target", "remove_target":
 		return fmt.Sprintf("%s %d private=%v", s.Kind, s.Target.ServerID, s.Target.UsePrivateIP)
-	case "remove_ip_target":
-		return "remove_ip_target " + s.IP
+	case "add_ip_target", "remove_ip_target":
+		return s.Kind + " " + s.Target.IP
 	}
 	return s.Kind
 }
@@ -187,8 +187,8 @@ func serviceSteps(want []hcloud.LoadBalancerAddServiceOpts, have []hcloud.LoadBa
 }
 
 // targetSteps remove before they add, so a full load balancer makes room.
-// IP targets are removed, as the official CCM does without Robot; label
-// selector targets are not the CCM's and stay.
+// An ip target that no dedicated server's Node wants is removed, as the
+// official CCM does; label selector targets are not the CCM's and stay.
 func targetSteps(want []lbTarget, have []hcloud.LoadBalancerTarget) []lbStep {
 	var steps []lbStep
 	existing := map[lbTarget]bool{}
@@ -197,23 +197,41 @@ func targetSteps(want []lbTarget, have []hcloud.LoadBalancerTarget) []lbStep {
 		wanted[t] = true
 	}
 	for _, t := range have {
+		k, ok := targetOf(t)
+		if !ok {
+			continue
+		}
+		existing[k] = true
 		switch {
-		case t.Type == hcloud.LoadBalancerTargetTypeServer && t.Server != nil && t.Server.Server != nil:
-			k := lbTarget{ServerID: t.Server.Server.ID, UsePrivateIP: t.UsePrivateIP}
-			existing[k] = true
-			if !wanted[k] {
-				steps = append(steps, lbStep{Kind: "remove_target", Target: k})
-			}
-		case t.Type == hcloud.LoadBalancerTargetTypeIP && t.IP != nil:
-			steps = append(steps, lbStep{Kind: "remove_ip_target", IP: t.IP.IP})
+		case wanted[k]:
+		case k.IP != "":
+			steps = append(steps, lbStep{Kind: "remove_ip_target", Target: k})
+		default:
+			steps = append(steps, lbStep{Kind: "remove_target", Target: k})
 		}
 	}
 	for _, t := range want {
-		if !existing[t] {
+		switch {
+		case existing[t]:
+		case t.IP != "":
+			steps = append(steps, lbStep{Kind: "add_ip_target", Target: t})
+		default:
 			steps = append(steps, lbStep{Kind: "add_target", Target: t})
 		}
 	}
 	return steps
+}
+
+// targetOf is a target of the API as the CCM compares it; label selector
+// targets are none of the CCM's.
+func targetOf(t hcloud.LoadBalancerTarget) (lbTarget, bool) {
+	switch {
+	case t.Type == hcloud.LoadBalancerTargetTypeServer && t.Server != nil && t.Server.Server != nil:
+		return lbTarget{ServerID: t.Server.Server.ID, UsePrivateIP: t.UsePrivateIP}, true
+	case t.Type == hcloud.LoadBalancerTargetTypeIP && t.IP != nil:
+		return lbTarget{IP: t.IP.IP}, true
+	}
+	return lbTarget{}, false
 }
 
 // serviceMatches reports whether have already is what want asks; unset

@@ -43,8 +43,10 @@ func send(ctx context.Context, c *hcloud.Client, lb *hcloud.LoadBalancer, s lbSt
 	case "add_target":
 		a, _, err = api.AddServerTarget(ctx, lb, hcloud.LoadBalancerAddServerTargetOpts{
 			Server: &hcloud.Server{ID: s.Target.ServerID}, UsePrivateIP: hcloud.Ptr(s.Target.UsePrivateIP)})
+	case "add_ip_target":
+		a, _, err = api.AddIPTarget(ctx, lb, hcloud.LoadBalancerAddIPTargetOpts{IP: net.ParseIP(s.Target.IP)})
 	case "remove_ip_target":
-		a, _, err = api.RemoveIPTarget(ctx, lb, net.ParseIP(s.IP))
+		a, _, err = api.RemoveIPTarget(ctx, lb, net.ParseIP(s.Target.IP))
 	}
 	return a, nil, err
 }
@@ -87,9 +89,11 @@ func commit(lb *hcloud.LoadBalancer, s lbStep) bool {
 		})
 	case "add_target":
 		lb.Targets = append(lb.Targets, serverTarget(s.Target))
+	case "add_ip_target":
+		lb.Targets = append(lb.Targets, hcloud.LoadBalancerTarget{Type: hcloud.LoadBalancerTargetTypeIP, IP: &hcloud.LoadBalancerTargetIP{IP: s.Target.IP}})
 	case "remove_ip_target":
 		lb.Targets = slices.DeleteFunc(lb.Targets, func(t hcloud.LoadBalancerTarget) bool {
-			return t.Type == hcloud.LoadBalancerTargetTypeIP && t.IP != nil && t.IP.IP == s.IP
+			return t.Type == hcloud.LoadBalancerTargetTypeIP && t.IP != nil && t.IP.IP == s.Target.IP
 		})
 	}
 	return true
@@ -170,8 +174,8 @@ func createOpts(want lbSpec) hcloud.LoadBalancerCreateOpts {
 		o.Services = append(o.Services, createService(s))
 	}
 	for _, t := range want.Targets {
-		if t.UsePrivateIP && !inlineNetwork {
-			continue // added once attached
+		if t.IP != "" || (t.UsePrivateIP && !inlineNetwork) {
+			continue // ip targets, and private ones until attached, come after
 		}
 		o.Targets = append(o.Targets, hcloud.LoadBalancerCreateOptsTarget{Type: hcloud.LoadBalancerTargetTypeServer,
 			Server: hcloud.LoadBalancerCreateOptsTargetServer{Server: &hcloud.Server{ID: t.ServerID}}, UsePrivateIP: hcloud.Ptr(t.UsePrivateIP)})

@@ -42,13 +42,22 @@ type lbSpec struct {
 
 	Services    []hcloud.LoadBalancerAddServiceOpts // sorted by listen port
 	Targets     []lbTarget                          // oldest node first
-	TargetNodes map[int64]*corev1.Node              // by server ID, for events
+	TargetNodes map[lbTarget]*corev1.Node           // for events
 }
 
-// lbTarget is a server target.
+// lbTarget is a server target, or an ip target (a dedicated server's
+// Node) when IP is set.
 type lbTarget struct {
 	ServerID     int64
+	IP           string
 	UsePrivateIP bool
+}
+
+func (t lbTarget) String() string {
+	if t.IP != "" {
+		return "IP " + t.IP
+	}
+	return fmt.Sprintf("Server %d", t.ServerID)
 }
 
 // lbEnv is what the desired state depends on besides the Service and nodes.
@@ -56,6 +65,7 @@ type lbEnv struct {
 	NetworkID   int64
 	NetworkZone string  // of HCLOUD_NETWORK: where a load balancer goes without location or zone
 	CertIDs     []int64 // the https certificates, resolved
+	Robot       bool    // dedicated servers' Nodes become ip targets (ROBOT_ENABLED)
 }
 
 // lbNotice is something to tell the user in an event; it does not stop the sync.
@@ -123,7 +133,7 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 	}
 	slices.SortFunc(s.Services, func(a, b hcloud.LoadBalancerAddServiceOpts) int { return *a.ListenPort - *b.ListenPort })
 	var n []lbNotice
-	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes)
+	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes, env.Robot)
 	notices = append(notices, n...)
 	return s, notices, errors.Join(errs...)
 }
@@ -195,8 +205,10 @@ func desiredHealthCheck(p corev1.ServicePort, o lbOptions) *hcloud.LoadBalancerA
 	return hc
 }
 
-// desiredTargets are the servers of the eligible nodes, oldest nodes first.
-func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node) ([]lbTarget, map[int64]*corev1.Node, []lbNotice) {
+// desiredTargets are the servers of the eligible nodes, oldest nodes first:
+// a cloud server's Node as a server target, with Robot a dedicated
+// server's as an ip target (dedicated.go).
+func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, robot bool) ([]lbTarget, map[lbTarget]*corev1.Node, []lbNotice) {
 	nodes = slices.Clone(nodes)
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int {
 		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
@@ -206,7 +218,7 @@ func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node) ([]l
 	})
 	var notices []lbNotice
 	var targets []lbTarget
-	byServer := map[int64]*corev1.Node{}
+	byTarget := map[lbTarget]*corev1.Node{}
 	for _, node := range nodes {
 		if _, excluded := node.Labels[excludeLabel]; excluded {
 			continue
@@ -217,19 +229,29 @@ func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node) ([]l
 		if node.Spec.ProviderID == "" {
 			continue // not initialised yet: the provider ID's arrival triggers a sync
 		}
-		id, err := providerid.ToServerID(node.Spec.ProviderID)
-		if err != nil {
-			notices = append(notices, lbNotice{Node: node, Reason: eventNodeSkipped,
-				Message: fmt.Sprintf("not a target of the load balancer of Service %s/%s: %v", svc.Namespace, svc.Name, err)})
+		var t lbTarget
+		if robot && providerid.IsRobot(node.Spec.ProviderID) {
+			var notice *lbNotice
+			t, notice = dedicatedTarget(svc, node, o.UsePrivateIP)
+			if notice != nil {
+				notices = append(notices, *notice)
+			}
+		} else {
+			id, err := providerid.ToServerID(node.Spec.ProviderID)
+			if err != nil {
+				notices = append(notices, lbNotice{Node: node, Reason: eventNodeSkipped,
+					Message: fmt.Sprintf("not a target of the load balancer of Service %s/%s: %v", svc.Namespace, svc.Name, err)})
+				continue
+			}
+			t = lbTarget{ServerID: id, UsePrivateIP: o.UsePrivateIP}
+		}
+		if t == (lbTarget{}) || byTarget[t] != nil {
 			continue
 		}
-		if byServer[id] != nil {
-			continue
-		}
-		byServer[id] = node
-		targets = append(targets, lbTarget{ServerID: id, UsePrivateIP: o.UsePrivateIP})
+		byTarget[t] = node
+		targets = append(targets, t)
 	}
-	return targets, byServer, notices
+	return targets, byTarget, notices
 }
 
 // limitTargets keeps the targets within max: those the load balancer has
@@ -239,19 +261,19 @@ func limitTargets(svc *corev1.Service, want *lbSpec, have []hcloud.LoadBalancerT
 	if max <= 0 || len(want.Targets) <= max {
 		return nil
 	}
-	present := map[int64]bool{}
+	present := map[lbTarget]bool{}
 	for _, t := range have {
-		if t.Server != nil && t.Server.Server != nil {
-			present[t.Server.Server.ID] = true
+		if k, ok := targetOf(t); ok {
+			present[k] = true
 		}
 	}
 	kept := slices.Clone(want.Targets)
 	slices.SortStableFunc(kept, func(a, b lbTarget) int {
-		return cmp.Compare(boolInt(!present[a.ServerID]), boolInt(!present[b.ServerID]))
+		return cmp.Compare(boolInt(!present[a]), boolInt(!present[b]))
 	})
 	var notices []lbNotice
 	for _, t := range kept[max:] {
-		notices = append(notices, lbNotice{Node: want.TargetNodes[t.ServerID], Reason: eventMaxTargets,
+		notices = append(notices, lbNotice{Node: want.TargetNodes[t], Reason: eventMaxTargets,
 			Message: fmt.Sprintf("Node could not be added to Load Balancer for service %s/%s because the max number of targets (%d) has been reached", svc.Namespace, svc.Name, max)})
 	}
 	want.Targets = kept[:max]
