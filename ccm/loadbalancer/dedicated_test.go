@@ -35,7 +35,9 @@ func ipTargets(lb *hcloud.LoadBalancer) []string {
 func TestDedicatedNodesAreIPTargets(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
 	c.lbs.robot = true
-	ext := func(ip string) corev1.NodeAddress { return corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: ip} }
+	ext := func(ip string) corev1.NodeAddress {
+		return corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: ip}
+	}
 	ded1 := dedicatedNode("ded-1", "hrobot://321", corev1.NodeAddress{Type: corev1.NodeHostName, Address: "ded-1"},
 		ext("2a01:4f8:111:4221::1"), ext("198.51.100.7"))
 	ded2 := dedicatedNode("ded-2", "hcloud://bm-322", ext("198.51.100.8"))
