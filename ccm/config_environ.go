@@ -1,10 +1,8 @@
 package ccm
 
 import (
-	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -29,20 +27,11 @@ var knownNames = sync.OnceValue(func() map[string]bool {
 // CheckEnviron looks at every HCLOUD_* and ROBOT_* variable that is set
 // (environ as os.Environ gives it) and warns of each one this CCM does not
 // read: the official CCM's with what to use instead, others with the
-// closest known name. ROBOT_ENABLED=true is an error until every
-// controller handles dedicated Nodes (issue #28): they would be
-// mishandled.
+// closest known name.
 func CheckEnviron(environ []string) (warnings []string, err error) {
 	known := knownNames()
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
-		if name == "ROBOT_ENABLED" {
-			if on, perr := strconv.ParseBool(strings.TrimSpace(value)); perr == nil && on {
-				err = errors.New("ROBOT_ENABLED=true: Robot (dedicated servers) is not supported by this CCM yet, and the Nodes of " +
-					"dedicated servers would be mishandled (never initialised, or deleted as servers that do not exist); " +
-					"keep the official CCM for clusters with dedicated servers, or set ROBOT_ENABLED=false")
-			}
-		}
 		if strings.TrimSpace(value) == "" || known[name] {
 			continue
 		}

@@ -34,14 +34,6 @@ func TestCheckEnviron(t *testing.T) {
 	}
 }
 
-func TestRobotEnabledIsAnError(t *testing.T) {
-	for _, v := range []string{"true", "1", " TRUE "} {
-		if _, err := CheckEnviron([]string{"ROBOT_ENABLED=" + v}); err == nil || !strings.Contains(err.Error(), "ROBOT_ENABLED=true") {
-			t.Errorf("ROBOT_ENABLED=%q: err = %v, want the Robot error", v, err)
-		}
-	}
-}
-
 // A value the official CCM cannot parse is refused, not read as false.
 func TestRobotEnabledMustBeABoolean(t *testing.T) {
 	for _, v := range []string{"yes", "on", "enabled", "2"} {

@@ -192,7 +192,7 @@ func TestEnv(t *testing.T) {
 	for _, e := range c.Env {
 		names = append(names, e.Name)
 	}
-	if diff := cmp.Diff([]string{"HCLOUD_BUDGET_RESERVE", "HCLOUD_NETWORK", "HCLOUD_TOKEN_FILE", "POD_NAME", "POD_NAMESPACE"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"HCLOUD_BUDGET_RESERVE", "HCLOUD_NETWORK", "HCLOUD_TOKEN_FILE", "ROBOT_PASSWORD", "ROBOT_USER", "POD_NAME", "POD_NAMESPACE"}, names); diff != "" {
 		t.Errorf("env names (-want +got):\n%s", diff)
 	}
 	// The rollout guard's pod, from the downward API.
@@ -339,7 +339,6 @@ func TestRefused(t *testing.T) {
 		flags []string
 		want  string
 	}{
-		{"robot", []string{"--set", "robot.enabled=true"}, "Robot / dedicated servers are not supported by this CCM yet, set robot.enabled=false"},
 		{"kind", []string{"--set", "kind=StatefulSet"}, "Deployment"},
 		{"cluster CIDR", []string{"--set", "networking.enabled=true", "--set", "networking.clusterCIDR="}, "networking.clusterCIDR"},
 		{"metrics address", []string{"--set", "env.HCLOUD_METRICS_ADDRESS.value=metrics"}, "HCLOUD_METRICS_ADDRESS"},
@@ -368,5 +367,24 @@ func TestNameOverride(t *testing.T) {
 	term := d.Spec.Template.Spec.Affinity.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm
 	if term.LabelSelector.MatchLabels["app.kubernetes.io/name"] != "ccm" || d.Spec.Template.Labels["app.kubernetes.io/name"] != "ccm" {
 		t.Errorf("anti-affinity %v, pod labels %v", term.LabelSelector.MatchLabels, d.Spec.Template.Labels)
+	}
+}
+
+// TestRobot: robot.enabled sets ROBOT_ENABLED, and the login comes from the
+// Secret's optional keys, as in the official chart.
+func TestRobot(t *testing.T) {
+	c := container(t, mustRender(t, "--set", "robot.enabled=true"))
+	if e := env(c, "ROBOT_ENABLED"); e == nil || e.Value != "true" {
+		t.Errorf("ROBOT_ENABLED %+v", e)
+	}
+	for name, key := range map[string]string{"ROBOT_USER": "robot-user", "ROBOT_PASSWORD": "robot-password"} {
+		e := env(c, name)
+		if e == nil || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil || e.ValueFrom.SecretKeyRef.Name != "hcloud" ||
+			e.ValueFrom.SecretKeyRef.Key != key || e.ValueFrom.SecretKeyRef.Optional == nil || !*e.ValueFrom.SecretKeyRef.Optional {
+			t.Errorf("%s %+v, want the optional key %s of the Secret hcloud", name, e, key)
+		}
+	}
+	if e := env(container(t, mustRender(t)), "ROBOT_ENABLED"); e != nil {
+		t.Errorf("ROBOT_ENABLED %+v by default", e)
 	}
 }

@@ -27,9 +27,6 @@ which win.
 Refuses values this chart cannot honour, each with what to do instead.
 */}}
 {{- define "hcloud-cloud-controller-manager.validate" -}}
-{{- if .Values.robot.enabled }}
-{{- fail "robot.enabled=true: Robot / dedicated servers are not supported by this CCM yet, set robot.enabled=false" }}
-{{- end }}
 {{- if not (has .Values.kind (list "Deployment" "DaemonSet")) }}
 {{- fail (printf "kind=%v: want Deployment or DaemonSet" .Values.kind) }}
 {{- end }}
@@ -121,6 +118,9 @@ downward API (the rollout guard), unless env names them.
 {{- end }}
 {{- if and (not .Values.monitoring.enabled) (not (hasKey $env "HCLOUD_METRICS_ENABLED")) }}
 {{- $out = append $out (dict "name" "HCLOUD_METRICS_ENABLED" "value" "false") }}
+{{- end }}
+{{- if and .Values.robot.enabled (not (hasKey $env "ROBOT_ENABLED")) }}
+{{- $out = append $out (dict "name" "ROBOT_ENABLED" "value" "true") }}
 {{- end }}
 {{- if eq .Values.kind "Deployment" }}
 {{- range $name, $path := dict "POD_NAME" "metadata.name" "POD_NAMESPACE" "metadata.namespace" }}
