@@ -48,6 +48,10 @@ func (c *Cloud) AddFault(ctx context.Context, r fakecloud.Rule) error {
 	return err
 }
 
+// ClearRobotLimits lifts the Robot webservice's hourly limits and login
+// blocks, as if an hour had passed.
+func (c *Cloud) ClearRobotLimits(ctx context.Context) error { return c.admin.ClearRobotLimits(ctx) }
+
 // ClearFaults removes every fault.
 func (c *Cloud) ClearFaults(ctx context.Context) error { return c.admin.ClearFaults(ctx) }
 
@@ -96,7 +100,8 @@ func (c *Cloud) FaultHits(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// running reports whether fakecloud has a running server of that name; it
+// running reports whether fakecloud has a running server (cloud or
+// dedicated) of that name; it
 // reads the admin state, which no request counter sees, at most once a
 // second for all kubelets. On an error it says yes, as a kubelet that
 // cannot tell keeps posting.
@@ -123,6 +128,13 @@ func (c *Cloud) serverStatus(ctx context.Context) (map[string]string, error) {
 	for _, s := range st.Servers {
 		status[s.Name] = s.Status
 	}
+	// A dedicated server's kubelet posts while the server is on; a tower
+	// server's power state is unknown to the webservice ("not supported").
+	for _, d := range st.DedicatedServers {
+		if d.OperatingStatus != "shut off" {
+			status[d.Name] = "running"
+		}
+	}
 	return status, nil
 }
 
@@ -142,6 +154,11 @@ type Snapshot struct {
 		Name   string `json:"name"`
 		Status string `json:"status"`
 	} `json:"servers"`
+	DedicatedServers []struct {
+		Number          int64  `json:"server_number"`
+		Name            string `json:"server_name"`
+		OperatingStatus string `json:"operating_status"`
+	} `json:"dedicated_servers"`
 	LoadBalancers []struct {
 		ID      int64  `json:"id"`
 		Name    string `json:"name"`

@@ -157,12 +157,14 @@ func (e *Env) StartCCM(ctx context.Context, extra ...string) (int, error) {
 }
 
 // ccmEnv is the CCM's environment: the Secret's token and network, the
-// endpoints of fakecloud, then Options.CCMEnv.
+// endpoints of fakecloud (API, metadata, Robot webservice), then
+// Options.CCMEnv.
 func (e *Env) ccmEnv() []string {
 	return append([]string{
 		"HCLOUD_TOKEN=" + FakeCloudToken, "HCLOUD_NETWORK=" + e.opts.Network,
 		"HCLOUD_ENDPOINT=" + e.CloudURL + "/v1",
 		"HCLOUD_METADATA_ENDPOINT=" + e.CloudURL + "/metadata/" + e.opts.Metadata + "/hetzner/v1/metadata",
+		"ROBOT_ENDPOINT=" + e.CloudURL + "/robot", // read only with ROBOT_ENABLED=true
 	}, e.opts.CCMEnv...)
 }
 
