@@ -49,7 +49,8 @@ type doctor struct {
 	api   *hcloud.Client
 	found findings
 
-	cloud        *cloud // nil when the API cannot be read
+	cloud        *cloud     // nil when the API cannot be read
+	robot        *dedicated // nil when Robot is off or the webservice cannot be read
 	nodes        []corev1.Node
 	services     []corev1.Service
 	servicesRead bool // the Services were listed: orphans can be told
@@ -62,8 +63,8 @@ type doctor struct {
 }
 
 // Run checks the cluster against its cloud. Findings are in the order
-// checked: configuration and token, the CCM itself, Nodes, the network,
-// load balancers, and the rate limit left.
+// checked: configuration and token, the CCM itself, dedicated servers,
+// Nodes, the network, load balancers, and the rate limit left.
 func Run(ctx context.Context, opts Options) Report {
 	if opts.Namespace == "" {
 		opts.Namespace = DefaultNamespace
@@ -87,6 +88,7 @@ func Run(ctx context.Context, opts Options) Report {
 	d.readKube(ctx)
 	d.checkToken(ctx)
 	d.checkWorkload(ctx)
+	d.checkRobot(ctx)
 	d.checkNodes()
 	d.checkNetwork()
 	d.checkServices(ctx)

@@ -1,7 +1,6 @@
 package doctor
 
 import (
-	"errors"
 	"fmt"
 	"net"
 	"net/netip"
@@ -58,13 +57,12 @@ func (d *doctor) checkNodes() {
 // name; it reports a Node without one, with near misses.
 func (d *doctor) matchNode(n *corev1.Node) *hcloud.Server {
 	subject := "node/" + n.Name
+	if d.isDedicated(n) {
+		return nil // checkRobot's
+	}
 	if n.Spec.ProviderID != "" {
 		id, err := providerid.ToServerID(n.Spec.ProviderID)
 		switch {
-		case errors.Is(err, providerid.ErrRobotServer):
-			d.found.warn("node", subject, fmt.Sprintf("provider ID %s is a Robot server's: this CCM leaves the Node alone", n.Spec.ProviderID),
-				"run the official CCM for clusters with dedicated servers")
-			return nil
 		case err != nil:
 			d.found.fail("node", subject, err.Error(), "start the kubelet with --provider-id=hcloud://<server ID>, or without --provider-id")
 			d.blocked[n.Name] = "its provider ID is not a server's"

@@ -21,6 +21,7 @@ func SecretEnv(ctx context.Context, kube kubernetes.Interface, namespace string,
 		return nil, fmt.Errorf("HCLOUD_TOKEN is unset and Secret %s/%s cannot be read: %w", namespace, SecretName, err)
 	}
 	token, network := string(s.Data["token"]), string(s.Data["network"])
+	robotUser, robotPassword := string(s.Data["robot-user"]), string(s.Data["robot-password"])
 	if token == "" {
 		return nil, fmt.Errorf("HCLOUD_TOKEN is unset and Secret %s/%s has no key token", namespace, SecretName)
 	}
@@ -30,6 +31,10 @@ func SecretEnv(ctx context.Context, kube kubernetes.Interface, namespace string,
 			return token
 		case name == "HCLOUD_NETWORK" && v == "":
 			return network
+		case name == "ROBOT_USER" && v == "":
+			return robotUser
+		case name == "ROBOT_PASSWORD" && v == "":
+			return robotPassword
 		default:
 			return v
 		}

@@ -28,13 +28,13 @@ func WorkloadEnv(ctx context.Context, kube kubernetes.Interface, namespace strin
 	c := ccmContainer(w.pod)
 	for _, from := range c.EnvFrom {
 		for k, v := range r.envFrom(from) {
-			if strings.HasPrefix(k, "HCLOUD_") {
+			if strings.HasPrefix(k, "HCLOUD_") || strings.HasPrefix(k, "ROBOT_") {
 				vars[k], sources[k] = v, r.fromSource(from)
 			}
 		}
 	}
 	for _, e := range c.Env {
-		if !strings.HasPrefix(e.Name, "HCLOUD_") {
+		if !strings.HasPrefix(e.Name, "HCLOUD_") && !strings.HasPrefix(e.Name, "ROBOT_") {
 			continue
 		}
 		v, src, ok := r.value(e)

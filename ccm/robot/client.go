@@ -64,6 +64,13 @@ func NewClient(endpoint, user, password, userAgent string, timeout time.Duration
 		http: &http.Client{Timeout: timeout}, userAgent: userAgent}
 }
 
+// WithTransport sends the client's requests through rt (ccm doctor
+// counts them).
+func (c *Client) WithTransport(rt http.RoundTripper) *Client {
+	c.http.Transport = rt
+	return c
+}
+
 // Servers lists every server of the account. An account without servers
 // answers 404 SERVER_NOT_FOUND; that is an empty list here.
 func (c *Client) Servers(ctx context.Context) ([]Server, error) {
