@@ -16,10 +16,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 func main() {
@@ -55,7 +57,9 @@ func run(controlBin string, once bool) error {
 		Manifests: "deploy/ccm.yaml", World: "testdata/worlds/e2e.yaml", Network: "cluster", Metadata: "control-plane-1",
 		FakeCloudArgs: []string{"--action-duration=500ms"},
 		CCMArgs:       []string{"--leader-elect=true", "--route-reconciliation-period=5s", "--node-monitor-period=5s"},
-		CCMEnv:        []string{"HCLOUD_LOAD_BALANCERS_LOCATION=fsn1", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE=10s"}})
+		CCMEnv: []string{"HCLOUD_LOAD_BALANCERS_LOCATION=fsn1", "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE=10s",
+			// A hybrid cluster: fakecloud's Robot webservice has a dedicated server.
+			"ROBOT_ENABLED=true", "ROBOT_USER=" + fakecloud.DefaultRobotUser, "ROBOT_PASSWORD=" + fakecloud.DefaultRobotPassword}})
 	if err != nil {
 		return fmt.Errorf("%w (logs in %s)", err, dir)
 	}
@@ -90,14 +94,21 @@ func run(controlBin string, once bool) error {
 }
 
 func tour(ctx context.Context, env *harness.Env) error {
-	nodes := []string{"control-plane-1", "worker-1", "worker-2"}
+	step("fakecloud's Robot webservice: dedicated server dedicated-1 beside the cloud servers (ROBOT_ENABLED=true)")
+	ded := fakecloud.SeedDedicatedServer{Number: 2000001, Name: "dedicated-1", Product: "EX44", DC: "FSN1-DC16"}
+	if err := env.Cloud().Apply(ctx, fakecloud.Event{Type: "add_dedicated_server", DedicatedServer: &ded}); err != nil {
+		return err
+	}
+	say("curl -u '%s:%s' %s/robot/server", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, env.CloudURL)
+	cloudNodes := []string{"control-plane-1", "worker-1", "worker-2"}
+	nodes := append(slices.Clone(cloudNodes), "dedicated-1")
 	step("registering %d Nodes as kubelets with --cloud-provider=external do: tainted uninitialized, with pod CIDRs", len(nodes))
 	for i, n := range nodes {
 		if err := env.RegisterNode(ctx, n, fmt.Sprintf("10.244.%d.0/24", i)); err != nil {
 			return err
 		}
 	}
-	step("cloud-node controller: each Node initialised from its server")
+	step("cloud-node controller: each Node initialised from its server (the dedicated one from the Robot webservice)")
 	for _, name := range nodes {
 		n, err := wait(ctx, func() (*corev1.Node, bool, error) {
 			n, err := env.Kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
@@ -111,7 +122,7 @@ func tour(ctx context.Context, env *harness.Env) error {
 		say("%-16s %-10s type=%s region=%s zone=%s addresses=%s", name, n.Spec.ProviderID, n.Labels["node.kubernetes.io/instance-type"],
 			n.Labels["topology.kubernetes.io/region"], n.Labels["topology.kubernetes.io/zone"], addresses(n))
 	}
-	step("route controller: a route per pod CIDR in network cluster")
+	step("route controller: a route per cloud Node's pod CIDR in network cluster (dedicated-1 is not in it: skipped, with an event)")
 	nw, err := wait(ctx, func() (routes []string, ok bool, err error) {
 		net, _, err := env.Cloud().Client.Network.Get(ctx, "cluster")
 		if err != nil || net == nil {
@@ -121,7 +132,7 @@ func tour(ctx context.Context, env *harness.Env) error {
 			routes = append(routes, r.Destination.String()+" via "+r.Gateway.String())
 		}
 		slices.Sort(routes)
-		return routes, len(routes) == len(nodes), nil
+		return routes, len(routes) == len(cloudNodes), nil
 	})
 	if err != nil {
 		return err
@@ -153,8 +164,23 @@ func tour(ctx context.Context, env *harness.Env) error {
 	for _, in := range svc.Status.LoadBalancer.Ingress {
 		ingress = append(ingress, in.IP)
 	}
-	say("load balancer %s (ID %d, %s) after %s: %d services, %d targets", lb.Name, lb.ID, lb.LoadBalancerType.Name,
-		time.Since(begin).Round(time.Millisecond), len(lb.Services), len(lb.Targets))
+	lb, err = wait(ctx, func() (*hcloud.LoadBalancer, bool, error) {
+		l, _, err := env.Cloud().Client.LoadBalancer.GetByID(ctx, lb.ID)
+		return l, err == nil && l != nil && len(l.Targets) == len(nodes), err
+	})
+	if err != nil {
+		return err
+	}
+	var targets []string
+	for _, t := range lb.Targets {
+		if t.Type == hcloud.LoadBalancerTargetTypeIP {
+			targets = append(targets, "ip "+t.IP.IP)
+		} else {
+			targets = append(targets, fmt.Sprintf("server %d", t.Server.Server.ID))
+		}
+	}
+	say("load balancer %s (ID %d, %s) after %s: %d services, targets %s", lb.Name, lb.ID, lb.LoadBalancerType.Name,
+		time.Since(begin).Round(time.Millisecond), len(lb.Services), strings.Join(targets, ", "))
 	say("status.loadBalancer.ingress: %s", strings.Join(ingress, ", "))
 	return checkup(ctx, env)
 }
@@ -194,6 +220,7 @@ func explore(env *harness.Env, controlBin string) {
 	say("  bin/fakecloud event '{type: power_off_server, server_name: worker-1}'   # then: kubectl get node worker-1 -o jsonpath='{.spec.taints}'")
 	say("  bin/fakecloud event '{type: delete_server, server_name: worker-2}'      # its Node goes once it is NotReady")
 	say("  bin/fakecloud faults add '{path: /**, status: 500, for: 1m}'            # a minute of errors: nothing is deleted")
+	say("  bin/fakecloud event '{type: power_off_dedicated_server, server_number: 2000001}'  # the Robot webservice's reset state says shut off")
 }
 
 // wait polls get every 200 ms for up to two minutes until it reports ok.
