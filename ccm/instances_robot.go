@@ -31,7 +31,10 @@ type backing struct {
 func (b backing) gone() bool { return b.cloud == nil && b.dedicated == nil }
 
 // resolve finds a node's server: by provider ID, whose prefix says which
-// API to ask, or else by name in both. A Robot failure never hides a cloud
+// API to ask, or else by name in both. The Robot listing is asked first,
+// as it is shared and cached: a dedicated server's name then costs no
+// cloud request (a cloud miss lists the servers again), and a name the
+// inventory also holds is ambiguous. A Robot failure never hides a cloud
 // server found by name.
 func (i *instances) resolve(ctx context.Context, node *corev1.Node, f freshness) (backing, error) {
 	pid := node.Spec.ProviderID
@@ -49,11 +52,20 @@ func (i *instances) resolve(ctx context.Context, node *corev1.Node, f freshness)
 		}
 		return backing{dedicated: &d}, nil
 	}
-	s, err := i.server(ctx, node, f)
-	if err != nil || pid != "" || i.robot == nil {
+	if pid != "" || i.robot == nil {
+		s, err := i.server(ctx, node, f)
 		return backing{cloud: s}, err
 	}
 	d, found, rerr := i.robot.LookupName(ctx, node.Name)
+	var s *hcloud.Server
+	if found {
+		s = i.inv.knownName(node.Name)
+	} else {
+		var err error
+		if s, err = i.server(ctx, node, f); err != nil {
+			return backing{}, err
+		}
+	}
 	switch {
 	case s != nil && found:
 		err := fmt.Errorf("node %s: both cloud server %d and dedicated server %d have its name; give the Node a provider ID (hcloud://%d or hrobot://%d)",

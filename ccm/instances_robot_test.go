@@ -82,6 +82,15 @@ func TestRobotInstanceMetadata(t *testing.T) {
 	if got := c.FC.Requests("GET", "/robot/server"); got != 1 {
 		t.Errorf("%d listings of the webservice for 4 lookups, want 1", got)
 	}
+	before := c.Requests()
+	for range 3 {
+		if _, err := i.InstanceMetadata(t.Context(), node("ded-1", "")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Requests() - before; got != 0 {
+		t.Errorf("3 lookups of a dedicated server's Node by name sent %d requests, want 0 (no cloud listing for a name it lacks)", got)
+	}
 }
 
 // A name that is both a cloud server's and a dedicated server's is an
@@ -94,6 +103,9 @@ func TestRobotInstanceLookupFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	i.robot = robot.NewCache(robot.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second), robot.CacheOptions{})
+	if err := i.inv.refresh(t.Context()); err != nil { // as at start
+		t.Fatal(err)
+	}
 	if _, err := i.InstanceMetadata(t.Context(), node("node-0001", "")); err == nil || !strings.Contains(err.Error(), "both") {
 		t.Errorf("metadata of an ambiguous name = %v", err)
 	}

@@ -154,6 +154,17 @@ func (inv *inventory) byServerID(ctx context.Context, id int64, f freshness) (*h
 }
 
 // byServerName is byServerID for a server name.
+// knownName is the server of that name the inventory holds, without
+// asking the API: nil when it holds none.
+func (inv *inventory) knownName(name string) *hcloud.Server {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	if e := inv.byName[name]; e != nil {
+		return e.server
+	}
+	return nil
+}
+
 func (inv *inventory) byServerName(ctx context.Context, name string, f freshness) (*hcloud.Server, error) {
 	// A name may be taken by a new server any moment, so its absence is
 	// not remembered.

@@ -32,6 +32,7 @@ func run(args []string) error {
 	fs.IntVar(&c.Services, "services", c.Services, "LoadBalancer Services")
 	fs.IntVar(&c.NotReady, "not-ready", c.NotReady, "Nodes NotReady at once in the second NotReady phase")
 	fs.IntVar(&c.Pool, "pool", c.Pool, "Nodes the load balancers target (a Hetzner load balancer holds 25 to 150 targets)")
+	fs.IntVar(&c.Dedicated, "dedicated", c.Dedicated, "Nodes on dedicated (Robot) servers, the hybrid setting (e.g. 50)")
 	fs.Float64Var(&c.Speed, "speed", c.Speed, "run the CCM's periods and the rate windows this many times faster; rates stay per hour of that clock")
 	fs.DurationVar(&c.Window, "window", c.Window, "each rate window at speed 1")
 	fs.DurationVar(&c.ActionDuration, "action-duration", c.ActionDuration, "how long fakecloud's actions run")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +69,22 @@ func (c *Cloud) Requests(ctx context.Context, method, template string) (uint64, 
 	var n uint64
 	for _, ct := range counters {
 		if (method == "" || ct.Method == method) && (template == "" || ct.Template == template) {
+			n += ct.Count
+		}
+	}
+	return n, nil
+}
+
+// RequestsWithStatus sums the request counters of routes starting with
+// prefix answered with status.
+func (c *Cloud) RequestsWithStatus(ctx context.Context, prefix string, status int) (uint64, error) {
+	counters, err := c.admin.Counters(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var n uint64
+	for _, ct := range counters {
+		if strings.HasPrefix(ct.Template, prefix) && ct.Status == status {
 			n += ct.Count
 		}
 	}

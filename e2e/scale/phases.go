@@ -60,7 +60,20 @@ func (r *runner) measure(ctx context.Context, row Row, f func(*Row) error) error
 			return err
 		}
 	}
-	row.Requests, row.Routes = total(by), routeList(by)
+	robot := map[string]uint64{}
+	for route, n := range by {
+		if strings.Contains(route, " /robot/") {
+			robot[route] = n
+			delete(by, route)
+		}
+	}
+	row.Requests, row.Routes, row.Robot = total(by), routeList(by), total(robot)
+	if row.Robot > 0 {
+		row.Routes = strings.TrimPrefix(row.Routes+"; Robot: "+routeList(robot), "; ")
+	}
+	if row.RobotRefused, err = r.cloud.RequestsWithStatus(ctx, "/robot/", 403); err != nil {
+		return err
+	}
 	after, err := readUsage(r.pid)
 	if err != nil {
 		return err
@@ -80,7 +93,7 @@ func (r *runner) initBurst(ctx context.Context) error {
 		names := make([]string, n)
 		if err := parallel(ctx, n, 32, func(i int) error {
 			names[i] = nodeName(i + 1)
-			return r.env.RegisterNodeIP(ctx, names[i], podCIDR(i+1), nodeIP(i+1))
+			return r.env.RegisterNodeIP(ctx, names[i], podCIDR(i+1), r.cfg.kubeletIP(i+1))
 		}); err != nil {
 			return err
 		}

@@ -70,3 +70,24 @@ func TestWriteIntoReplacesOnlyTheMarkedSection(t *testing.T) {
 		t.Error("a file without markers was written into")
 	}
 }
+
+// With dedicated Nodes the steady state's Robot requests have an aim, and
+// any phase that reached the webservice's limit misses one.
+func TestRobotAims(t *testing.T) {
+	rep := report(
+		Row{Phase: "steady", Key: "steady", Requests: 3, Robot: 2, rate: true},                  // 24 Robot an hour
+		Row{Phase: "one", Key: "notready1", Requests: 1, Robot: 1, RobotRefused: 1, rate: true}, // refused
+	)
+	rep.Config.Dedicated = 50
+	missed := strings.Join(rep.Missed(), "\n")
+	if strings.Contains(missed, "steady") || !strings.Contains(missed, "one: the Robot webservice's hourly limit was reached (1 requests refused)") {
+		t.Errorf("missed:\n%s", missed)
+	}
+	rep.Rows[0].Robot = 3 // 36 an hour
+	if missed := strings.Join(rep.Missed(), "\n"); !strings.Contains(missed, "steady: 36 /h (3 in 5m0s), Robot 36 /h (3), aim ≤ 60 /h; Robot ≤ 30 /h") {
+		t.Errorf("missed:\n%s", missed)
+	}
+	if md := rep.Markdown(); !strings.Contains(md, "50 of them on dedicated servers") || !strings.Contains(md, "| 36 /h (3) |") {
+		t.Errorf("markdown:\n%s", md)
+	}
+}

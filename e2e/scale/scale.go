@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // Config is one run's setting.
@@ -21,6 +22,9 @@ type Config struct {
 	Services int // LoadBalancer Services
 	NotReady int // Nodes NotReady at once in the "many" phase
 	Pool     int // Nodes the load balancers target (a Hetzner load balancer holds 25 to 150)
+	// Dedicated Nodes run on dedicated (Robot) servers of fakecloud's
+	// Robot webservice, the hybrid setting; 0: none.
+	Dedicated int
 
 	// Speed runs the CCM's clocks this many times faster: its status
 	// period, node monitor period and inventory ages are divided by it,
@@ -49,6 +53,7 @@ const (
 	inventoryMaxAge   = 5 * time.Minute
 	lifecycleMaxAge   = time.Minute
 	heartbeatAtSpeed1 = time.Minute
+	robotCacheTimeout = 5 * time.Minute // ROBOT_CACHE_TIMEOUT's and ROBOT_RATE_LIMIT_WAIT_TIME's default
 )
 
 func (c Config) scaled(d time.Duration) time.Duration { return time.Duration(float64(d) / c.Speed) }
@@ -63,6 +68,8 @@ func (c Config) check() error {
 		return fmt.Errorf("pool: %d; between 2 and nodes-2 (%d)", c.Pool, c.Nodes-2)
 	case c.NotReady < 1 || c.Pool+c.NotReady > c.Nodes-1:
 		return fmt.Errorf("not-ready: %d; between 1 and nodes-pool-1 (%d): NotReady Nodes are taken after the pool, and the last Node is deleted", c.NotReady, c.Nodes-c.Pool-1)
+	case c.Dedicated < 0 || c.Dedicated > 250 || c.Pool+c.NotReady+c.Dedicated > c.Nodes-1:
+		return fmt.Errorf("dedicated: %d; between 0 and 250, and at most nodes-pool-not-ready-1 (%d): dedicated Nodes are the last but one", c.Dedicated, c.Nodes-c.Pool-c.NotReady-1)
 	case c.Speed < 1:
 		return fmt.Errorf("speed: %g; 1 or more", c.Speed)
 	case c.Window < time.Minute:
@@ -78,27 +85,36 @@ func Run(ctx context.Context, c Config) (*Report, error) {
 		return nil, err
 	}
 	world := filepath.Join(c.Dir, "world.yaml")
-	if err := writeWorld(world, c.Nodes); err != nil {
+	if err := writeWorld(world, c); err != nil {
 		return nil, err
 	}
 	r := &runner{cfg: c, started: time.Now(), report: Report{Config: c}}
-	r.logf("starting etcd, kube-apiserver, fakecloud (%d servers) and the CCM in %s", c.Nodes+2, c.Dir)
+	r.logf("starting etcd, kube-apiserver, fakecloud (%d servers, %d dedicated) and the CCM in %s", c.Nodes+2-c.Dedicated, c.Dedicated, c.Dir)
+	ccmEnv := []string{
+		"HCLOUD_LOAD_BALANCERS_LOCATION=fsn1",
+		// A network holds at most 100 routes; at this size pods are
+		// routed another way, as the official CCM's users do.
+		"HCLOUD_NETWORK_ROUTES_ENABLED=false",
+		"HCLOUD_INVENTORY_MAX_AGE=" + c.scaled(inventoryMaxAge).String(),
+		"HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE=" + c.scaled(lifecycleMaxAge).String(),
+	}
+	fakecloudArgs := []string{"--action-duration=" + c.ActionDuration.String(), "--log-level=warn"}
+	if c.Dedicated > 0 {
+		// The Robot settings' defaults, and the webservice's hourly limits,
+		// on the run's clock.
+		ccmEnv = append(ccmEnv, "ROBOT_ENABLED=true", "ROBOT_USER="+fakecloud.DefaultRobotUser, "ROBOT_PASSWORD="+fakecloud.DefaultRobotPassword,
+			"ROBOT_CACHE_TIMEOUT="+c.scaled(robotCacheTimeout).String(), "ROBOT_RATE_LIMIT_WAIT_TIME="+c.scaled(robotCacheTimeout).String())
+		fakecloudArgs = append(fakecloudArgs, "--robot-rate-limit-interval="+c.scaled(time.Hour).String())
+	}
 	env, err := harness.Start(ctx, harness.Options{
 		Dir: c.Dir, ControlBin: c.ControlBin, CCM: filepath.Join(c.Root, "bin/ccm"), FakeCloud: filepath.Join(c.Root, "bin/fakecloud"),
 		Manifests: filepath.Join(c.Root, "deploy/ccm.yaml"), World: world, Network: "cluster", Metadata: nodeName(1),
-		FakeCloudArgs: []string{"--action-duration=" + c.ActionDuration.String(), "--log-level=warn"},
+		FakeCloudArgs: fakecloudArgs,
 		CCMArgs: []string{
 			"--node-status-update-frequency=" + c.scaled(statusPeriod).String(),
 			"--node-monitor-period=" + c.scaled(monitorPeriod).String(),
 		},
-		CCMEnv: []string{
-			"HCLOUD_LOAD_BALANCERS_LOCATION=fsn1",
-			// A network holds at most 100 routes; at this size pods are
-			// routed another way, as the official CCM's users do.
-			"HCLOUD_NETWORK_ROUTES_ENABLED=false",
-			"HCLOUD_INVENTORY_MAX_AGE=" + c.scaled(inventoryMaxAge).String(),
-			"HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE=" + c.scaled(lifecycleMaxAge).String(),
-		},
+		CCMEnv:    ccmEnv,
 		Heartbeat: c.scaled(heartbeatAtSpeed1),
 		AdminQPS:  1000,
 	})
