@@ -2,6 +2,9 @@ package fakecloud
 
 import (
 	"net/netip"
+	"slices"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
 // checkIPTarget applies the API's rules for an ip target: the address of
@@ -18,6 +21,11 @@ func (w *liveWorld) checkIPTarget(lb *loadBalancer, a netip.Addr) (string, *apiE
 		return "is written with a zone or as an IPv4-mapped IPv6 address; write the plain address", nil
 	case !hostAddr(a):
 		return a.String() + " is not a unicast address a load balancer can reach", nil
+	case w.dedicatedAddr(a):
+		// A dedicated server's own address, which is what ip targets are
+		// for, even in a private range (as when kind's node containers
+		// play dedicated servers).
+		return "", nil
 	case a.IsPrivate():
 		return "", w.checkVSwitchTarget(lb, a)
 	case publicIPv4Range.Contains(a) || publicIPv6Cloud.Contains(a) || (w.lbIPv4.IsValid() && w.lbIPv4.Contains(a)):
@@ -52,4 +60,13 @@ func (w *liveWorld) checkVSwitchTarget(lb *loadBalancer, a netip.Addr) *apiError
 		return errorf("network_has_no_vswitch_subnet", "IP %s is private and no network of load balancer %d has a vSwitch subnet", a, lb.ID)
 	}
 	return errorf("ip_not_in_vswitch_subnet", "IP %s is not inside a vSwitch subnet of the networks load balancer %d is attached to", a, lb.ID)
+}
+
+// dedicatedAddr says whether a dedicated server of the Robot webservice
+// has the address: its main IPv4 or one of its single IPs.
+func (w *liveWorld) dedicatedAddr(a netip.Addr) bool {
+	_, ok := w.dedicated.find(func(d *robot.Server) bool {
+		return d.IPv4 == a.String() || slices.Contains(d.IPs, a.String())
+	})
+	return ok
 }

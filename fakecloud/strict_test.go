@@ -100,9 +100,9 @@ func TestNetworkAddresses(t *testing.T) {
 	accept(t, fc, "POST", actions+"delete_route", `{"destination":"10.100.0.0/16","gateway":"10.0.0.2"}`)
 }
 
-// TestIPTargets: an ip target is a public address outside the cloud, or a
-// private one in a vSwitch subnet of the load balancer's network, with the
-// API's error codes otherwise.
+// TestIPTargets: an ip target is a public address outside the cloud, a
+// private one in a vSwitch subnet of the load balancer's network, or a
+// dedicated server's own address, with the API's error codes otherwise.
 func TestIPTargets(t *testing.T) {
 	fc, ids := seededServer(t)
 	attached := fmt.Sprintf("/v1/load_balancers/%d/actions/add_target", ids["load_balancer"])
@@ -128,6 +128,13 @@ func TestIPTargets(t *testing.T) {
 	accept(t, fc, "POST", attached, target("10.0.8.9"))
 	accept(t, fc, "POST", unattached, target("203.0.113.10"))
 	accept(t, fc, "POST", unattached, target("2a01:4f8::1"))
+	// A dedicated server's own address is a target even in a private
+	// range, as when a kind node container plays a dedicated server.
+	refuse(t, fc, "POST", unattached, target("172.18.0.5"), "load_balancer_not_attached_to_network")
+	if err := fc.Apply(Event{Type: "add_dedicated_server", DedicatedServer: &SeedDedicatedServer{Name: "ded", IPv4: "172.18.0.5"}}); err != nil {
+		t.Fatal(err)
+	}
+	accept(t, fc, "POST", unattached, target("172.18.0.5"))
 }
 
 // TestEventsKeepAddressesOwned: set_server_ip gives a server only an
