@@ -153,6 +153,9 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		c.robot = robot.NewCache(client, robot.CacheOptions{MaxAge: rc.CacheTimeout, ResetMaxAge: c.cfg.LifecycleMaxAge,
 			RateLimitWait: rc.RateLimitWait, Now: now})
 		c.instances.robot = c.robot
+		if reg != nil {
+			reg.MustRegister(robotCollector{cache: c.robot})
+		}
 	}
 	if c.cfg.RoutesEnabled {
 		c.routes = &routes{client: client, inv: c.inv, networkID: c.cfg.NetworkID, maxAge: c.cfg.InventoryMaxAge, now: now, robot: c.robot}

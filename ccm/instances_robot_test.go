@@ -160,3 +160,30 @@ func TestRobotInstanceLifecycle(t *testing.T) {
 		t.Errorf("%d requests to the webservice, want 6 (4 listings, two failed; 2 reset states)", got)
 	}
 }
+
+// A CCM built with Robot credentials sends nothing to the webservice at
+// start, and serves its calls by endpoint and result on /metrics.
+func TestRobotBuiltAndMeasured(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	if err := c.FC.Apply(fakecloud.Event{Type: "add_dedicated_server", DedicatedServer: &fakecloud.SeedDedicatedServer{Number: 321, Name: "ded-1"}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg := testConfig(c)
+	cfg.MetricsEnabled, cfg.MetricsAddress = true, "127.0.0.1:0"
+	cfg.Robot = RobotConfig{Enabled: true, User: fakecloud.DefaultRobotUser, Password: fakecloud.DefaultRobotPassword,
+		Endpoint: c.URL + "/robot", CacheTimeout: 5 * time.Minute, RateLimitWait: 5 * time.Minute}
+	cl, err := New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := robotRequests(c); got != 0 {
+		t.Fatalf("%d Robot requests at start, want 0", got)
+	}
+	i, _ := cl.InstancesV2()
+	if md, err := i.InstanceMetadata(t.Context(), node("ded-1", "")); err != nil || md.ProviderID != "hrobot://321" {
+		t.Fatalf("InstanceMetadata = %+v, %v", md, err)
+	}
+	if got := httpGet(t, cl, "/metrics"); !strings.Contains(got, `hcloud_ccm_robot_calls_total{endpoint="server",result="ok"} 1`) {
+		t.Errorf("/metrics lacks the Robot listing:\n%s", got)
+	}
+}

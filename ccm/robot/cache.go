@@ -55,7 +55,14 @@ type Cache struct {
 	resets   map[int64]resetEntry
 	held     map[string]hold // by family: "server", "reset"
 	requests int
+	counts   map[Count]uint64
 }
+
+// Count is a kind of outcome of the cache's calls: Family "server" (the
+// listing) or "reset"; Result "ok", "rate_limited", "unauthorized",
+// "error", or "held_back" for a call answered without a request while the
+// webservice's refusal holds.
+type Count struct{ Family, Result string }
 
 type resetEntry struct {
 	reset Reset
@@ -81,7 +88,7 @@ func NewCache(f Fetcher, o CacheOptions) *Cache {
 	if o.RateLimitWait <= 0 {
 		o.RateLimitWait = 5 * time.Minute
 	}
-	return &Cache{fetch: f, opts: o, resets: map[int64]resetEntry{}, held: map[string]hold{}}
+	return &Cache{fetch: f, opts: o, resets: map[int64]resetEntry{}, held: map[string]hold{}, counts: map[Count]uint64{}}
 }
 
 // Lookup finds a server by number. found is false only when a listing no
@@ -165,6 +172,17 @@ func (c *Cache) Requests() int {
 	return c.requests
 }
 
+// Counts are the outcomes of the cache's calls so far, for metrics.
+func (c *Cache) Counts() map[Count]uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make(map[Count]uint64, len(c.counts))
+	for k, v := range c.counts {
+		out[k] = v
+	}
+	return out
+}
+
 // listing returns the last listing and whether it is no older than MaxAge,
 // listing again when it is older; err says why a fresh one is missing.
 func (c *Cache) listing(ctx context.Context) (map[int64]Server, bool, error) {
@@ -203,6 +221,7 @@ func (c *Cache) call(ctx context.Context, family string, do func() (any, error))
 	c.mu.Lock()
 	for _, f := range []string{family, "login"} {
 		if h, ok := c.held[f]; ok && now.Before(h.until) {
+			c.counts[Count{family, "held_back"}]++
 			c.mu.Unlock()
 			return nil, fmt.Errorf("%w until %s: %v", ErrHeldBack, h.until.Format(time.RFC3339), h.err)
 		}
@@ -210,12 +229,20 @@ func (c *Cache) call(ctx context.Context, family string, do func() (any, error))
 	c.requests++
 	c.mu.Unlock()
 	v, err := do()
+	result := "ok"
 	switch {
 	case IsCode(err, CodeRateLimitExceeded):
+		result = "rate_limited"
 		c.holdBack(family, now.Add(c.opts.RateLimitWait), err)
 	case IsCode(err, CodeUnauthorized):
+		result = "unauthorized"
 		c.holdBack("login", now.Add(unauthorizedWait), err)
+	case err != nil:
+		result = "error"
 	}
+	c.mu.Lock()
+	c.counts[Count{family, result}]++
+	c.mu.Unlock()
 	return v, err
 }
 

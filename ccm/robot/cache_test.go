@@ -111,6 +111,9 @@ func TestCacheHoldsBack(t *testing.T) {
 	if f.listings != 1 {
 		t.Fatalf("%d listings in the 5 min after the rate limit, want 1", f.listings)
 	}
+	if got := c.Counts(); got[Count{"server", "rate_limited"}] != 1 || got[Count{"server", "held_back"}] != 4 {
+		t.Errorf("counts %v, want 1 rate_limited and 4 held_back listings", got)
+	}
 	if _, _, err := c.Lookup(t.Context(), 1); !errors.Is(err, ErrHeldBack) {
 		t.Fatalf("Lookup during the wait = %v, want ErrHeldBack", err)
 	}
