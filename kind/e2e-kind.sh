@@ -107,7 +107,7 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-phase "cluster $CLUSTER (3 nodes, --cloud-provider=external)"
+phase "cluster $CLUSTER (4 nodes, one playing a dedicated server, --cloud-provider=external)"
 "$KIND" delete cluster --name "$CLUSTER" >/dev/null 2>&1 || true
 "$KIND" create cluster --config kind/cluster.yaml --name "$CLUSTER" --image "$IMAGE" --wait 0s
 for i in fakecloud echo; do "$KIND" load docker-image "hcloud-ccm/$i:dev" --name "$CLUSTER" >/dev/null; done

@@ -15,6 +15,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // The official chart v1.35.0 (deploy/testdata/official/README.md).
@@ -32,10 +33,14 @@ func installOfficial(ctx context.Context) error {
 	if err := harness.Apply(ctx, cluster.kube, nil, harness.FakeCloudToken, "cluster"); err != nil {
 		return err
 	}
+	if err := robotLogin(ctx); err != nil {
+		return err
+	}
 	if err := helm(ctx, "install", "hccm", officialChart,
 		"--set", "image.repository="+os.Getenv("E2E_KIND_REGISTRY")+"/hcloud-ccm", "--set", "image.tag="+os.Getenv("E2E_KIND_RELEASE"),
 		"--set", "networking.enabled=true", "--set", "networking.clusterCIDR="+podNet,
-		"--set", "env.HCLOUD_ENDPOINT.value="+cluster.cloudURL+"/v1"); err != nil {
+		"--set", "env.HCLOUD_ENDPOINT.value="+cluster.cloudURL+"/v1",
+		"--set", "robot.enabled=true", "--set", "env.ROBOT_ENDPOINT.value="+cluster.cloudURL+"/robot"); err != nil {
 		return err
 	}
 	return waitUntil(3*time.Minute, func() bool {
@@ -60,6 +65,18 @@ func upgradeToThisCCM(ctx context.Context, dir string) error {
 	release := os.Getenv("E2E_KIND_RELEASE")
 	return helm(ctx, "upgrade", "hccm", "oci://"+os.Getenv("E2E_KIND_REGISTRY")+"/charts/hcloud-ccm", "--version", strings.TrimPrefix(release, "v"),
 		"--plain-http", "-f", path)
+}
+
+// robotLogin adds the Robot webservice's login to the Secret hcloud, under
+// the keys both charts read.
+func robotLogin(ctx context.Context) error {
+	s, err := cluster.kube.CoreV1().Secrets("kube-system").Get(ctx, "hcloud", metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	s.Data["robot-user"], s.Data["robot-password"] = []byte(fakecloud.DefaultRobotUser), []byte(fakecloud.DefaultRobotPassword)
+	_, err = cluster.kube.CoreV1().Secrets("kube-system").Update(ctx, s, metav1.UpdateOptions{})
+	return err
 }
 
 // helm runs helm on the release's namespace and the cluster.

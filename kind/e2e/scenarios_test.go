@@ -44,6 +44,9 @@ func TestScenarios(t *testing.T) {
 	step(t, "routes for each pod CIDR", func(t *testing.T) {
 		want := map[string]string{}
 		for name, ip := range cluster.nodes {
+			if name == cluster.dedicated {
+				continue // not in the cloud network: no route
+			}
 			n, err := cluster.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 			if err != nil {
 				t.Fatal(err)
@@ -149,6 +152,10 @@ func TestScenarios(t *testing.T) {
 		if err := reachesAll("http://"+ingress(ctx, "web")+":80/", pods); err != nil {
 			t.Fatal(err)
 		}
+	})
+
+	step(t, "the dedicated node carries the load balancer's traffic through its ip target", func(t *testing.T) {
+		throughDedicated(t, ctx, pods)
 	})
 
 	step(t, "a port change moves the load balancer's listener", func(t *testing.T) {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/tools/clientcmd"
@@ -30,6 +31,7 @@ var cluster struct {
 	kube         kubernetes.Interface
 	name         string
 	nodes        map[string]string // node name → container IP
+	dedicated    string            // the node that plays a dedicated (Robot) server: worker3
 	cloudURL     string            // fakecloud, as the host and the pods reach it
 	metadataAddr string            // fakecloud as host:port, the nodes' metadata service
 	cloud        *harness.Cloud
@@ -64,6 +66,10 @@ func setup() (func(), error) {
 		return nil, err
 	}
 	if cluster.nodes, err = nodeIPs(cluster.name); err != nil {
+		return nil, err
+	}
+	cluster.dedicated = cluster.name + "-worker3"
+	if err := keepWorkloadsOff(ctx, cluster.dedicated); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -217,6 +223,12 @@ func seedWorld(subnet string) (string, error) {
 	}
 	var servers []server
 	for name, ip := range cluster.nodes {
+		if name == cluster.dedicated {
+			// Its container IP is its main IPv4, as a dedicated server's.
+			w["dedicated_servers"] = []map[string]any{{"server_name": name, "server_number": dedicatedNumber, "server_ip": ip,
+				"product": "AX41-NVMe", "dc": "FSN1-DC14"}}
+			continue
+		}
 		servers = append(servers, server{Name: name, ServerType: "cx22", Location: "fsn1", Networks: []netRef{{Network: "cluster", IP: ip}}})
 	}
 	w["servers"] = servers
@@ -226,6 +238,23 @@ func seedWorld(subnet string) (string, error) {
 	}
 	path := filepath.Join(os.TempDir(), "hcloud-ccm-kind-world.json")
 	return path, os.WriteFile(path, raw, 0o644)
+}
+
+// dedicatedNumber is the server number of the dedicated node's server.
+const dedicatedNumber = 2000001
+
+// keepWorkloadsOff taints the dedicated node so that only kube-proxy (which
+// tolerates every taint) runs there: the echo pods and the CCM stay on the
+// cloud nodes, whose pod CIDRs the network routes. It stays a load
+// balancer target: its node port forwards to the pods elsewhere.
+func keepWorkloadsOff(ctx context.Context, node string) error {
+	n, err := cluster.kube.CoreV1().Nodes().Get(ctx, node, metav1.GetOptions{})
+	if err != nil {
+		return fmt.Errorf("the dedicated node %s: %w", node, err)
+	}
+	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "hcloud-ccm.hcloudlab.dev/dedicated", Value: "true", Effect: corev1.TaintEffectNoSchedule})
+	_, err = cluster.kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
+	return err
 }
 
 func waitUntil(limit time.Duration, cond func() bool) error {

@@ -54,6 +54,12 @@ func leaveAsTheOfficialCCMDoes(ctx context.Context) error {
 	takeover.providerIDs = map[string]string{}
 	var targets []int64
 	for name, ip := range cluster.nodes {
+		if name == cluster.dedicated {
+			if err := initialiseDedicated(ctx, name); err != nil {
+				return err
+			}
+			continue
+		}
 		srv, _, err := api.Server.GetByName(ctx, name)
 		if err != nil || srv == nil {
 			return fmt.Errorf("server %s: %v", name, err)
@@ -114,6 +120,11 @@ func leaveAsTheOfficialCCMDoes(ctx context.Context) error {
 			return err
 		}
 	}
+	// The dedicated node: an ip target on its InternalIP, which is its
+	// server's address.
+	if err := wait(api.LoadBalancer.AddIPTarget(ctx, lb, hcloud.LoadBalancerAddIPTargetOpts{IP: net.ParseIP(cluster.nodes[cluster.dedicated])})); err != nil {
+		return err
+	}
 	nodePort := int(svc.Spec.Ports[0].NodePort)
 	if err := wait(api.LoadBalancer.AddService(ctx, lb, hcloud.LoadBalancerAddServiceOpts{Protocol: hcloud.LoadBalancerServiceProtocolTCP,
 		ListenPort: hcloud.Ptr(80), DestinationPort: hcloud.Ptr(nodePort), Proxyprotocol: hcloud.Ptr(false),
@@ -141,6 +152,26 @@ func leaveAsTheOfficialCCMDoes(ctx context.Context) error {
 		return fmt.Errorf("journal: %v", err)
 	}
 	takeover.seq = last[0].Seq
+	return nil
+}
+
+// initialiseDedicated makes the dedicated node what the official CCM
+// leaves: provider ID hrobot://<number>, the Robot labels, no route.
+func initialiseDedicated(ctx context.Context, name string) error {
+	n, err := cluster.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+	if err != nil {
+		return err
+	}
+	n.Spec.ProviderID = fmt.Sprintf("hrobot://%d", dedicatedNumber)
+	n.Spec.Taints = slices.DeleteFunc(n.Spec.Taints, func(t corev1.Taint) bool { return t.Key == uninitializedTaint })
+	for k, v := range map[string]string{"node.kubernetes.io/instance-type": "AX41-NVMe", "topology.kubernetes.io/region": "fsn1",
+		"topology.kubernetes.io/zone": "fsn1-dc14", "instance.hetzner.cloud/provided-by": "robot"} {
+		n.Labels[k] = v
+	}
+	if _, err := cluster.kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("node %s: %w", name, err)
+	}
+	takeover.providerIDs[name] = n.Spec.ProviderID
 	return nil
 }
 

@@ -7,15 +7,20 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
+	"testing"
 	"time"
 
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"k8s.io/utils/ptr"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // deployEcho runs kind/echo as Deployment web: two pods, one per worker.
@@ -107,4 +112,39 @@ func reachesAll(url string, want map[string]string) error {
 		return fmt.Errorf("60 requests to %s reached only %v of %v", url, seen, want)
 	}
 	return nil
+}
+
+// throughDedicated: the dedicated node is the load balancer's ip target
+// (its InternalIP, the Service asks for private IPs); with the cloud
+// servers' targets made unhealthy, every pod is still reached, so the
+// traffic went through the dedicated node's node port.
+func throughDedicated(t *testing.T, ctx context.Context, pods map[string]string) {
+	ip := cluster.nodes[cluster.dedicated]
+	var lb *hcloud.LoadBalancer
+	if err := waitUntil(time.Minute, func() bool {
+		lbs, err := cluster.cloud.Client.LoadBalancer.All(ctx)
+		if err != nil || len(lbs) != 1 {
+			return false
+		}
+		lb = lbs[0]
+		return slices.ContainsFunc(lb.Targets, func(tg hcloud.LoadBalancerTarget) bool { return tg.IP != nil && tg.IP.IP == ip })
+	}); err != nil {
+		t.Fatalf("no ip target %s for the dedicated node: %v", ip, err)
+	}
+	health := func(h string) {
+		for _, tg := range lb.Targets {
+			if tg.Server == nil || tg.Server.Server == nil {
+				continue
+			}
+			if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "set_target_health", LoadBalancer: lb.ID, Server: tg.Server.Server.ID, Health: h}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	health("unhealthy")
+	defer health("healthy")
+	if err := reachesAll("http://"+ingress(ctx, "web")+":80/", pods); err != nil {
+		t.Fatalf("through the dedicated node alone: %v", err)
+	}
+	logf("every pod answered through the dedicated node's ip target %s", ip)
 }
