@@ -131,20 +131,32 @@ func throughDedicated(t *testing.T, ctx context.Context, pods map[string]string)
 	}); err != nil {
 		t.Fatalf("no ip target %s for the dedicated node: %v", ip, err)
 	}
-	health := func(h string) {
+	set := func(e fakecloud.Event) {
+		e.Type, e.LoadBalancer = "set_target_health", lb.ID
+		if err := cluster.cloud.Apply(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	servers := func(h string) {
 		for _, tg := range lb.Targets {
-			if tg.Server == nil || tg.Server.Server == nil {
-				continue
-			}
-			if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "set_target_health", LoadBalancer: lb.ID, Server: tg.Server.Server.ID, Health: h}); err != nil {
-				t.Fatal(err)
+			if tg.Server != nil && tg.Server.Server != nil {
+				set(fakecloud.Event{Server: tg.Server.Server.ID, Health: h})
 			}
 		}
 	}
-	health("unhealthy")
-	defer health("healthy")
-	if err := reachesAll("http://"+ingress(ctx, "web")+":80/", pods); err != nil {
+	url := "http://" + ingress(ctx, "web") + ":80/"
+	servers("unhealthy")
+	defer servers("healthy")
+	time.Sleep(500 * time.Millisecond) // fakecloud's traffic plane applies a change within 100 ms
+	if err := reachesAll(url, pods); err != nil {
 		t.Fatalf("through the dedicated node alone: %v", err)
 	}
-	logf("every pod answered through the dedicated node's ip target %s", ip)
+	// With the ip target unhealthy too nothing answers: the health set
+	// above was in force, and the answers came through the dedicated node.
+	set(fakecloud.Event{IP: ip, Health: "unhealthy"})
+	defer set(fakecloud.Event{IP: ip, Health: "healthy"})
+	if err := waitUntil(10*time.Second, func() bool { _, err := served(url); return err != nil }); err != nil {
+		t.Fatalf("the load balancer still answers with every target unhealthy: %v", err)
+	}
+	logf("every pod answered through the dedicated node's ip target %s alone", ip)
 }
