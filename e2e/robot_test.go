@@ -23,7 +23,8 @@ const robotWait = 15 * time.Second
 // TestHybridCluster: cloud and dedicated (Robot) Nodes in one cluster.
 // The dedicated Nodes are initialised from the Robot webservice, become ip
 // targets of a load balancer beside the cloud servers' server targets, and
-// one is deleted once its server is removed. Midway the webservice's hourly
+// one is deleted once its server is removed, the other tainted while its
+// server is off. Midway the webservice's hourly
 // limit (scaled down to 10 listings) is reached: the CCM holds back, sends
 // about one request per wait, and deletes nothing until it can list again.
 func TestHybridCluster(t *testing.T) {
@@ -104,6 +105,20 @@ func TestHybridCluster(t *testing.T) {
 	if node(t, env, "dedicated-1") == nil || node(t, env, "worker-1") == nil {
 		t.Error("a Node whose server exists was deleted")
 	}
+
+	// Powered off in the webservice (its reset state says shut off), the
+	// server's kubelet goes silent: the Node gets the shutdown taint and
+	// stays; powered on, it loses the taint.
+	done = timed(t, "dedicated-1 powered off: shutdown taint")
+	if err := cloud.Apply(ctx, fakecloud.Event{Type: "power_off_dedicated_server", ServerNumber: 321}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "dedicated-1's shutdown taint", func() bool { return tainted(node(t, env, "dedicated-1"), shutdownTaint) })
+	done()
+	if err := cloud.Apply(ctx, fakecloud.Event{Type: "power_on_dedicated_server", ServerNumber: 321}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "dedicated-1's shutdown taint removed", func() bool { return !tainted(node(t, env, "dedicated-1"), shutdownTaint) })
 	total := robotAnswers(t, env, 0)
 	t.Logf("Robot webservice requests in all: %d (%d refused with its rate limit)", total, robotAnswers(t, env, 403))
 }
