@@ -114,16 +114,14 @@ func TestDoctorUsage(t *testing.T) {
 		{name: "argument", args: []string{"nodes"}, stderr: "no arguments"},
 		{name: "no Secret", args: []string{"--namespace", "elsewhere"}, stderr: "Secret elsewhere/hcloud cannot be read"},
 		{name: "bad configuration", env: map[string]string{"HCLOUD_TOKEN": "x", "HCLOUD_INSTANCES_ADDRESS_FAMILY": "ipv5"}, stderr: "HCLOUD_INSTANCES_ADDRESS_FAMILY"},
-		{name: "robot", env: map[string]string{"HCLOUD_TOKEN_FILE": tokenFile}, stderr: "ROBOT_ENABLED=true"},
+		{name: "half a Robot login", env: map[string]string{"HCLOUD_TOKEN_FILE": tokenFile, "ROBOT_ENABLED": "true", "ROBOT_USER": "u"},
+			stderr: "ROBOT_USER and ROBOT_PASSWORD"},
+		{name: "ROBOT_ENABLED not a boolean", env: map[string]string{"HCLOUD_TOKEN_FILE": tokenFile, "ROBOT_ENABLED": "yes"}, stderr: "want true or false"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			environ := []string{}
-			if tt.name == "robot" {
-				environ = []string{"ROBOT_ENABLED=true"}
-			}
-			code := runDoctor(t.Context(), tt.args, doctorIO{getenv: func(k string) string { return tt.env[k] }, environ: environ,
+			code := runDoctor(t.Context(), tt.args, doctorIO{getenv: func(k string) string { return tt.env[k] }, environ: []string{},
 				stdout: &stdout, stderr: &stderr, kube: kube})
 			if code != doctorUsage || !strings.Contains(stderr.String(), tt.stderr) || stdout.Len() != 0 {
 				t.Errorf("exit status %d, stderr %q, stdout %q; want %d and %q", code, stderr.String(), stdout.String(), doctorUsage, tt.stderr)
