@@ -66,6 +66,7 @@ type Count struct{ Family, Result string }
 
 type resetEntry struct {
 	reset Reset
+	err   error // the webservice's refusal, kept as long as an answer
 	at    time.Time
 }
 
@@ -143,26 +144,35 @@ func (c *Cache) Servers(ctx context.Context) ([]Server, error) {
 }
 
 // PoweredOff says whether the server is off, by its reset state
-// (operating_status "shut off").
+// (operating_status "shut off"). A server without reset
+// (RESET_NOT_AVAILABLE) counts as on, as a tower server's "not supported"
+// does. An answer, and a failure, is kept for ResetMaxAge: the lifecycle
+// controller asks about a NotReady Node every few seconds, and the
+// webservice allows 500 reset reads an hour.
 func (c *Cache) PoweredOff(ctx context.Context, number int64) (bool, error) {
 	now := c.opts.Now()
 	c.mu.Lock()
 	e, ok := c.resets[number]
 	c.mu.Unlock()
 	if ok && now.Sub(e.at) <= c.opts.ResetMaxAge {
-		return e.reset.OperatingStatus == "shut off", nil
+		return e.reset.OperatingStatus == "shut off", e.err
 	}
 	v, err, _ := c.group.Do(fmt.Sprintf("reset/%d", number), func() (any, error) {
 		return c.call(ctx, "reset", func() (any, error) { return c.fetch.Reset(ctx, number) })
 	})
-	if err != nil {
-		return false, err
+	var r Reset
+	switch {
+	case IsCode(err, CodeResetNotAvailable):
+		r, err = Reset{ServerNumber: number, OperatingStatus: "not available"}, nil
+	case err == nil:
+		r = v.(Reset)
+	case errors.Is(err, ErrHeldBack) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return false, err // nothing was answered: nothing to keep
 	}
-	r := v.(Reset)
 	c.mu.Lock()
-	c.resets[number] = resetEntry{reset: r, at: now}
+	c.resets[number] = resetEntry{reset: r, err: err, at: now}
 	c.mu.Unlock()
-	return r.OperatingStatus == "shut off", nil
+	return r.OperatingStatus == "shut off", err
 }
 
 // Requests is how many requests the cache has sent.

@@ -171,3 +171,26 @@ func TestCacheLookupName(t *testing.T) {
 		t.Error("LookupName(twin) found one of two servers of that name")
 	}
 }
+
+// A server without reset counts as on, and neither that answer nor a
+// failure is asked for again within ResetMaxAge: the lifecycle controller
+// asks every few seconds about a NotReady Node.
+func TestCachePoweredOffKeepsRefusals(t *testing.T) {
+	f := &fetcher{err: &Error{Status: 404, Code: CodeResetNotAvailable}}
+	c, clk := newTestCache(f)
+	for range 3 {
+		if off, err := c.PoweredOff(t.Context(), 1); off || err != nil {
+			t.Fatalf("PoweredOff without reset = %v, %v; want on", off, err)
+		}
+	}
+	f.err = &Error{Status: 500, Code: "INTERNAL_ERROR"}
+	clk.advance(61 * time.Second)
+	for range 3 {
+		if _, err := c.PoweredOff(t.Context(), 1); err == nil {
+			t.Fatal("PoweredOff answered while the webservice fails")
+		}
+	}
+	if f.resetN != 2 {
+		t.Errorf("%d reset reads, want 2 (one per minute)", f.resetN)
+	}
+}

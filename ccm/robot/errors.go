@@ -12,6 +12,7 @@ const (
 	CodeUnauthorized      = "UNAUTHORIZED"
 	CodeRateLimitExceeded = "RATE_LIMIT_EXCEEDED"
 	CodeServerNotFound    = "SERVER_NOT_FOUND"
+	CodeResetNotAvailable = "RESET_NOT_AVAILABLE"
 	CodeNotFound          = "NOT_FOUND"
 )
 
