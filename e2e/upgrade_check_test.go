@@ -143,35 +143,24 @@ func clusterObjects(ctx context.Context, t *testing.T, api *harness.APIServer) [
 	must(err)
 	rbs, err := k.RbacV1().RoleBindings(ns).List(ctx, lo)
 	must(err)
-	for i := range deps.Items {
-		out = append(out, &deps.Items[i])
-	}
-	for i := range dss.Items {
-		out = append(out, &dss.Items[i])
-	}
-	for i := range sas.Items {
-		if named(sas.Items[i].Name) {
-			out = append(out, &sas.Items[i])
-		}
-	}
-	for i := range crs.Items {
-		if named(crs.Items[i].Name) {
-			out = append(out, &crs.Items[i])
-		}
-	}
-	for i := range crbs.Items {
-		if named(crbs.Items[i].Name) || ofCCM(crbs.Items[i].Subjects) {
-			out = append(out, &crbs.Items[i])
-		}
-	}
-	for i := range roles.Items {
-		if named(roles.Items[i].Name) {
-			out = append(out, &roles.Items[i])
-		}
-	}
-	for i := range rbs.Items {
-		if named(rbs.Items[i].Name) || ofCCM(rbs.Items[i].Subjects) {
-			out = append(out, &rbs.Items[i])
+	out = keep(out, deps.Items, func(*appsv1.Deployment) bool { return true })
+	out = keep(out, dss.Items, func(*appsv1.DaemonSet) bool { return true })
+	out = keep(out, sas.Items, func(o *corev1.ServiceAccount) bool { return named(o.Name) })
+	out = keep(out, crs.Items, func(o *rbacv1.ClusterRole) bool { return named(o.Name) })
+	out = keep(out, crbs.Items, func(o *rbacv1.ClusterRoleBinding) bool { return named(o.Name) || ofCCM(o.Subjects) })
+	out = keep(out, roles.Items, func(o *rbacv1.Role) bool { return named(o.Name) })
+	out = keep(out, rbs.Items, func(o *rbacv1.RoleBinding) bool { return named(o.Name) || ofCCM(o.Subjects) })
+	return out
+}
+
+// keep appends to out the items of a listing that the CCM's are.
+func keep[T any, P interface {
+	*T
+	runtime.Object
+}](out []runtime.Object, items []T, ccms func(P) bool) []runtime.Object {
+	for i := range items {
+		if o := P(&items[i]); ccms(o) {
+			out = append(out, o)
 		}
 	}
 	return out
