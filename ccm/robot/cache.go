@@ -54,7 +54,6 @@ type Cache struct {
 	listedAt time.Time // of the last successful listing; zero: none yet
 	resets   map[int64]resetEntry
 	held     map[string]hold // by family: "server", "reset"
-	requests int
 	counts   map[Count]uint64
 }
 
@@ -175,11 +174,18 @@ func (c *Cache) PoweredOff(ctx context.Context, number int64) (bool, error) {
 	return r.OperatingStatus == "shut off", err
 }
 
-// Requests is how many requests the cache has sent.
+// Requests is how many requests the cache has sent: every call but those
+// held back.
 func (c *Cache) Requests() int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.requests
+	n := 0
+	for k, v := range c.counts {
+		if k.Result != "held_back" {
+			n += int(v)
+		}
+	}
+	return n
 }
 
 // Counts are the outcomes of the cache's calls so far, for metrics.
@@ -236,7 +242,6 @@ func (c *Cache) call(ctx context.Context, family string, do func() (any, error))
 			return nil, fmt.Errorf("%w until %s: %v", ErrHeldBack, h.until.Format(time.RFC3339), h.err)
 		}
 	}
-	c.requests++
 	c.mu.Unlock()
 	v, err := do()
 	result := "ok"
