@@ -36,21 +36,24 @@ type Rule struct {
 	AfterCommit bool              `json:"after_commit,omitempty"` // apply the request, then answer with the error
 
 	// When.
-	Count       int               `json:"count,omitempty"`       // the first N matching requests; 0 for all
+	Skip        int               `json:"skip,omitempty"`        // let the first N matching requests through, then apply
+	Count       int               `json:"count,omitempty"`       // the first N matching requests (after skip); 0 for all
 	Probability float64           `json:"probability,omitempty"` // chance to apply, 0 < p <= 1 (seeded); 0 means always
 	Start       jsontime.Duration `json:"start,omitempty"`       // active from this long after it is added
 	For         jsontime.Duration `json:"for,omitempty"`         // and for this long; 0 until removed
 
 	// State, as List reports it.
-	Hits  int       `json:"hits"`           // requests it applied to
-	Added time.Time `json:"added,omitzero"` // when it was added
+	Hits    int       `json:"hits"`              // requests it applied to
+	Skipped int       `json:"skipped,omitempty"` // requests it let through for skip
+	Added   time.Time `json:"added,omitzero"`    // when it was added
 }
 
 // ActionFault makes actions of a command fail or run longer.
 type ActionFault struct {
 	ID      int    `json:"id,omitempty"`
 	Command string `json:"command"`         // e.g. add_target; * for every command
-	Count   int    `json:"count,omitempty"` // the next N such actions; 0 for all
+	Skip    int    `json:"skip,omitempty"`  // let the next N such actions run normally first
+	Count   int    `json:"count,omitempty"` // the next N such actions (after skip); 0 for all
 	// ErrorCode, when set, ends the action in error with this code.
 	ErrorCode    string            `json:"error_code,omitempty"`
 	ErrorMessage string            `json:"error_message,omitempty"`
@@ -58,6 +61,7 @@ type ActionFault struct {
 	Start        jsontime.Duration `json:"start,omitempty"` // active from this long after it is added
 	For          jsontime.Duration `json:"for,omitempty"`   // and for this long; 0 until removed
 	Hits         int               `json:"hits"`
+	Skipped      int               `json:"skipped,omitempty"`
 	Added        time.Time         `json:"added,omitzero"`
 }
 
@@ -132,6 +136,9 @@ func (r *Rule) validate(codes CodeStatus) error {
 	if r.Count < 0 {
 		bad("count", "must be 0 (every request) or more")
 	}
+	if r.Skip < 0 {
+		bad("skip", "must be 0 (apply from the first request) or more")
+	}
 	if r.Probability < 0 || r.Probability > 1 {
 		bad("probability", "%v is not between 0 and 1", r.Probability)
 	}
@@ -145,6 +152,9 @@ func (a *ActionFault) validate(codes CodeStatus) error {
 	}
 	if a.Count < 0 {
 		errs = append(errs, errors.New("count: must be 0 (every action) or more"))
+	}
+	if a.Skip < 0 {
+		errs = append(errs, errors.New("skip: must be 0 (apply from the next action) or more"))
 	}
 	if a.ErrorCode == "" && a.Delay == 0 {
 		errs = append(errs, errors.New("error_code: an action fault needs error_code or delay"))

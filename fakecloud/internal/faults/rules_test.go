@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,6 +29,7 @@ func TestRuleValidation(t *testing.T) {
 		{Rule{Path: "/servers", Status: 500, Probability: 2}, "probability"},
 		{Rule{Path: "/servers", Latency: jsontime.Duration(time.Second), AfterCommit: true}, "after_commit"},
 		{Rule{Path: "/servers", Status: 500, Count: -1}, "count"},
+		{Rule{Path: "/servers", Status: 500, Skip: -1}, "skip"},
 		{Rule{Path: "/servers", Code: "made_up"}, "code"},
 		{Rule{Path: "/servers", Status: 503, Latency: -1}, "latency"},
 	}
@@ -52,6 +54,7 @@ func TestActionFaultValidation(t *testing.T) {
 		{ActionFault{Command: "*"}, "error_code"},
 		{ActionFault{Command: "*", ErrorCode: "oops"}, "error_code"},
 		{ActionFault{Command: "*", ErrorCode: "server_error", Count: -1}, "count"},
+		{ActionFault{Command: "*", ErrorCode: "server_error", Skip: -1}, "skip"},
 		{ActionFault{Command: "*", Delay: -1}, "delay"},
 	}
 	for _, tt := range tests {
@@ -84,5 +87,42 @@ func TestPathMatches(t *testing.T) {
 		if got := pathMatches(tt.pattern, tt.path); got != tt.want {
 			t.Errorf("pathMatches(%q, %q) = %v, want %v", tt.pattern, tt.path, got, tt.want)
 		}
+	}
+}
+
+// TestSkipThenCount: skip lets matching requests and actions through
+// before count applies, so a rule can fail exactly the third request of a
+// route; requests the rule does not match do not use up the skip.
+func TestSkipThenCount(t *testing.T) {
+	fs := New(0, time.Now, serverErrorOnly)
+	r, err := fs.Add(Rule{Method: "POST", Path: "/servers/{id}/actions/poweron", Status: 500, Skip: 2, Count: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []bool
+	for _, req := range []struct{ method, path string }{
+		{"POST", "/servers/1/actions/poweron"}, {"GET", "/servers/1/actions/poweron"}, {"POST", "/servers/1/actions/poweroff"},
+		{"POST", "/servers/2/actions/poweron"}, {"POST", "/servers/3/actions/poweron"}, {"POST", "/servers/4/actions/poweron"},
+	} {
+		_, hit := fs.match(req.method, req.path, nil)
+		got = append(got, hit)
+	}
+	if want := []bool{false, false, false, false, true, false}; !slices.Equal(got, want) {
+		t.Errorf("applied %v, want %v", got, want)
+	}
+	if rules, _ := fs.List(); rules[0].ID != r.ID || rules[0].Hits != 1 || rules[0].Skipped != 2 {
+		t.Errorf("rule state %+v, want 1 hit and 2 skipped", rules[0])
+	}
+
+	if _, err := fs.AddAction(ActionFault{Command: "add_target", ErrorCode: "server_error", Skip: 1, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, cmd := range []string{"add_target", "add_service", "add_target", "add_target"} {
+		code, _, _ := fs.ForAction(cmd)
+		codes = append(codes, code)
+	}
+	if want := []string{"", "", "server_error", ""}; !slices.Equal(codes, want) {
+		t.Errorf("action codes %q, want %q", codes, want)
 	}
 }

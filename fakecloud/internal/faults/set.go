@@ -37,7 +37,7 @@ func (fs *Set) Add(r Rule) (Rule, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.nextID++
-	r.ID, r.Hits, r.Added = fs.nextID, 0, fs.now()
+	r.ID, r.Hits, r.Skipped, r.Added = fs.nextID, 0, 0, fs.now()
 	fs.rules = append(fs.rules, &r)
 	return r, nil
 }
@@ -51,7 +51,7 @@ func (fs *Set) AddAction(a ActionFault) (ActionFault, error) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	fs.nextID++
-	a.ID, a.Hits, a.Added = fs.nextID, 0, fs.now()
+	a.ID, a.Hits, a.Skipped, a.Added = fs.nextID, 0, 0, fs.now()
 	fs.actions = append(fs.actions, &a)
 	return a, nil
 }
@@ -124,6 +124,10 @@ func (fs *Set) match(method, path string, scope func(string) bool) (Rule, bool) 
 		if r.Probability > 0 && fs.rng.Float64() >= r.Probability {
 			continue
 		}
+		if r.Skipped < r.Skip {
+			r.Skipped++
+			continue
+		}
 		r.Hits++
 		return *r, true
 	}
@@ -156,6 +160,10 @@ func (fs *Set) ForAction(command string) (code, message string, delay time.Durat
 			continue
 		}
 		if a.Command != "*" && a.Command != command {
+			continue
+		}
+		if a.Skipped < a.Skip {
+			a.Skipped++
 			continue
 		}
 		a.Hits++
