@@ -85,6 +85,7 @@ func (w *liveWorld) startAction(s actionSpec) *action {
 		a.HoldUntil = now.Add(d)
 	}
 	w.actions.put(a.ID, a)
+	w.started = append(w.started, s.command)
 	if w.actionDuration <= 0 && w.actionPolls <= 0 && delay == 0 {
 		w.complete(a, now)
 		return a

@@ -1,6 +1,7 @@
 package fakecloud
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -39,6 +40,12 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 }
 
 func (r *statusRecorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// requestNote is what the handler tells the journal about a request: the
+// commands of the actions it started. observe puts it in the context.
+type requestNote struct{ actions []string }
+
+type noteKey struct{}
 
 // apiPath is the request path without the /v1 prefix.
 func apiPath(r *http.Request) string {
@@ -86,6 +93,8 @@ func (s *Server) observe(next http.Handler) http.Handler {
 		// The API's clock, which its actions' times follow too.
 		w.Header().Set("Date", s.opts.Now().UTC().Format(http.TimeFormat))
 		rec := &statusRecorder{ResponseWriter: w}
+		note := &requestNote{}
+		r = r.WithContext(context.WithValue(r.Context(), noteKey{}, note))
 		s.runDue()
 		defer func() {
 			p := recover()
@@ -110,7 +119,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			}()
 			elapsed := time.Since(start)
 			s.rec.Record(JournalEntry{Time: start, Method: r.Method, Path: apiPath(r), Template: s.template(r),
-				Status: status, UserAgent: r.UserAgent(), CorrelationID: id, Duration: Duration(elapsed), Fault: rec.fault})
+				Status: status, UserAgent: r.UserAgent(), CorrelationID: id, Duration: Duration(elapsed), Fault: rec.fault, Actions: note.actions})
 			s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
 				slog.String("method", r.Method), slog.String("path", r.URL.Path),
 				slog.Int("status", status), slog.Duration("duration", elapsed),

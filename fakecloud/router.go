@@ -80,7 +80,10 @@ type apiHandler func(c *call) (int, any, *apiError)
 // encodes the answer before the lock is released.
 func (s *Server) serve(h apiHandler) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		status, body, aerr := s.world.run(h, &call{w: s.world, r: r, header: rw.Header()})
+		status, body, started, aerr := s.world.run(h, &call{w: s.world, r: r, header: rw.Header()})
+		if n, ok := r.Context().Value(noteKey{}).(*requestNote); ok {
+			n.actions = started
+		}
 		switch {
 		case aerr != nil:
 			writeError(rw, aerr)
@@ -96,28 +99,32 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 
 // run calls h holding the world lock and returns its answer encoded. The
 // lock is released however h ends: a panic goes on to observe, which
-// answers server_error, and the next request is served as usual.
-func (w *liveWorld) run(h apiHandler, c *call) (int, []byte, *apiError) {
+// answers server_error, and the next request is served as usual. It also
+// returns the commands of the actions h started, for the journal.
+func (w *liveWorld) run(h apiHandler, c *call) (int, []byte, []string, *apiError) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.settle()
+	w.started = nil
 	status, body, aerr := h(c)
+	started := w.started
+	w.started = nil
 	if aerr != nil {
-		return 0, nil, aerr
+		return 0, nil, nil, aerr
 	}
 	if c.r.Method != http.MethodGet {
 		w.changes++
 	}
 	if body == nil {
-		return status, nil, nil
+		return status, nil, started, nil
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(body); err != nil {
-		return 0, nil, errorf(codeServerError, "encode response: %v", err)
+		return 0, nil, started, errorf(codeServerError, "encode response: %v", err)
 	}
-	return status, buf.Bytes(), nil
+	return status, buf.Bytes(), started, nil
 }
 
 // locked runs f holding the world lock, released however f ends.

@@ -32,6 +32,7 @@ type liveWorld struct {
 	locks       map[resourceRef]time.Time // resources locked by an event, until
 	changes     uint64                    // counts changes, so a state file knows when to write
 	schedule    []scheduled               // scenario steps waiting for their time, soonest first
+	started     []string                  // commands of the actions the request being served started
 
 	lastID map[string]int64
 	cat    *catalog

@@ -23,7 +23,8 @@ type Entry struct {
 	UserAgent     string            `json:"user_agent"`
 	CorrelationID string            `json:"correlation_id"`
 	Duration      jsontime.Duration `json:"duration"`
-	Fault         int               `json:"fault,omitempty"` // ID of the fault rule that applied
+	Fault         int               `json:"fault,omitempty"`   // ID of the fault rule that applied
+	Actions       []string          `json:"actions,omitempty"` // commands of the actions the request started
 }
 
 // Filter selects journal entries; zero fields match everything.
