@@ -27,7 +27,7 @@ type Hooks struct {
 // then answers with the error (after commit).
 func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rule, ok := fs.match(r.Method, h.Path(r), h.Scope)
+		rule, ok := fs.match(r.Method, h.Path(r), r.UserAgent(), h.Scope)
 		if !ok {
 			next.ServeHTTP(w, r)
 			return

@@ -24,6 +24,7 @@ type Rule struct {
 	Method     string `json:"method,omitempty"`      // GET, POST, ...; empty or * for any
 	Path       string `json:"path"`                  // "/servers/{id}", "/servers/*/actions/poweron", "/load_balancers/**"
 	ResourceID int64  `json:"resource_id,omitempty"` // only requests naming this ID in the path
+	UserAgent  string `json:"user_agent,omitempty"`  // only requests whose User-Agent contains this, e.g. hcloud-ccm/
 
 	// Effect.
 	Status      int               `json:"status,omitempty"`       // answer with this status...

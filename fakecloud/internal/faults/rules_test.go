@@ -104,7 +104,7 @@ func TestSkipThenCount(t *testing.T) {
 		{"POST", "/servers/1/actions/poweron"}, {"GET", "/servers/1/actions/poweron"}, {"POST", "/servers/1/actions/poweroff"},
 		{"POST", "/servers/2/actions/poweron"}, {"POST", "/servers/3/actions/poweron"}, {"POST", "/servers/4/actions/poweron"},
 	} {
-		_, hit := fs.match(req.method, req.path, nil)
+		_, hit := fs.match(req.method, req.path, "", nil)
 		got = append(got, hit)
 	}
 	if want := []bool{false, false, false, false, true, false}; !slices.Equal(got, want) {
@@ -124,5 +124,22 @@ func TestSkipThenCount(t *testing.T) {
 	}
 	if want := []string{"", "", "server_error", ""}; !slices.Equal(codes, want) {
 		t.Errorf("action codes %q, want %q", codes, want)
+	}
+}
+
+// TestUserAgentScopesARule: a rule with user_agent applies only to the
+// requests of that client, and others do not use up its skip.
+func TestUserAgentScopesARule(t *testing.T) {
+	fs := New(0, time.Now, serverErrorOnly)
+	if _, err := fs.Add(Rule{Path: "/servers", Status: 500, UserAgent: "hcloud-ccm/", Skip: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var got []bool
+	for _, ua := range []string{"hcloud-ccm/v1 hcloud-go/2.52.0", "hcloud-go/2.52.0", "hcloud-go/2.52.0", "hcloud-ccm/v1 hcloud-go/2.52.0"} {
+		_, hit := fs.match("GET", "/servers", ua, nil)
+		got = append(got, hit)
+	}
+	if want := []bool{false, false, false, true}; !slices.Equal(got, want) {
+		t.Errorf("applied %v, want %v", got, want)
 	}
 }

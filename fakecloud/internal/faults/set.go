@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"time"
 )
@@ -100,8 +101,8 @@ func (fs *Set) List() ([]Rule, []ActionFault) {
 
 // match returns the first active rule in scope (nil: every rule) for a
 // request and counts the hit; path is the request's path without the /v1
-// prefix.
-func (fs *Set) match(method, path string, scope func(string) bool) (Rule, bool) {
+// prefix, ua its User-Agent.
+func (fs *Set) match(method, path, ua string, scope func(string) bool) (Rule, bool) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
 	now := fs.now()
@@ -118,7 +119,7 @@ func (fs *Set) match(method, path string, scope func(string) bool) (Rule, bool) 
 		if scope != nil && !scope(r.Path) {
 			continue
 		}
-		if !pathMatches(r.Path, path) || (r.ResourceID != 0 && !pathNamesID(path, r.ResourceID)) {
+		if !pathMatches(r.Path, path) || (r.ResourceID != 0 && !pathNamesID(path, r.ResourceID)) || !strings.Contains(ua, r.UserAgent) {
 			continue
 		}
 		if r.Probability > 0 && fs.rng.Float64() >= r.Probability {
