@@ -2,6 +2,8 @@ package fakecloud
 
 import (
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
@@ -37,6 +39,9 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 		Closing: s.closing,
 		Applied: noteFault,
 		Answer: func(w http.ResponseWriter, _ *http.Request, rule Rule) {
+			if rule.Status == http.StatusTooManyRequests {
+				s.exhaustedHeaders(w.Header())
+			}
 			if writePlainFault(w, rule) {
 				return
 			}
@@ -67,6 +72,19 @@ func (s *Server) injectRobotFaults(next http.Handler) http.Handler {
 		},
 		Scope: robotPath,
 	})
+}
+
+// exhaustedHeaders makes a 429 fault's RateLimit headers say what the
+// API's own 429 says: nothing remaining, full again after a refill of the
+// whole limit at its hourly rate (the limit's, or 3600 with none set).
+func (s *Server) exhaustedHeaders(h http.Header) {
+	limit, err := strconv.Atoi(h.Get("RateLimit-Limit"))
+	if err != nil || limit <= 0 {
+		limit = 3600
+	}
+	h.Set("RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("RateLimit-Remaining", "0")
+	h.Set("RateLimit-Reset", strconv.FormatInt(s.opts.Now().Add(time.Hour).Unix(), 10))
 }
 
 // noteFault tells the journal which rule applied to a request.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -302,4 +304,28 @@ func TestFaultCodesAreAPICodes(t *testing.T) {
 		t.Errorf("refused faults were added: %v %v", rules, afs)
 	}
 	accept(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"server_not_attached_to_network"}`)
+}
+
+// TestRateLimitFaultHeaders: a 429 rule answers as the API's own 429
+// does, with nothing remaining and the reset an hour's refill away.
+func TestRateLimitFaultHeaders(t *testing.T) {
+	for _, limit := range []int{-1, 100} {
+		f := newFixture(t, Options{RateLimit: limit})
+		if _, err := f.fc.AddFault(Rule{Method: "GET", Path: "/servers", Status: 429, Count: 1}); err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("GET", "/v1/servers", nil)
+		req.Header.Set("Authorization", "Bearer "+DefaultToken)
+		rec := httptest.NewRecorder()
+		f.fc.ServeHTTP(rec, req)
+		want := "3600"
+		if limit > 0 {
+			want = "100"
+		}
+		reset, _ := strconv.ParseInt(rec.Header().Get("RateLimit-Reset"), 10, 64)
+		if rec.Code != 429 || rec.Header().Get("RateLimit-Limit") != want || rec.Header().Get("RateLimit-Remaining") != "0" ||
+			time.Until(time.Unix(reset, 0)) < 59*time.Minute {
+			t.Errorf("limit %d: %d with %v, want 429, limit %s, remaining 0, reset in an hour", limit, rec.Code, rec.Header(), want)
+		}
+	}
 }
