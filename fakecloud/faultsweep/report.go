@@ -66,7 +66,7 @@ func Markdown(results []Result) string {
 	var b strings.Builder
 	b.WriteString("| operation | failure | runs | held | converged within | requests during the fault (most) |\n|---|---|---|---|---|---|\n")
 	for _, op := range ops {
-		for _, k := range Kinds {
+		for _, k := range order {
 			if w := rows[key{op, k}]; w != nil {
 				fmt.Fprintf(&b, "| %s | %s | %d | %d | %s | %d |\n", op, k, w.runs, w.held, w.converge.Round(100*time.Millisecond), w.requests)
 			}

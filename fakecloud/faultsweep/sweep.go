@@ -70,10 +70,16 @@ const (
 	AfterCommit  Kind = "after-commit" // the change is made, the answer is an error (504)
 	ActionError  Kind = "action-error" // the action the call started ends in error
 	ActionStuck  Kind = "action-stuck" // the action the call started runs on until lifted
+	// Killed is no failure of the API: the client is held before the call
+	// is served, to be killed (SIGKILL) there, right after the call before.
+	Killed Kind = "killed"
 )
 
-// Kinds is every kind, in the order tables show them.
+// Kinds is every way the API fails, in the order tables show them.
 var Kinds = []Kind{ServerError, Unavailable, RateLimited, Conflict, Locked, InvalidInput, Hang, AfterCommit, ActionError, ActionStuck}
+
+// order is the order of every kind in a table.
+var order = append(append([]Kind{}, Kinds...), Killed)
 
 // Applies reports whether the API fails the call that way: conflict,
 // locked, invalid input and after-commit only a change, the action kinds
@@ -133,6 +139,10 @@ func (f Fault) Rule(ua string) (r fakecloud.Rule, ok bool) {
 		r.Hang = true
 	case AfterCommit:
 		r.Status, r.AfterCommit = 504, true
+	case Killed:
+		// Held before it is served, until the client is killed and its
+		// connection closes; the request then changes nothing.
+		r.Latency, r.Count = fakecloud.Duration(time.Hour), 1
 	default:
 		return fakecloud.Rule{}, false
 	}

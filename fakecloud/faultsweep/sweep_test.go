@@ -140,3 +140,15 @@ func TestReport(t *testing.T) {
 		t.Error("no error for a missing section")
 	}
 }
+
+// TestKilledHoldsTheCall: the killed kind holds exactly its call unserved
+// until the client goes, so a harness kills it there.
+func TestKilledHoldsTheCall(t *testing.T) {
+	r, ok := Fault{Call: Call{Method: "POST", Template: "/load_balancers", N: 2}, Kind: Killed}.Rule("hcloud-ccm/")
+	if !ok || r.Status != 0 || r.Latency != fakecloud.Duration(time.Hour) || r.Count != 1 || r.Skip != 1 || r.UserAgent != "hcloud-ccm/" {
+		t.Errorf("rule %+v, want an hour's hold of the second POST only", r)
+	}
+	if !Killed.Applies(Call{Method: "GET", Template: "/servers", N: 1}) {
+		t.Error("killed does not apply to a read")
+	}
+}
