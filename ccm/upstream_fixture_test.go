@@ -57,13 +57,20 @@ func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*
 // newClusterOn is newCluster on a clock and a cloud of the caller's.
 func newClusterOn(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, configure ...func(*Config)) *cluster {
 	t.Helper()
+	return newClusterWith(t, clk, fx, buildOptions{httpTimeout: 300 * time.Millisecond,
+		retry: &hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}}, configure...)
+}
+
+// newClusterWith is newClusterOn with the caller's timeout and retries.
+func newClusterWith(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, o buildOptions, configure ...func(*Config)) *cluster {
+	t.Helper()
 	cfg := testConfig(fx)
 	cfg.Network, cfg.RoutesEnabled, cfg.ZoneLabelEnabled = "k8s", true, true
 	for _, f := range configure {
 		f(&cfg)
 	}
-	cl, err := build(t.Context(), cfg, buildOptions{now: clk.Now, httpTimeout: 300 * time.Millisecond,
-		retry: &hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}})
+	o.now = clk.Now
+	cl, err := build(t.Context(), cfg, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +124,13 @@ var ccmMetrics = controllersmetrics.NewControllerManagerMetrics("ccm-test")
 // runNodeController runs the cloud-node controller with 20 workers.
 func (c *cluster) runNodeController(t *testing.T) {
 	t.Helper()
-	nc, err := cloudnode.NewCloudNodeController(c.factory.Core().V1().Nodes(), c.kube, c.cloud, 5*time.Minute, 20, 20)
+	c.runNodeControllerEvery(t, 5*time.Minute)
+}
+
+// runNodeControllerEvery runs it with Node status updates every period.
+func (c *cluster) runNodeControllerEvery(t *testing.T, period time.Duration) {
+	t.Helper()
+	nc, err := cloudnode.NewCloudNodeController(c.factory.Core().V1().Nodes(), c.kube, c.cloud, period, 20, 20)
 	if err != nil {
 		t.Fatal(err)
 	}

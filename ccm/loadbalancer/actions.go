@@ -22,6 +22,8 @@ type actionTracker struct {
 	client *hcloud.Client
 	// onEnd is told of each action seen finished, successful or failed.
 	onEnd func(lbID int64, uid string, a *hcloud.Action)
+	// onPollFailed is told when a background poll fails.
+	onPollFailed func(err error)
 	// every is how long an action runs before the background poll asks
 	// about it, hurried how long one a sync waits on does (500 ms, as
 	// hcloud-go's WaitFor polls); then again as next says.
@@ -344,6 +346,9 @@ func (t *actionTracker) run(ctx context.Context) {
 		}
 		if err := t.pollSince(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			klog.V(2).InfoS("Polling load balancer actions failed; trying again later", "err", err)
+			if t.onPollFailed != nil {
+				t.onPollFailed(err)
+			}
 		}
 	}
 }

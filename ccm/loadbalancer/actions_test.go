@@ -205,3 +205,25 @@ func TestLBOneResumePerService(t *testing.T) {
 		t.Errorf("%d add_target requests from 5 resumes asked for at once, want 1", n)
 	}
 }
+
+// TestLBHandedOffSyncWarnsWhenActionsCannotBeRead: a sync handed off to
+// the end of an action counts as done, so when the API fails the polls
+// that would see that end, the Service gets one Warning event (not one a
+// poll), and the change is applied once the API answers again.
+func TestLBHandedOffSyncWarnsWhenActionsCannotBeRead(t *testing.T) {
+	c := newLBCluster(t, 4, fakecloud.Options{ActionDuration: 200 * time.Millisecond})
+	c.lbs.actions.every = 100 * time.Millisecond
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes[:2])
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "GET", Path: "/load_balancers/actions", Status: 500}); err != nil {
+		t.Fatal(err)
+	}
+	c.update(t, svc, c.nodes)
+	eventually(t, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
+	eventually(t, "three failed polls", func() bool { return c.FC.Requests("GET", "/load_balancers/actions") >= 3 })
+	if n := c.countEvents(t, corev1.EventTypeWarning, eventLBSyncFailed, "web"); n != 1 {
+		t.Errorf("%d Warning events, want 1 for the whole outage", n)
+	}
+	c.FC.ClearFaults()
+	eventually(t, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+}

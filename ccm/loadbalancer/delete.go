@@ -45,6 +45,7 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	l.mu.Lock()
 	delete(l.last, uid)
 	delete(l.failures, uid)
+	delete(l.warned, uid)
 	if t := l.pending[uid]; t != nil {
 		t.Stop()
 		delete(l.pending, uid)

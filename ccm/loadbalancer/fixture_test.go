@@ -122,13 +122,19 @@ func (r *recorder) AnnotatedEventf(obj runtime.Object, _ map[string]string, even
 
 // hasEvent reports whether the Manager recorded an event of that type
 // and reason on the object named object.
-func (c *lbCluster) hasEvent(_ *testing.T, eventType, reason, object string) bool {
+func (c *lbCluster) hasEvent(t *testing.T, eventType, reason, object string) bool {
+	return c.countEvents(t, eventType, reason, object) > 0
+}
+
+// countEvents counts the events of that type and reason on the object.
+func (c *lbCluster) countEvents(_ *testing.T, eventType, reason, object string) int {
+	n := 0
 	for _, e := range c.rec.about(object) {
 		if e.Type == eventType && e.Reason == reason {
-			return true
+			n++
 		}
 	}
-	return false
+	return n
 }
 
 // about are the events on the object named name.

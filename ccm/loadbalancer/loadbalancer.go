@@ -40,6 +40,7 @@ type Manager struct {
 	gen      uint64                 // counts the controller's syncs
 	waiting  map[int64]string       // load balancer ID: the Service whose sync waits for its action
 	failures map[string]int         // by Service UID: failed actions or resumed syncs in a row
+	warned   map[string]bool        // by Service UID: told that its handed-off sync cannot learn its action's end
 	pending  map[string]*time.Timer // by Service UID: its one resume to come
 	ctx      context.Context        // the provider's lifetime, for resuming
 }
@@ -72,8 +73,8 @@ func New(client *hcloud.Client, o Options) *Manager {
 	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot,
 		store: newLBStore(client, o.Now, o.MaxAge), actions: newActionTracker(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
-		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, pending: map[string]*time.Timer{}, ctx: context.Background()}
-	l.actions.onEnd = l.actionEnded
+		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, ctx: context.Background()}
+	l.actions.onEnd, l.actions.onPollFailed = l.actionEnded, l.pollFailed
 	return l
 }
 

@@ -47,6 +47,7 @@ func (l *Manager) actionEnded(lbID int64, uid string, a *hcloud.Action) {
 	if waiting {
 		uid = w
 	}
+	delete(l.warned, uid)
 	last, known := l.last[uid]
 	var delay time.Duration
 	if failed {
@@ -66,6 +67,27 @@ func (l *Manager) actionEnded(lbID int64, uid string, a *hcloud.Action) {
 	}
 	if waiting || failed {
 		l.resume(uid, delay, 0)
+	}
+}
+
+// pollFailed tells each Service whose sync waits for an action, once
+// until that action's end is seen, that the API does not say when it ends:
+// the sync counted as done, so without this Warning event an outage would
+// leave the Service silently unchanged.
+func (l *Manager) pollFailed(err error) {
+	l.mu.Lock()
+	var tell []*corev1.Service
+	for lbID, uid := range l.waiting {
+		if last, ok := l.last[uid]; ok && !l.warned[uid] {
+			l.warned[uid] = true
+			tell = append(tell, last.svc)
+			klog.V(2).InfoS("Waiting for an action the API does not report on", "loadBalancer", lbID, "service", klog.KObj(last.svc))
+		}
+	}
+	l.mu.Unlock()
+	for _, svc := range tell {
+		l.event(svc, corev1.EventTypeWarning, eventLBSyncFailed,
+			fmt.Sprintf("the rest of the sync waits for the load balancer's running action, and reading its actions failed: %v; trying again", err))
 	}
 }
 

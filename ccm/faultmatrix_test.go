@@ -1,0 +1,253 @@
+// The fault matrix (make faults): each operation of the CCM is run once
+// clean to record its cloud calls from fakecloud's journal; then, for each
+// call and each way the API fails, again with that call failing from its
+// occurrence on for faultWindow. After the fault is lifted the invariants
+// must hold within convergeBound and go on holding. The upstream service
+// controller races with itself (see upstream_service_test.go), so this
+// runs without -race.
+
+//go:build !race
+
+package ccm
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/faultsweep"
+)
+
+var (
+	faultsFull  = flag.Bool("faults.full", os.Getenv("FAULTS") == "full", "run the fault matrix's full sweep (make faults) instead of its subset")
+	faultsWrite = flag.String("faults.write", "", "write the fault matrix's table into this file's \"make faults: in process\" section")
+	faultsOnly  = flag.String("faults.only", "", "run only the operations and faults whose name contains this, e.g. \"POST /load_balancers #1\"")
+)
+
+const (
+	// faultWindow is how long a fault lasts: past the service
+	// controller's first retry (5 s), so the retry meets it too.
+	faultWindow = 8 * time.Second
+	// convergeBound is how soon after the lift every invariant must hold:
+	// the service controller's back-off after two failures (20 s), an
+	// unlucky wait for it, and a monitor period.
+	convergeBound = time.Minute
+	// holdFor is how long the invariants must go on holding once they do.
+	holdFor = time.Second
+	// sweepParallel runs this many clusters at once; a run mostly waits.
+	sweepParallel = 16
+	ccmAgent      = "hcloud-ccm/"
+)
+
+// subsetKinds are the CI subset's kinds: each on the first call of each
+// operation it applies to.
+var subsetKinds = []faultsweep.Kind{faultsweep.ServerError, faultsweep.AfterCommit, faultsweep.ActionError}
+
+func TestFaultMatrix(t *testing.T) {
+	ops := operations()
+	results := make([][]faultsweep.Result, len(ops))
+	sem := make(chan struct{}, sweepParallel)
+	t.Run("sweep", func(t *testing.T) {
+		var wg sync.WaitGroup
+		for i, op := range ops {
+			wg.Go(func() {
+				t.Run(op.name, func(t *testing.T) { results[i] = sweepOperation(t, op, sem) })
+			})
+		}
+		wg.Wait()
+	})
+	all := slices.Concat(results...)
+	t.Log(faultsweep.Summary(all))
+	if *faultsWrite != "" {
+		text := faultsweep.Markdown(all) + "\n" + faultsweep.Summary(all) + "\n"
+		if err := faultsweep.WriteInto(*faultsWrite, "make faults: in process", text); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// sweepOperation records an operation's calls on a clean run, then runs
+// each fault of the sweep (the subset unless -faults.full), sweepParallel
+// at a time, and returns the results in the sweep's order.
+func sweepOperation(t *testing.T, op sweepOp, sem chan struct{}) []faultsweep.Result {
+	var calls []faultsweep.Call
+	sem <- struct{}{}
+	t.Run("clean run", func(t *testing.T) { calls = recordCalls(t, op) })
+	<-sem
+	faults := faultsweep.Faults(calls, faultsweep.Kinds)
+	if !*faultsFull {
+		faults = subset(faults)
+	}
+	faults = slices.DeleteFunc(faults, func(f faultsweep.Fault) bool {
+		return *faultsOnly != "" && !strings.Contains(op.name+"/"+f.String(), *faultsOnly)
+	})
+	results := make([]faultsweep.Result, len(faults))
+	var wg sync.WaitGroup
+	for i, f := range faults {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			t.Run(f.String(), func(t *testing.T) {
+				results[i] = sweepRun(t, op, f)
+				if !results[i].Held() {
+					t.Errorf("%s, %s: %s", op.name, f, strings.Join(results[i].Broken, "; "))
+				}
+			})
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// subset keeps each subset kind's first fault.
+func subset(faults []faultsweep.Fault) []faultsweep.Fault {
+	var out []faultsweep.Fault
+	for _, k := range subsetKinds {
+		for _, f := range faults {
+			if f.Kind == k {
+				out = append(out, f)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// recordCalls runs an operation clean and returns the calls the CCM made from
+// its trigger until the invariants held.
+func recordCalls(t *testing.T, op sweepOp) []faultsweep.Call {
+	c := newSweepCluster(t, op)
+	op.setup(t, c)
+	c.FC.ClearJournal()
+	op.trigger(t, c)
+	c.await(t, "the clean run")
+	// The calls that follow (an action's polls) until the CCM is quiet.
+	for quiet, deadline := time.Now(), time.Now().Add(10*time.Second); time.Since(quiet) < 1500*time.Millisecond && time.Now().Before(deadline); {
+		n := countAgent(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent)
+		time.Sleep(100 * time.Millisecond)
+		if countAgent(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent) != n {
+			quiet = time.Now()
+		}
+	}
+	calls := faultsweep.Calls(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent)
+	if len(calls) == 0 {
+		t.Fatalf("%s made no cloud call: nothing to sweep", op.name)
+	}
+	t.Logf("%s: %d calls: %v", op.name, len(calls), calls)
+	return calls
+}
+
+// sweepRun runs an operation with one fault on for faultWindow from the
+// trigger, lifts it, and checks the invariants.
+func sweepRun(t *testing.T, op sweepOp, f faultsweep.Fault) faultsweep.Result {
+	c := newSweepCluster(t, op)
+	op.setup(t, c)
+	res := faultsweep.Result{Op: op.name, Fault: f}
+	c.FC.ClearJournal()
+	arm(t, c, f)
+	start := time.Now()
+	op.trigger(t, c)
+	time.Sleep(time.Until(start.Add(faultWindow)))
+	convergedDuringFault := len(c.broken(t)) == 0
+	rules, actions := c.FC.Faults()
+	applied := slices.ContainsFunc(rules, func(r fakecloud.Rule) bool { return r.Hits > 0 }) ||
+		slices.ContainsFunc(actions, func(a fakecloud.ActionFault) bool { return a.Hits > 0 })
+	c.FC.ClearFaults()
+	lifted := time.Now()
+	duringFault := c.FC.Journal(fakecloud.JournalFilter{})
+	res.Requests = countAgent(duringFault, ccmAgent)
+
+	broken, since := converge(t, c, lifted)
+	res.Converge = since.Sub(lifted)
+	if len(broken) > 0 {
+		broken = append(broken, fmt.Sprintf("(not converged %s after the lift)", convergeBound))
+	}
+	if !applied {
+		broken = append(broken, "the fault never applied: the run did not make the call")
+	}
+	if !convergedDuringFault && op.service != "" && !c.warned(t, op.service) {
+		broken = append(broken, fmt.Sprintf("no Warning event on Service %s while it failed", op.service))
+	}
+	res.Broken = broken
+	if !res.Held() {
+		logJournal(t, c.FC.Journal(fakecloud.JournalFilter{}), start, lifted)
+	}
+	return res
+}
+
+// converge waits until the invariants have held for holdFor (so a late
+// duplicate or deletion shows) and returns since when, or what is broken
+// at convergeBound after the lift.
+func converge(t *testing.T, c *sweepCluster, lifted time.Time) (broken []string, since time.Time) {
+	for {
+		broken = c.broken(t)
+		now := time.Now()
+		switch {
+		case len(broken) > 0:
+			since = time.Time{}
+		case since.IsZero():
+			since = now
+		case now.Sub(since) >= holdFor:
+			return nil, since
+		}
+		if now.Sub(lifted) > convergeBound+holdFor {
+			return broken, now
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// arm adds the fault's rule or action fault; an action stays stuck for
+// the fault's window.
+func arm(t *testing.T, c *sweepCluster, f faultsweep.Fault) {
+	t.Helper()
+	if r, ok := f.Rule(ccmAgent); ok {
+		if _, err := c.FC.AddFault(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if a, ok := f.ActionFault(faultWindow); ok {
+		if _, err := c.FC.AddActionFault(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func countAgent(entries []fakecloud.JournalEntry, agent string) int {
+	n := 0
+	for _, e := range entries {
+		if strings.Contains(e.UserAgent, agent) {
+			n++
+		}
+	}
+	return n
+}
+
+// logJournal prints a failed run's journal: the CCM's requests from the
+// trigger, each with its time from the trigger, its answer, the fault
+// rule that changed it and the actions it started.
+func logJournal(t *testing.T, entries []fakecloud.JournalEntry, start, lifted time.Time) {
+	t.Helper()
+	var b strings.Builder
+	fmt.Fprintf(&b, "journal of the run (the fault was lifted at %s):\n", lifted.Sub(start).Round(time.Millisecond))
+	for _, e := range entries {
+		if !strings.Contains(e.UserAgent, ccmAgent) {
+			continue
+		}
+		fmt.Fprintf(&b, "  %8s %-6s %-50s %d", e.Time.Sub(start).Round(time.Millisecond), e.Method, e.Path, e.Status)
+		if e.Fault != 0 {
+			b.WriteString(" fault")
+		}
+		if len(e.Actions) > 0 {
+			fmt.Fprintf(&b, " started %v", e.Actions)
+		}
+		b.WriteString("\n")
+	}
+	t.Log(b.String())
+}
