@@ -227,3 +227,25 @@ func TestLBHandedOffSyncWarnsWhenActionsCannotBeRead(t *testing.T) {
 	c.FC.ClearFaults()
 	eventually(t, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
 }
+
+// TestLBLockedByAnotherWarnsAtTheSecondTry: a load balancer locked by an
+// action the CCM did not start is retried quietly once, then with a
+// Warning event at every try until the lock goes.
+func TestLBLockedByAnotherWarnsAtTheSecondTry(t *testing.T) {
+	c := newLBCluster(t, 4, fakecloud.Options{ActionDuration: 200 * time.Millisecond})
+	c.lbs.retryUnit = 50 * time.Millisecond
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes[:2])
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "POST", Path: "/load_balancers/*/actions/add_target", Code: "locked"}); err != nil {
+		t.Fatal(err)
+	}
+	c.update(t, svc, c.nodes) // handed off to the create action's end
+	eventually(t, "two locked tries", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") >= 2 })
+	eventually(t, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
+	tries := c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target")
+	if n := c.countEvents(t, corev1.EventTypeWarning, eventLBSyncFailed, "web"); n < 1 || uint64(n) >= tries {
+		t.Errorf("%d Warning events after %d tries, want one fewer at most", n, tries)
+	}
+	c.FC.ClearFaults()
+	eventually(t, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+}

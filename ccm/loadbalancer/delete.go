@@ -56,11 +56,28 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	l.mu.Unlock()
 	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.HTTP.CertificateType == "managed" && !kept {
 		if err := l.deleteManagedCert(ctx, svc); err != nil {
-			// The certificate is left; it must not keep the Service from going.
+			if passing(err) {
+				// The Service keeps its finalizer, and the controller tries
+				// again with back-off: the load balancer is gone already,
+				// so the next try costs the label listing and the deletion.
+				return err
+			}
+			// A refusal that lasts must not keep the Service from going.
 			l.event(svc, corev1.EventTypeWarning, eventCertificateNotDeleted, err.Error()+"; delete it in the Hetzner Console")
 		}
 	}
 	return nil
+}
+
+// passing reports whether an error is one that passes on its own: no
+// answer, or the API failing, limiting, or busy, rather than refusing.
+func passing(err error) bool {
+	var herr hcloud.Error
+	if !errors.As(err, &herr) {
+		return true
+	}
+	return hcloud.IsError(err, hcloud.ErrorCodeServerError, "unavailable", hcloud.ErrorCodeRateLimitExceeded,
+		hcloud.ErrorCodeTimeout, hcloud.ErrorCodeConflict, hcloud.ErrorCodeLocked, hcloud.ErrorCodeBadGateway)
 }
 
 // errProtected is delete's answer for a load balancer the API refused to

@@ -141,12 +141,19 @@ func (l *Manager) resumeNow(uid string, gen uint64) {
 	}
 	l.mu.Lock()
 	l.failures[uid]++
-	delay := backoff(l.retryUnit, l.failures[uid])
+	tries := l.failures[uid]
+	delay := backoff(l.retryUnit, tries)
 	l.mu.Unlock()
 	var re *api.RetryError
 	if errors.As(err, &re) {
 		// Busy: another's action locks the load balancer. Not a failure
-		// to report, but retried no faster than one.
+		// to report at first, but retried no faster than one; still busy
+		// at the next try, it is a Warning event, since the Service's
+		// change waits on something the CCM does not control.
+		if tries >= 2 {
+			l.event(last.svc, corev1.EventTypeWarning, eventLBSyncFailed,
+				fmt.Sprintf("The load balancer is still busy after %d tries: %v; trying again in %s", tries, err, max(re.RetryAfter(), delay)))
+		}
 		l.resume(uid, max(re.RetryAfter(), delay), last.gen)
 		return
 	}

@@ -82,11 +82,14 @@ var Kinds = []Kind{ServerError, Unavailable, RateLimited, Conflict, Locked, Inva
 var order = append(append([]Kind{}, Kinds...), Killed)
 
 // Applies reports whether the API fails the call that way: conflict,
-// locked, invalid input and after-commit only a change, the action kinds
-// only a call that started an action.
+// locked and after-commit only a change, invalid input only a change that
+// sends a body (POST, PUT), the action kinds only a call that started an
+// action.
 func (k Kind) Applies(c Call) bool {
 	switch k {
-	case Conflict, Locked, InvalidInput, AfterCommit:
+	case InvalidInput:
+		return c.Method == http.MethodPost || c.Method == http.MethodPut
+	case Conflict, Locked, AfterCommit:
 		return c.change()
 	case ActionError, ActionStuck:
 		return len(c.Actions) > 0
