@@ -84,8 +84,8 @@ func TestLeaderKilled(t *testing.T) {
 		if !filepath.IsAbs(path) {
 			path = filepath.Join(root(t), path)
 		}
-		text := fmt.Sprintf("Run on %s: %s, lease %s, two runs at once, %s in all.\n\n%s\n%s\n",
-			time.Now().Format("2006-01-02"), strings.Join(counts, "; "), killLease, time.Since(start).Round(time.Second),
+		text := fmt.Sprintf("Run on %s: %d operations, %d runs, two at once, a %s lease; %s in all.\n\n%s\n%s\n",
+			time.Now().Format("2006-01-02"), len(ops), len(all), killLease, time.Since(start).Round(time.Second),
 			faultsweep.Markdown(all), summary)
 		if err := faultsweep.WriteInto(path, "make faults: leader killed", text); err != nil {
 			t.Error(err)
