@@ -71,12 +71,16 @@ func startWorld(t *testing.T, op killOp) (*world, int) {
 }
 
 // record is the operation's clean run: its calls, from the trigger until
-// it converged and the CCM fell quiet. The state before is settled and
-// quiet when the trigger comes, the controllers not under test run
-// rarely (routes) or have nothing to do (the lifecycle controller, with
-// every Node Ready) and actions never need a poll, so the same state and
-// trigger give the same calls in each run; a kill run checks that the
-// calls before its held one were the recorded ones.
+// it converged and the CCM fell quiet. Background calls would shift which
+// call a rule holds, so there are none to interleave: the state before is
+// settled and the CCM quiet for a second when the trigger comes; the
+// controllers not under test run rarely (routes, once an hour) or have
+// nothing to do (the lifecycle controller, every Node Ready); the
+// inventory lists the servers at the leader's start and again only after
+// HCLOUD_INVENTORY_MAX_AGE (5 min, longer than a run); and actions never
+// need a poll. So the same state and trigger give the same calls in each
+// run; a kill run checks that the calls before its held one were the
+// recorded ones, and the test logs every run where they were not.
 func record(t *testing.T, op killOp) []faultsweep.Call {
 	t.Helper()
 	w, _ := startWorld(t, op)
