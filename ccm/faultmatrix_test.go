@@ -32,8 +32,9 @@ var (
 
 const (
 	// faultWindow is how long a fault lasts: past the service
-	// controller's first retry (5 s), so the retry meets it too.
-	faultWindow = 8 * time.Second
+	// controller's second retry (at 5 and 15 s), so that a CCM that stays
+	// quiet about a first failure has had its chance to tell.
+	faultWindow = 20 * time.Second
 	// convergeBound is how soon after the lift every invariant must hold:
 	// the service controller's back-off after two failures (20 s), an
 	// unlucky wait for it, and a monitor period.
@@ -124,17 +125,11 @@ func subset(faults []faultsweep.Fault) []faultsweep.Fault {
 func recordCalls(t *testing.T, op sweepOp) []faultsweep.Call {
 	c := newSweepCluster(t, op)
 	op.setup(t, c)
+	c.quiet()
 	c.FC.ClearJournal()
 	op.trigger(t, c)
 	c.await(t, "the clean run")
-	// The calls that follow (an action's polls) until the CCM is quiet.
-	for quiet, deadline := time.Now(), time.Now().Add(10*time.Second); time.Since(quiet) < 1500*time.Millisecond && time.Now().Before(deadline); {
-		n := countAgent(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent)
-		time.Sleep(100 * time.Millisecond)
-		if countAgent(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent) != n {
-			quiet = time.Now()
-		}
-	}
+	c.quiet() // the calls that follow: an action's polls
 	calls := faultsweep.Calls(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent)
 	if len(calls) == 0 {
 		t.Fatalf("%s made no cloud call: nothing to sweep", op.name)
@@ -148,6 +143,7 @@ func recordCalls(t *testing.T, op sweepOp) []faultsweep.Call {
 func sweepRun(t *testing.T, op sweepOp, f faultsweep.Fault) faultsweep.Result {
 	c := newSweepCluster(t, op)
 	op.setup(t, c)
+	c.quiet()
 	res := faultsweep.Result{Op: op.name, Fault: f}
 	c.FC.ClearJournal()
 	arm(t, c, f)
@@ -217,6 +213,19 @@ func arm(t *testing.T, c *sweepCluster, f faultsweep.Fault) {
 	if a, ok := f.ActionFault(faultWindow); ok {
 		if _, err := c.FC.AddActionFault(a); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// quiet waits until the CCM has sent no request for 1.5 s (at most 10 s),
+// so a setup's last polls do not mix with the operation's calls.
+func (c *sweepCluster) quiet() {
+	quiet, deadline := time.Now(), time.Now().Add(10*time.Second)
+	for time.Since(quiet) < 1500*time.Millisecond && time.Now().Before(deadline) {
+		n := countAgent(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent)
+		time.Sleep(100 * time.Millisecond)
+		if countAgent(c.FC.Journal(fakecloud.JournalFilter{}), ccmAgent) != n {
+			quiet = time.Now()
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -67,6 +68,24 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 		}
 	}
 	return nil
+}
+
+// managedCertLeft reports whether a Service that no longer wants a load
+// balancer (deleted, no longer of type LoadBalancer, or given to another
+// class) still has the managed certificate the CCM created for it.
+func (l *Manager) managedCertLeft(ctx context.Context, svc *corev1.Service) (bool, error) {
+	if svc.DeletionTimestamp == nil && svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.LoadBalancerClass == nil {
+		return false, nil
+	}
+	if o, err := parseLBOptions(svc, l.defaults); err != nil || o.HTTP.CertificateType != "managed" {
+		return false, nil
+	}
+	found, err := l.client.Certificate.AllWithOpts(ctx, hcloud.CertificateListOpts{
+		ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + string(svc.UID)}})
+	if err != nil {
+		return false, err
+	}
+	return slices.ContainsFunc(found, func(c *hcloud.Certificate) bool { return c.Type == hcloud.CertificateTypeManaged }), nil
 }
 
 // passing reports whether an error is one that passes on its own: no

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -44,8 +45,18 @@ func TestLBManagedCertificateOutlivesNoFailure(t *testing.T) {
 				}
 				return
 			}
+			// The upstream controller asks whether the load balancer exists
+			// before it tries again; the certificate left says it does.
+			now := metav1.Now()
+			svc.DeletionTimestamp = &now
+			if _, exists, err := c.lbs.GetLoadBalancer(t.Context(), "", svc); err != nil || !exists {
+				t.Fatalf("GetLoadBalancer with the certificate left: exists %v, %v; want true", exists, err)
+			}
 			if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {
 				t.Fatalf("deletion once the API answers: %v", err)
+			}
+			if _, exists, err := c.lbs.GetLoadBalancer(t.Context(), "", svc); err != nil || exists {
+				t.Errorf("GetLoadBalancer once all is gone: exists %v, %v; want false", exists, err)
 			}
 			left, err := c.Client.Certificate.AllWithOpts(t.Context(), hcloud.CertificateListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + string(svc.UID)}})
 			if err != nil || len(left) != 0 {
@@ -55,5 +66,23 @@ func TestLBManagedCertificateOutlivesNoFailure(t *testing.T) {
 				t.Errorf("%d load balancers left", len(lbs))
 			}
 		})
+	}
+}
+
+// TestLBNodeSyncIssuesNoCertificateWithoutLoadBalancer: a node sync
+// (UpdateLoadBalancer) for a Service with no load balancer, such as one
+// being deleted when a new leader starts, creates no managed certificate
+// that nothing would delete.
+func TestLBNodeSyncIssuesNoCertificateWithoutLoadBalancer(t *testing.T) {
+	c := newLBCluster(t, 2, fakecloud.Options{})
+	svc := lbService("blog", []int32{443}, "protocol", "https", "certificate-type", "managed", "http-managed-certificate-domains", "blog.example.com")
+	if err := c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes); err != nil {
+		t.Fatal(err)
+	}
+	if n := c.FC.Requests("POST", ""); n != 0 {
+		t.Errorf("%d POSTs, want none", n)
+	}
+	if certs, _ := c.Client.Certificate.All(t.Context()); len(certs) != 0 {
+		t.Errorf("%d certificates created", len(certs))
 	}
 }

@@ -109,8 +109,17 @@ func (l *Manager) GetLoadBalancer(ctx context.Context, _ string, svc *corev1.Ser
 		return nil, false, err
 	}
 	if lb == nil {
-		if lb, err = l.byLabel(ctx, uid); err != nil || lb == nil {
+		if lb, err = l.byLabel(ctx, uid); err != nil {
 			return nil, false, err
+		}
+		if lb == nil {
+			// The upstream controller releases the finalizer of a Service
+			// whose load balancer does not exist: while its managed
+			// certificate is left, it exists, so the deletion goes on.
+			if left, err := l.managedCertLeft(ctx, svc); err != nil || left {
+				return &corev1.LoadBalancerStatus{}, left, err
+			}
+			return nil, false, nil
 		}
 		l.store.put(uid, lb)
 	}
@@ -164,6 +173,15 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	}
 	if types[o.Type] == nil {
 		return nil, l.badConfig(svc, &annotationError{AnnotationType.short(), o.Type, "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+	}
+	if !create {
+		// UpdateLoadBalancer changes only a load balancer that exists, so
+		// it issues no managed certificate for one that does not: that of
+		// a Service being deleted (a new leader's first node sync) would
+		// be left behind.
+		if lb, err := l.store.get(ctx, string(svc.UID)); err != nil || lb == nil {
+			return nil, err
+		}
 	}
 	certIDs, err := l.certs.resolve(ctx, svc, o)
 	if err != nil {
