@@ -27,6 +27,7 @@ import (
 var (
 	faultsFull  = flag.Bool("faults.full", os.Getenv("FAULTS") == "full", "run the fault matrix's full sweep (make faults) instead of its subset")
 	faultsWrite = flag.String("faults.write", "", "write the fault matrix's table into this file's \"make faults: in process\" section")
+	faultsLog   = flag.Bool("faults.journal", false, "log the journal of every run, not only of a run whose invariants broke")
 	faultsOnly  = flag.String("faults.only", "", "run only the operations and faults whose name contains this, e.g. \"POST /load_balancers #1\"")
 )
 
@@ -41,6 +42,12 @@ const (
 	convergeBound = time.Minute
 	// holdFor is how long the invariants must go on holding once they do.
 	holdFor = time.Second
+	// faultBudget bounds the CCM's requests while a fault is on: 3 a
+	// second. A run measures 4 to 30 (hcloud-go's five retries of a 409
+	// included); a retry storm is what exceeds it, as the route
+	// controller's retries of a locked network did (93) before routes
+	// backed off.
+	faultBudget = 60
 	// sweepParallel runs this many clusters at once; a run mostly waits.
 	sweepParallel = 16
 	ccmAgent      = "hcloud-ccm/"
@@ -167,13 +174,16 @@ func sweepRun(t *testing.T, op sweepOp, f faultsweep.Fault) faultsweep.Result {
 	if !applied {
 		broken = append(broken, "the fault never applied: the run did not make the call")
 	}
+	if res.Requests > faultBudget {
+		broken = append(broken, fmt.Sprintf("%d requests while the fault was on, over the budget of %d: a retry storm", res.Requests, faultBudget))
+	}
 	// The CCM may learn of a failure after the window (a hang, given up
 	// only after every retry; a 429's pause): by convergence it has told.
 	if !convergedDuringFault && op.service != "" && !c.warned(t, op.service) {
 		broken = append(broken, fmt.Sprintf("no Warning event on Service %s though it failed for the fault's %s", op.service, faultWindow))
 	}
 	res.Broken = broken
-	if !res.Held() {
+	if !res.Held() || *faultsLog {
 		logJournal(t, c.FC.Journal(fakecloud.JournalFilter{}), start, lifted)
 	}
 	return res

@@ -44,6 +44,7 @@ type routes struct {
 	// change serialises route changes: the API locks the network for each
 	// one, so concurrent changes would only fail and retry.
 	change  sync.Mutex
+	backoff routeBackoff // real time, as the route controller's period
 	mu      sync.Mutex
 	network *hcloud.Network
 	fetched time.Time
@@ -140,6 +141,9 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 	if gw == nil {
 		return fmt.Errorf("create route for node %s: server %d is not attached to network %d", node, s.ID, r.networkID)
 	}
+	if err := r.backoff.check(dest.String(), time.Now()); err != nil {
+		return fmt.Errorf("create route for node %s: %w", node, err)
+	}
 	r.change.Lock()
 	defer r.change.Unlock()
 	n, err := r.current(ctx)
@@ -154,7 +158,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 			return nil
 		}
 		klog.InfoS("Replacing a route with a stale gateway", "destination", dest, "old", rt.Gateway, "new", gw, "node", node)
-		if err := r.do(ctx, node, func() (*hcloud.Action, *hcloud.Response, error) {
+		if err := r.do(ctx, node, dest.String(), func() (*hcloud.Action, *hcloud.Response, error) {
 			return r.client.Network.DeleteRoute(ctx, n, hcloud.NetworkDeleteRouteOpts{Route: rt})
 		}); err != nil {
 			return err
@@ -164,7 +168,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 		})
 	}
 	add := hcloud.NetworkRoute{Destination: dest, Gateway: gw}
-	if err := r.do(ctx, node, func() (*hcloud.Action, *hcloud.Response, error) {
+	if err := r.do(ctx, node, dest.String(), func() (*hcloud.Action, *hcloud.Response, error) {
 		return r.client.Network.AddRoute(ctx, n, hcloud.NetworkAddRouteOpts{Route: add})
 	}); err != nil {
 		return err
@@ -178,6 +182,9 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
 	operation("hcloud/DeleteRoute")
 	ctx = withSubsystem(ctx, subsystemRoutes)
+	if err := r.backoff.check(route.DestinationCIDR, time.Now()); err != nil {
+		return fmt.Errorf("delete route for node %s: %w", route.TargetNode, err)
+	}
 	r.change.Lock()
 	defer r.change.Unlock()
 	n, err := r.current(ctx)
@@ -194,7 +201,7 @@ func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider
 		return nil
 	}
 	rt := n.Routes[i]
-	if err := r.do(ctx, string(route.TargetNode), func() (*hcloud.Action, *hcloud.Response, error) {
+	if err := r.do(ctx, string(route.TargetNode), route.DestinationCIDR, func() (*hcloud.Action, *hcloud.Response, error) {
 		return r.client.Network.DeleteRoute(ctx, n, hcloud.NetworkDeleteRouteOpts{Route: rt})
 	}); err != nil {
 		return err
@@ -207,12 +214,18 @@ func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider
 	return nil
 }
 
-// do runs a network action and waits for it. A locked or changing network
-// becomes a Kubernetes Conflict, which the route controller retries.
-func (r *routes) do(ctx context.Context, node string, start func() (*hcloud.Action, *hcloud.Response, error)) error {
+// do runs a network action for the route to dest and waits for it. A
+// locked or changing network becomes a Kubernetes Conflict, which the
+// route controller retries; a failure holds the route back (backoff).
+func (r *routes) do(ctx context.Context, node, dest string, start func() (*hcloud.Action, *hcloud.Response, error)) error {
 	a, _, err := start()
 	if err == nil {
 		err = r.client.Action.WaitFor(ctx, a)
+	}
+	if err != nil && ctx.Err() == nil {
+		r.backoff.failed(dest, err, time.Now())
+	} else if err == nil {
+		r.backoff.succeeded(dest)
 	}
 	if hcloud.IsError(err, hcloud.ErrorCodeLocked) || hcloud.IsError(err, hcloud.ErrorCodeConflict) {
 		// The network changed under us: read it afresh next time.

@@ -1,6 +1,7 @@
 package ccm
 
 import (
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -193,5 +194,40 @@ func TestRouteSkipsDedicatedServers(t *testing.T) {
 	}
 	if got := c.FC.Requests("GET", "/robot/server"); got != 1 {
 		t.Errorf("%d listings of the webservice for 4 route creations, want 1", got)
+	}
+}
+
+// TestRoutesBackOffAfterFailures: a route whose change failed is held
+// back, without a request, for a second, then twice as long after each
+// failure in a row; a success forgets the failures. So a network locked
+// by another's action for long costs a few requests, not ten a period.
+func TestRoutesBackOffAfterFailures(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	r, _, _ := newRoutes(t, c)
+	route := &cloudprovider.Route{TargetNode: "node-0000", DestinationCIDR: "10.244.0.0/24"}
+	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "POST", Path: "/networks/{id}/actions/add_route", Code: "locked"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 10 { // the route controller's retries on a Conflict, and more
+		_ = r.CreateRoute(t.Context(), "", "", route)
+	}
+	if n := c.FC.Requests("POST", "/networks/{id}/actions/add_route"); n != 1 {
+		t.Errorf("%d add_route requests within the back-off, want 1", n)
+	}
+	err := r.CreateRoute(t.Context(), "", "", route)
+	if err == nil || apierrors.IsConflict(err) || !strings.Contains(err.Error(), "next try") {
+		t.Errorf("held back: %v, want a plain error naming the next try", err)
+	}
+	r.backoff.failed(route.DestinationCIDR, errors.New("locked"), time.Now()) // a second failure: 2 s
+	if f := r.backoff.m[route.DestinationCIDR]; f.n != 2 || time.Until(f.until) < 1500*time.Millisecond {
+		t.Errorf("after two failures %+v, want held back for 2 s", f)
+	}
+	c.FC.ClearFaults()
+	r.backoff.m[route.DestinationCIDR] = routeFailures{n: 2, until: time.Now()} // the wait is over
+	if err := r.CreateRoute(t.Context(), "", "", route); err != nil {
+		t.Fatal(err)
+	}
+	if _, held := r.backoff.m[route.DestinationCIDR]; held {
+		t.Error("the success left the failures")
 	}
 }
