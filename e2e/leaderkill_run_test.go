@@ -174,11 +174,14 @@ func killRun(t *testing.T, op killOp, calls []faultsweep.Call, i int) (res fault
 	return res, drift
 }
 
-// held waits until the rule holds its call.
+// held waits until the rule holds its call's answer: the rule counts its
+// hit as it matches, and fakecloud serves the call in the microseconds
+// after, so 100 ms more leave the call made before the kill.
 func (w *world) held(limit time.Duration) bool {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		if n, err := w.cloud.FaultHits(w.ctx); err == nil && n > 0 {
+			time.Sleep(100 * time.Millisecond)
 			return true
 		}
 		time.Sleep(10 * time.Millisecond)

@@ -18,8 +18,8 @@ import (
 // TestLeaderKilled is point 3 of issue 29's fault matrix, the leader
 // killed at every step: each operation is run once clean, with two
 // replicas, to record its calls from fakecloud's journal; then, for each
-// call, in a fresh system, the call is held unserved, the leader is
-// killed (SIGKILL) right after the call before it, and the other replica
+// call, in a fresh system, the call is served and its answer held, the
+// leader is killed (SIGKILL) right after it, and the other replica
 // must take the lease and converge within convergeBound, with every
 // invariant of world.settled holding and no panic in either log.
 //

@@ -329,3 +329,24 @@ func TestRateLimitFaultHeaders(t *testing.T) {
 		}
 	}
 }
+
+// TestHangAfterCommit: with hang, after_commit applies the request and
+// never answers, even a refusal: the client gives up on a change that
+// happened, as when its process dies right after the request.
+func TestHangAfterCommit(t *testing.T) {
+	f := newFixture(t, Options{})
+	if _, err := f.fc.AddFault(Rule{Method: "POST", Path: "/networks", Hang: true, AfterCommit: true, Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	short, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	if _, _, err := f.client.Network.Create(short, hcloud.NetworkCreateOpts{Name: "n", IPRange: cidr("10.0.0.0/16")}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("got %v, want the client's deadline", err)
+	}
+	if n, _, err := f.client.Network.GetByName(t.Context(), "n"); err != nil || n == nil {
+		t.Errorf("the network was not created: %v", err)
+	}
+	waitFor(t, func() bool {
+		return len(f.fc.Journal(JournalFilter{Method: "POST", Template: "/networks", Status: statusClientGone})) == 1
+	})
+}

@@ -70,8 +70,9 @@ const (
 	AfterCommit  Kind = "after-commit" // the change is made, the answer is an error (504)
 	ActionError  Kind = "action-error" // the action the call started ends in error
 	ActionStuck  Kind = "action-stuck" // the action the call started runs on until lifted
-	// Killed is no failure of the API: the client is held before the call
-	// is served, to be killed (SIGKILL) there, right after the call before.
+	// Killed is no failure of the API: the call is served and its answer
+	// held, so the client is killed (SIGKILL) right after the call, before
+	// it learns the outcome.
 	Killed Kind = "killed"
 )
 
@@ -143,9 +144,8 @@ func (f Fault) Rule(ua string) (r fakecloud.Rule, ok bool) {
 	case AfterCommit:
 		r.Status, r.AfterCommit = 504, true
 	case Killed:
-		// Held before it is served, until the client is killed and its
-		// connection closes; the request then changes nothing.
-		r.Latency, r.Count = fakecloud.Duration(time.Hour), 1
+		// Served, and the answer held until the client is killed.
+		r.Hang, r.AfterCommit, r.Count = true, true, 1
 	default:
 		return fakecloud.Rule{}, false
 	}

@@ -141,12 +141,12 @@ func TestReport(t *testing.T) {
 	}
 }
 
-// TestKilledHoldsTheCall: the killed kind holds exactly its call unserved
-// until the client goes, so a harness kills it there.
-func TestKilledHoldsTheCall(t *testing.T) {
+// TestKilledHoldsTheAnswer: the killed kind serves exactly its call and
+// holds the answer until the client goes, so a harness kills it there.
+func TestKilledHoldsTheAnswer(t *testing.T) {
 	r, ok := Fault{Call: Call{Method: "POST", Template: "/load_balancers", N: 2}, Kind: Killed}.Rule("hcloud-ccm/")
-	if !ok || r.Status != 0 || r.Latency != fakecloud.Duration(time.Hour) || r.Count != 1 || r.Skip != 1 || r.UserAgent != "hcloud-ccm/" {
-		t.Errorf("rule %+v, want an hour's hold of the second POST only", r)
+	if !ok || r.Status != 0 || !r.Hang || !r.AfterCommit || r.Count != 1 || r.Skip != 1 || r.UserAgent != "hcloud-ccm/" {
+		t.Errorf("rule %+v, want the second POST served and its answer held", r)
 	}
 	if !Killed.Applies(Call{Method: "GET", Template: "/servers", N: 1}) {
 		t.Error("killed does not apply to a read")

@@ -24,7 +24,7 @@ type Hooks struct {
 
 // Inject applies the first matching rule to each request: it delays,
 // holds, drops, answers with the rule's error, or serves the request and
-// then answers with the error (after commit).
+// then answers with the error or holds the answer (after commit).
 func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rule, ok := fs.match(r.Method, h.Path(r), r.UserAgent(), h.Scope)
@@ -38,6 +38,10 @@ func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 			return
 		}
 		switch {
+		case rule.Hang && rule.AfterCommit:
+			// Served, whatever the answer, which the client never gets.
+			next.ServeHTTP(&bufferedResponse{header: http.Header{}}, r)
+			wait(r, 0, h.Closing)
 		case rule.Hang:
 			wait(r, 0, h.Closing)
 		case rule.Drop:

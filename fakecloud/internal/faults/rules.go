@@ -34,7 +34,7 @@ type Rule struct {
 	Latency     jsontime.Duration `json:"latency,omitempty"`      // delay before answering (or before serving, with no status)
 	Hang        bool              `json:"hang,omitempty"`         // never answer, until the client gives up
 	Drop        bool              `json:"drop,omitempty"`         // close the connection without an answer
-	AfterCommit bool              `json:"after_commit,omitempty"` // apply the request, then answer with the error
+	AfterCommit bool              `json:"after_commit,omitempty"` // apply the request, then answer with the error (or, with hang, never answer)
 
 	// When.
 	Skip        int               `json:"skip,omitempty"`        // let the first N matching requests through, then apply
@@ -128,8 +128,8 @@ func (r *Rule) validate(codes CodeStatus) error {
 	if effects == 0 && r.Latency == 0 {
 		bad("status", "a rule needs an effect: status (or code), latency, hang or drop")
 	}
-	if r.AfterCommit && r.Status == 0 {
-		bad("after_commit", "needs a status or code to answer with after the change is applied")
+	if r.AfterCommit && r.Status == 0 && !r.Hang {
+		bad("after_commit", "needs a status or code to answer with after the change is applied, or hang")
 	}
 	if r.PlainBody && r.Status == 0 {
 		bad("plain_body", "needs a status")
