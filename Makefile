@@ -54,9 +54,9 @@ release: ## VERSION=vX.Y.Z: the image (both platforms), the chart, an SBOM and S
 	@VERSION=$(VERSION) scripts/release.sh
 .PHONY: release
 
-test: lint chart ## lint, vet, check the Helm chart and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself)
+test: lint chart ## lint, vet, check the Helm chart and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself, also in the fault matrix's subset)
 	$(GO) test -race -count=1 ./...
-	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*)$$' ./ccm/
+	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*|TestFaultMatrix)$$' ./ccm/
 
 # actionlint checks .github/workflows; run by version, like helm, so its
 # requirements stay out of go.mod.
@@ -106,6 +106,15 @@ e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and
 	echo "==> again with fakecloud --realism pessimistic: $(E2E_PESSIMISTIC)" && \
 	E2E_CONTROL_BIN=$$CONTROL_BIN E2E_REALISM=pessimistic $(GO) test -tags e2e -count=1 -v -timeout 15m -run '$(E2E_PESSIMISTIC)' ./e2e/
 
+# The fault matrix's full sweep; make test runs a subset of the first
+# part, make e2e of the second.
+faults: build-fakecloud build-ccm ## the fault matrix (about 12 min): every cloud call of every CCM operation failed every way the API fails, in process (7 min), then the leader killed right after each call, with two replicas on kube-apiserver (4 min); both tables go into BENCHMARKS.md
+	@echo "==> every call failed every way the API fails, each run a cluster in process, 16 at a time (about 7 minutes)"
+	$(GO) test -count=1 -v -timeout 30m -run '^TestFaultMatrix$$' ./ccm/ -faults.full -faults.write $(CURDIR)/BENCHMARKS.md
+	@echo "==> the leader killed right after each call (about 4 minutes; the control plane is built the first time)"
+	@CONTROL_BIN=$$(COMPONENTS="kube-apiserver kubectl" scripts/build-control-plane.sh) && \
+	E2E_CONTROL_BIN=$$CONTROL_BIN E2E_FAULTS=full E2E_FAULTS_WRITE=BENCHMARKS.md $(GO) test -tags e2e -count=1 -v -timeout 20m -run '^TestLeaderKilled$$' ./e2e/
+
 e2e-kind: ## a real kind cluster, fakecloud and the CCM in-cluster, offline (node image built and cached the first time); KEEP_CLUSTER=1 keeps it
 	bash kind/e2e-kind.sh
 
@@ -137,4 +146,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test lint fmt e2e scale scale-check parity economy bench fuzz demo fakecloud-tour e2e-kind
+.PHONY: help build build-fakecloud build-ccm test lint fmt e2e scale scale-check parity economy bench fuzz demo fakecloud-tour e2e-kind faults
