@@ -129,29 +129,22 @@ func nodesUp(names ...string) func(w *world) error {
 }
 
 // webUp is two Nodes and the Service web with its load balancer.
-func webUp(w *world) error {
-	if err := nodesUp("control-plane-1", "worker-1")(w); err != nil {
-		return err
-	}
-	if err := w.createService(webService()); err != nil {
-		return err
-	}
-	return w.until(time.Minute, "web's load balancer", func() []string {
-		return append(w.serviceReady("web", 80), w.settled()...)
-	})
-}
+func webUp(w *world) error { return serviceUp(w, webService(), 80) }
 
 // blogUp is two Nodes and the Service blog with its load balancer and
 // its managed certificate.
-func blogUp(w *world) error {
+func blogUp(w *world) error { return serviceUp(w, blogService(), 443) }
+
+// serviceUp is two Nodes and the Service with its load balancer.
+func serviceUp(w *world, svc *corev1.Service, port int32) error {
 	if err := nodesUp("control-plane-1", "worker-1")(w); err != nil {
 		return err
 	}
-	if err := w.createService(blogService()); err != nil {
+	if err := w.createService(svc); err != nil {
 		return err
 	}
-	return w.until(time.Minute, "blog's load balancer", func() []string {
-		return append(w.serviceReady("blog", 443), w.settled()...)
+	return w.until(time.Minute, svc.Name+"'s load balancer", func() []string {
+		return append(w.serviceReady(svc.Name, port), w.settled()...)
 	})
 }
 

@@ -121,24 +121,18 @@ func Faults(calls []Call, kinds []Kind) []Fault {
 	return out
 }
 
+// statusOf is the status each error kind answers with; fakecloud gives it
+// the API's error code.
+var statusOf = map[Kind]int{ServerError: 500, Unavailable: 503, RateLimited: 429, Conflict: 409, Locked: 423, InvalidInput: 422}
+
 // Rule is the request rule of a fault for the client whose User-Agent
 // contains ua; ok is false for the action kinds.
 func (f Fault) Rule(ua string) (r fakecloud.Rule, ok bool) {
 	r = fakecloud.Rule{Name: "sweep: " + f.String(), Method: f.Call.Method, Path: f.Call.Template,
 		UserAgent: ua, Skip: f.Call.N - 1}
 	switch f.Kind {
-	case ServerError:
-		r.Status = 500
-	case Unavailable:
-		r.Status = 503
-	case RateLimited:
-		r.Status = 429
-	case Conflict:
-		r.Status = 409
-	case Locked:
-		r.Status = 423
-	case InvalidInput:
-		r.Status = 422
+	case ServerError, Unavailable, RateLimited, Conflict, Locked, InvalidInput:
+		r.Status = statusOf[f.Kind]
 	case Hang:
 		r.Hang = true
 	case AfterCommit:
