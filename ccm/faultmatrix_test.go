@@ -101,6 +101,9 @@ func sweepOperation(t *testing.T, op sweepOp, sem chan struct{}) []faultsweep.Re
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			// A run that stops on a fatal error (its setup failing) counts
+			// as one whose invariants broke.
+			results[i] = faultsweep.Result{Op: op.name, Fault: f, Broken: []string{"the run stopped; see its log"}}
 			t.Run(f.String(), func(t *testing.T) {
 				results[i] = sweepRun(t, op, f)
 				if !results[i].Held() {
