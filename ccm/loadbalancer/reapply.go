@@ -87,7 +87,7 @@ func (l *Manager) pollFailed(err error) {
 	l.mu.Unlock()
 	for _, svc := range tell {
 		l.event(svc, corev1.EventTypeWarning, eventLBSyncFailed,
-			fmt.Sprintf("the rest of the sync waits for the load balancer's running action, and reading its actions failed: %v; trying again", err))
+			fmt.Sprintf("The rest of the sync waits for the load balancer's running action, and reading its actions failed: %v; trying again", err))
 	}
 }
 
