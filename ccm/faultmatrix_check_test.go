@@ -13,11 +13,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 )
 
 // uidLabelKey ties a load balancer or a managed certificate to its Service.
-const uidLabelKey = "hcloud-ccm/service-uid"
+const uidLabelKey = cloudtest.ServiceUIDLabel
 
 // broken lists the invariants that do not hold, each as a sentence. The
 // desired state is derived from the cluster (Nodes, Services) and the

@@ -3,7 +3,6 @@
 package ccm
 
 import (
-	"strconv"
 	"testing"
 	"time"
 
@@ -60,12 +59,7 @@ func newSweepCluster(t *testing.T, op sweepOp) *sweepCluster {
 func (c *sweepCluster) join(t *testing.T, i int) {
 	t.Helper()
 	s := c.server(t, name(i))
-	c.register(t, s.Name, "")
-	n := c.node(t, s.Name)
-	n.Spec.Taints, n.Spec.ProviderID = nil, "hcloud://"+strconv.FormatInt(s.ID, 10)
-	if _, err := c.kube.CoreV1().Nodes().Update(c.ctx, n, metav1.UpdateOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	c.joinServer(t, s)
 	c.joined = append(c.joined, s.Name)
 }
 

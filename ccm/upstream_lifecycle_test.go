@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
@@ -22,16 +23,23 @@ func joinAll(t *testing.T, c *cluster) map[string]int64 {
 	}
 	ids := map[string]int64{}
 	for _, s := range servers {
-		c.register(t, s.Name, "")
-		n := c.node(t, s.Name)
-		n.Spec.Taints, n.Spec.ProviderID = nil, "hcloud://"+strconv.FormatInt(s.ID, 10)
-		if _, err := c.kube.CoreV1().Nodes().Update(c.ctx, n, metav1.UpdateOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		c.joinServer(t, s)
 		ids[s.Name] = s.ID
 	}
 	c.FC.ResetCounters()
 	return ids
+}
+
+// joinServer registers s's Node as the node controller leaves it:
+// initialised (provider ID set, no taint) and Ready.
+func (c *cluster) joinServer(t *testing.T, s *hcloud.Server) {
+	t.Helper()
+	c.register(t, s.Name, "")
+	n := c.node(t, s.Name)
+	n.Spec.Taints, n.Spec.ProviderID = nil, "hcloud://"+strconv.FormatInt(s.ID, 10)
+	if _, err := c.kube.CoreV1().Nodes().Update(c.ctx, n, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // stays asserts that cond holds for a while as the lifecycle controller

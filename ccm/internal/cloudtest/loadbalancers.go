@@ -13,9 +13,9 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 )
 
-// serviceUIDLabel is the label that ties a load balancer to its Service;
+// ServiceUIDLabel is the label that ties a load balancer to its Service;
 // clouds carry it, so it never changes.
-const serviceUIDLabel = "hcloud-ccm/service-uid"
+const ServiceUIDLabel = "hcloud-ccm/service-uid"
 
 // LBService is a LoadBalancer Service in default with TCP ports 80→30080,
 // 443→30443, ... as given, a UID derived from its name, and the
@@ -66,7 +66,7 @@ func (c *Cloud) LoadBalancerOf(t testing.TB, svc *corev1.Service) *hcloud.LoadBa
 	t.Helper()
 	var found *hcloud.LoadBalancer
 	for _, lb := range c.LoadBalancers(t) {
-		if lb.Labels[serviceUIDLabel] == string(svc.UID) {
+		if lb.Labels[ServiceUIDLabel] == string(svc.UID) {
 			if found != nil {
 				t.Fatalf("two load balancers for %s", svc.Name)
 			}
