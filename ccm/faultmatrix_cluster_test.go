@@ -45,7 +45,8 @@ const sweepActionDuration = 500 * time.Millisecond
 // load balancers and routes on the network k8s.
 func newSweepCluster(t *testing.T, op sweepOp) *sweepCluster {
 	t.Helper()
-	fx := newCloud(t, op.servers, fakecloud.Options{RateLimit: 3600, ActionDuration: sweepActionDuration})
+	fx := newCloud(t, op.servers, fakecloud.Options{RateLimit: 3600, ActionDuration: sweepActionDuration,
+		Realism: fakecloud.Realism{Mode: *faultsReal}})
 	clk := cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	c := newClusterWith(t, clk, fx, sweepBuild, func(c *Config) {
 		c.LoadBalancers = loadbalancer.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}

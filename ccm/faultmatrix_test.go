@@ -28,6 +28,7 @@ var (
 	faultsFull  = flag.Bool("faults.full", os.Getenv("FAULTS") == "full", "run the fault matrix's full sweep (make faults) instead of its subset")
 	faultsWrite = flag.String("faults.write", "", "write the fault matrix's table into this file's \"make faults: in process\" section")
 	faultsLog   = flag.Bool("faults.journal", false, "log the journal of every run, not only of a run whose invariants broke")
+	faultsReal  = flag.String("faults.realism", "", "fakecloud's realism in the fault matrix: optimistic (default) or pessimistic, where what the API leaves open goes the unhelpful way")
 	faultsOnly  = flag.String("faults.only", "", "run only the operations and faults whose name contains this, e.g. \"POST /load_balancers #1\"")
 )
 
