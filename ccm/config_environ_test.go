@@ -1,12 +1,14 @@
 package ccm
 
 import (
-	"os"
-	"regexp"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
 )
 
 func TestCheckEnviron(t *testing.T) {
@@ -48,21 +50,69 @@ func TestRobotEnabledMustBeABoolean(t *testing.T) {
 	}
 }
 
-// Every variable README documents is read, so none is warned of.
-func TestDocumentedVariablesAreKnown(t *testing.T) {
-	readme, err := os.ReadFile("../README.md")
-	if err != nil {
-		t.Fatal(err)
+// TestReferenceEnvironment: the settings table names exactly the
+// variables the CCM reads, so none ships undocumented, and
+// docs/reference/environment.md is generated from it.
+func TestReferenceEnvironment(t *testing.T) {
+	documented := map[string]bool{}
+	var b strings.Builder
+	for _, g := range settings {
+		fmt.Fprintf(&b, "## %s\n\n", g.title)
+		if g.intro != "" {
+			b.WriteString(g.intro + "\n\n")
+		}
+		var rows [][]string
+		for _, s := range g.settings {
+			if documented[s.Name] {
+				t.Errorf("%s is documented twice", s.Name)
+			}
+			documented[s.Name] = true
+			if s.Default == "" || s.Meaning == "" || s.Example == "" {
+				t.Errorf("%s lacks its default, meaning or example", s.Name)
+			}
+			meaning := s.Meaning
+			if s.Own {
+				meaning = "this CCM's own: " + meaning
+			}
+			rows = append(rows, []string{refdoc.Code(s.Name), defaultCell(s.Default), meaning, refdoc.Code(s.Example)})
+		}
+		b.WriteString(refdoc.Table([]string{"variable", "default", "meaning", "example"}, rows) + "\n")
+		if slug := strings.ReplaceAll(strings.ToLower(strings.NewReplacer("(", "", ")", "").Replace(g.title)), " ", "-"); slug != g.anchor {
+			t.Errorf("group %q: anchor %q, want %q", g.title, g.anchor, slug)
+		}
 	}
-	names := regexp.MustCompile("(?m)^\\| `(HCLOUD_[A-Z0-9_]+)` \\|").FindAllStringSubmatch(string(readme), -1)
-	if len(names) < 25 {
-		t.Fatalf("found %d variables in README's tables, want the full list", len(names))
+	for name := range knownNames() {
+		if !documented[name] {
+			t.Errorf("LoadConfig reads %s, which the settings table lacks", name)
+		}
 	}
-	var environ []string
-	for _, n := range names {
-		environ = append(environ, n[1]+"=x")
+	for name := range documented {
+		if !knownNames()[name] && !readByTheCommand[name] {
+			t.Errorf("the settings table documents %s, which nothing reads", name)
+		}
 	}
-	if warnings, _ := CheckEnviron(environ); len(warnings) > 0 {
+	if warnings, _ := CheckEnviron(slices.Collect(func(yield func(string) bool) {
+		for name := range documented {
+			if !yield(name + "=x") {
+				return
+			}
+		}
+	})); len(warnings) > 0 {
 		t.Errorf("documented variables warned of:\n%s", strings.Join(warnings, "\n"))
 	}
+	refdoc.Check(t, "docs/reference/environment.md", "environment", strings.TrimSuffix(b.String(), "\n"))
+}
+
+// defaultCell sets a literal default as code and words as words:
+// "5m (also for 0)" becomes "`5m` (also for 0)".
+func defaultCell(d string) string {
+	value, rest, _ := strings.Cut(d, " ")
+	switch value {
+	case "none", "required", "unset", "API":
+		return d
+	}
+	if rest != "" {
+		return refdoc.Code(value) + " " + rest
+	}
+	return refdoc.Code(value)
 }

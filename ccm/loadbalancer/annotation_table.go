@@ -11,7 +11,7 @@ import (
 //
 // Each constant's doc comment gives the type, the accepted values, the
 // default, the HCLOUD_LOAD_BALANCERS_* variable that sets the default and
-// an example; README's annotation table is generated from them, and a test
+// an example; docs/reference/annotations.md is generated from them, and a test
 // checks them against the table below, which the parser reads.
 type Annotation string
 
@@ -269,7 +269,7 @@ type spec struct {
 	env     string   // the HCLOUD_LOAD_BALANCERS_* variable that sets the default
 }
 
-// accepted is what the annotation accepts, as its errors and README say.
+// accepted is what the annotation accepts, as its errors and the annotation reference say.
 func (s spec) accepted() string {
 	switch s.kind {
 	case kindBool:

@@ -1,18 +1,16 @@
 package loadbalancer
 
 import (
-	"flag"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite README's annotation table from annotation_table.go")
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
+)
 
 // annotationDoc is what a constant's doc comment says.
 type annotationDoc struct {
@@ -117,36 +115,13 @@ func camel(s string) string {
 	return b.String()
 }
 
-const (
-	readmeBegin = "<!-- annotations: generated from ccm/loadbalancer/annotation_table.go; go test ./ccm/loadbalancer -run TestREADMEAnnotations -update -->\n"
-	readmeEnd   = "<!-- end of annotations -->\n"
-)
-
-// TestREADMEAnnotations: README's annotation table is the one the doc
-// comments make; -update rewrites it.
-func TestREADMEAnnotations(t *testing.T) {
-	raw, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	readme := string(raw)
-	i, j := strings.Index(readme, readmeBegin), strings.Index(readme, readmeEnd)
-	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the markers %q and %q", readmeBegin, readmeEnd)
-	}
-	want := readmeTable(readAnnotationDocs(t))
-	if got := readme[i+len(readmeBegin) : j]; got == want {
-		return
-	}
-	if !*update {
-		t.Fatalf("README's annotation table differs from annotation_table.go; run go test ./ccm/loadbalancer -run TestREADMEAnnotations -update")
-	}
-	if err := os.WriteFile("../../README.md", []byte(readme[:i+len(readmeBegin)]+want+readme[j:]), 0o644); err != nil {
-		t.Fatal(err)
-	}
+// TestReferenceAnnotations: docs/reference/annotations.md's table is the
+// one the doc comments make; make docs rewrites it.
+func TestReferenceAnnotations(t *testing.T) {
+	refdoc.Check(t, "docs/reference/annotations.md", "annotations", annotationTable(readAnnotationDocs(t)))
 }
 
-func readmeTable(docs []annotationDoc) string {
+func annotationTable(docs []annotationDoc) string {
 	var b strings.Builder
 	b.WriteString("| annotation | value | default | example | what |\n| --- | --- | --- | --- | --- |\n")
 	for _, d := range docs {

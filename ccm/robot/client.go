@@ -10,7 +10,7 @@
 //
 // The wire format is the webservice's documentation's
 // (https://robot.hetzner.com/doc/webservice/en.html, sections "Server",
-// "Reset" and "Errors"); docs/robot-facts.md sums it up.
+// "Reset" and "Errors"); docs/explanation/robot-facts.md sums it up.
 package robot
 
 import (

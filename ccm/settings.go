@@ -1,0 +1,118 @@
+package ccm
+
+// setting documents one environment variable the CCM reads: its default,
+// what it does, an example, and whether the official CCM reads it too.
+// docs/reference/environment.md is generated from settings, and a test
+// checks that the table names exactly the variables LoadConfig reads.
+type setting struct {
+	Name, Default, Meaning, Example string
+	Own                             bool // this CCM's own; the official CCM does not read it
+}
+
+// settingGroup is a heading of the reference and the settings under it.
+type settingGroup struct {
+	title, anchor, intro string
+	settings             []setting
+}
+
+// settings lists every environment variable the CCM reads, in groups.
+var settings = []settingGroup{
+	{title: "The API", anchor: "the-api", settings: []setting{
+		{Name: "HCLOUD_TOKEN", Default: "required", Example: "valueFrom: {secretKeyRef: {name: hcloud, key: token}}",
+			Meaning: "API token of the project; a length other than 64 is a warning, as in the official CCM. The token never appears in a log line, an event or an error"},
+		{Name: "HCLOUD_TOKEN_FILE", Default: "none", Example: "/etc/hcloud/token",
+			Meaning: "file holding the token, read when HCLOUD_TOKEN is empty"},
+		{Name: "HCLOUD_ENDPOINT", Default: defaultEndpoint, Example: "http://127.0.0.1:8080/v1",
+			Meaning: "API base URL; fakecloud's for tests"},
+		{Name: "HCLOUD_DEBUG", Default: "false", Example: "true",
+			Meaning: "dump API requests and answers to stderr"},
+	}},
+	{title: "Network and routes", anchor: "network-and-routes", settings: []setting{
+		{Name: "HCLOUD_NETWORK", Default: "none", Example: "cluster",
+			Meaning: "network (ID or name) for InternalIPs, routes and load balancers"},
+		{Name: "HCLOUD_NETWORK_ROUTES_ENABLED", Default: "true with a network", Example: "false",
+			Meaning: "program pod CIDR routes into the network (a network holds at most 100)"},
+		{Name: "HCLOUD_NETWORK_DISABLE_ATTACHED_CHECK", Default: "false", Example: "true",
+			Meaning: "skip the start-up check that the server the CCM runs on is in HCLOUD_NETWORK (needed outside Hetzner Cloud servers)"},
+		{Name: "HCLOUD_METADATA_ENDPOINT", Default: defaultMetadataEndpoint, Own: true,
+			Example: "http://127.0.0.1:8080/metadata/control-plane-1/hetzner/v1/metadata",
+			Meaning: "the metadata service the attached check asks; fakecloud serves one per server"},
+	}},
+	{title: "Nodes", anchor: "nodes", settings: []setting{
+		{Name: "HCLOUD_INSTANCES_ADDRESS_FAMILY", Default: AddressFamilyIPv4, Example: AddressFamilyDualStack,
+			Meaning: "ipv4, ipv6 or dualstack: which public addresses become ExternalIPs"},
+		{Name: "HCLOUD_INSTANCES_ZONE_LABEL_ENABLED", Default: "true", Example: "false",
+			Meaning: "set the zone label (the location's legacy datacenter, e.g. fsn1-dc14)"},
+	}},
+	{title: "Metrics and probes", anchor: "metrics-and-probes", settings: []setting{
+		{Name: "HCLOUD_METRICS_ENABLED", Default: "true", Example: "false",
+			Meaning: "serve Prometheus metrics on /metrics; the probes /healthz and /readyz are served either way"},
+		{Name: "HCLOUD_METRICS_ADDRESS", Default: ":8233", Example: "127.0.0.1:8233",
+			Meaning: "where metrics and probes are served; a busy address stops the CCM at start"},
+	}},
+	{title: "Server inventory and request budget", anchor: "server-inventory-and-request-budget",
+		intro: "These replace the official CCM's HCLOUD_SERVER_CACHE_MODE and HCLOUD_SERVER_CACHE_MAX_AGE, which this CCM names in a warning at start. How they save requests is explained in [API economy](../explanation/api-economy.md).",
+		settings: []setting{
+			{Name: "HCLOUD_INVENTORY_MAX_AGE", Default: "5m", Example: "15m", Own: true,
+				Meaning: "how old a server may be when it describes a node, and the network when it lists routes; 15m spends a third"},
+			{Name: "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", Default: "1m", Example: "30s", Own: true,
+				Meaning: "how old it may be when deciding whether a NotReady node's server exists or is off, once the node has been NotReady a while (the first check after it turns NotReady reads the server at once; later ones back off from this age to HCLOUD_INVENTORY_MAX_AGE)"},
+			{Name: "HCLOUD_INVENTORY_ACTIONS_ENABLED", Default: "true", Example: "false", Own: true,
+				Meaning: "from 101 servers on, tell changed servers by reading GET /servers/actions and GET /primary_ips/actions (two requests) instead of listing every server when entries grow old; false for an API proxy that does not pass actions"},
+			{Name: "HCLOUD_INVENTORY_LISTING_MAX_AGE", Default: "1h", Example: "30m", Own: true,
+				Meaning: "with the actions on, a full listing still comes every 6 minutes a page of servers (at least 15 min), at most this long apart, to catch changes that leave no action (a rename, labels); it bounds how late those show on Nodes"},
+			{Name: "HCLOUD_BUDGET_RESERVE", Default: "200", Example: "500", Own: true,
+				Meaning: "requests of the rate limit kept for node initialisation; background work waits below it"},
+		}},
+	{title: "Load balancer defaults", anchor: "load-balancer-defaults",
+		intro: "Defaults for the [Service annotations](annotations.md); an annotation wins over its variable.",
+		settings: []setting{
+			{Name: "HCLOUD_LOAD_BALANCERS_ENABLED", Default: "true", Example: "false", Meaning: "false turns the service controller's provider off"},
+			{Name: "HCLOUD_LOAD_BALANCERS_LOCATION", Default: "none", Example: "nbg1", Meaning: "location of new load balancers; set this or the network zone, not both"},
+			{Name: "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE", Default: "none", Example: "eu-central", Meaning: "network zone of new load balancers"},
+			{Name: "HCLOUD_LOAD_BALANCERS_TYPE", Default: "lb11", Example: "lb21", Meaning: "load balancer type; only upgrades are applied"},
+			{Name: "HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE", Default: "API default", Example: "least_connections", Meaning: "round_robin or least_connections"},
+			{Name: "HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS", Default: "false", Example: "true", Meaning: "leave the private IPs out of the Service's status"},
+			{Name: "HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP", Default: "false", Example: "true", Meaning: "reach targets on their private IP in HCLOUD_NETWORK"},
+			{Name: "HCLOUD_LOAD_BALANCERS_DISABLE_IPV6", Default: "false", Example: "true", Meaning: "leave the IPv6 address out of the Service's status"},
+			{Name: "HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK", Default: "unset", Example: "true", Meaning: "turn the public interface off; needs use-private-ip"},
+			{Name: "HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL", Default: "unset (false)", Example: "true", Meaning: "send the PROXY protocol to targets"},
+			{Name: "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE", Default: "none", Example: "10.0.1.0/24", Meaning: "the subnet of HCLOUD_NETWORK the load balancer's private IP comes from"},
+			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL", Default: "API default", Example: "10s", Meaning: "health check interval"},
+			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", Default: "API default", Example: "5s", Meaning: "health check timeout"},
+			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", Default: "API default", Example: "3", Meaning: "health check retries"},
+		}},
+	{title: "Dedicated servers (Robot)", anchor: "dedicated-servers-robot",
+		intro: "How dedicated servers' Nodes are served is in the [dedicated servers guide](../guides/dedicated-servers.md).",
+		settings: []setting{
+			{Name: "ROBOT_ENABLED", Default: "false", Example: "true",
+				Meaning: "serve dedicated servers' Nodes; a value Go's strconv.ParseBool refuses stops the CCM"},
+			{Name: "ROBOT_USER", Default: "none", Example: "#ws+aBcDeF12",
+				Meaning: "the webservice user; the chart reads it from the Secret hcloud, key robot-user. Set it and ROBOT_PASSWORD, or neither: then dedicated Nodes are only load balancer targets, by their InternalIP, as in the official CCM"},
+			{Name: "ROBOT_PASSWORD", Default: "none", Example: "valueFrom: {secretKeyRef: {name: hcloud, key: robot-password}}",
+				Meaning: "its password"},
+			{Name: "ROBOT_USER_FILE", Default: "none", Example: "/etc/robot/user",
+				Meaning: "file holding the user, read when ROBOT_USER is empty"},
+			{Name: "ROBOT_PASSWORD_FILE", Default: "none", Example: "/etc/robot/password",
+				Meaning: "file holding the password, read when ROBOT_PASSWORD is empty"},
+			{Name: "ROBOT_CACHE_TIMEOUT", Default: "5m (also for 0)", Example: "10m",
+				Meaning: "how old the shared server listing may be"},
+			{Name: "ROBOT_RATE_LIMIT_WAIT_TIME", Default: "5m (also for 0)", Example: "20m",
+				Meaning: "how long nothing is sent after the webservice answered RATE_LIMIT_EXCEEDED. The official CCM does not wait by default; here 0 means the default, as an unset variable does"},
+			{Name: "ROBOT_FORWARD_INTERNAL_IPS", Default: "true", Example: "false",
+				Meaning: "keep the InternalIPs the kubelet reports on a dedicated Node (a vSwitch address)"},
+			{Name: "ROBOT_ENDPOINT", Default: "https://robot-ws.your-server.de", Example: "http://127.0.0.1:8080/robot", Own: true,
+				Meaning: "the webservice's base URL; fakecloud's for tests"},
+		}},
+	{title: "Rollout guard", anchor: "rollout-guard",
+		intro: "Read by the command, not the provider: see [upgrades and rollbacks](../guides/upgrades-and-rollbacks.md). The chart and the manifests set both for a Deployment; without either the guard is off.",
+		settings: []setting{
+			{Name: "POD_NAME", Default: "none", Example: "valueFrom: {fieldRef: {fieldPath: metadata.name}}", Own: true,
+				Meaning: "the name of the CCM's pod"},
+			{Name: "POD_NAMESPACE", Default: "none", Example: "valueFrom: {fieldRef: {fieldPath: metadata.namespace}}", Own: true,
+				Meaning: "the namespace of the CCM's pod"},
+		}},
+}
+
+// readByTheCommand are settings cmd/ccm reads itself rather than LoadConfig.
+var readByTheCommand = map[string]bool{"POD_NAME": true, "POD_NAMESPACE": true}
