@@ -30,10 +30,8 @@ func newCommand(ctx context.Context, s *options.CloudControllerManagerOptions, n
 		panic(err) // the gate is registered by package app
 	}
 	logOptions := logs.NewOptions()
-	controllers := app.ControllerNames(app.DefaultInitFuncConstructors)
-	aliases := names.CCMControllerAliases()
 	cmd := &cobra.Command{
-		Use: "cloud-controller-manager",
+		Use: commandName,
 		Long: `The Cloud controller manager is a daemon that embeds
 the cloud specific control loops shipped with Kubernetes.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -70,12 +68,7 @@ the cloud specific control loops shipped with Kubernetes.`,
 			return nil
 		},
 	}
-	namedFlagSets := s.Flags(controllers, app.ControllersDisabledByDefault.List(), aliases, webhookNames, webhooksOffByDefault)
-	globalFlagSet := namedFlagSets.FlagSet("global")
-	verflag.AddFlags(globalFlagSet)
-	logsapi.AddFlags(logOptions, globalFlagSet)
-	globalflag.AddGlobalFlags(globalFlagSet, cmd.Name(), logs.SkipLoggingConfigurationFlags())
-	hooks.addFlags(namedFlagSets.FlagSet("webhook certificates"))
+	namedFlagSets := flagSections(s, hooks, logOptions)
 	for _, f := range namedFlagSets.FlagSets {
 		cmd.Flags().AddFlagSet(f)
 	}
@@ -92,6 +85,22 @@ the cloud specific control loops shipped with Kubernetes.`,
 		cliflag.PrintSections(cmd.OutOrStdout(), namedFlagSets, cols)
 	})
 	return cmd
+}
+
+// commandName is the command's name in its usage and global flags.
+const commandName = "cloud-controller-manager"
+
+// flagSections are the command's flags by section, as --help prints them
+// and docs/reference/flags.md lists them.
+func flagSections(s *options.CloudControllerManagerOptions, hooks *webhookFlags, logOptions *logs.Options) cliflag.NamedFlagSets {
+	controllers := app.ControllerNames(app.DefaultInitFuncConstructors)
+	namedFlagSets := s.Flags(controllers, app.ControllersDisabledByDefault.List(), names.CCMControllerAliases(), webhookNames, webhooksOffByDefault)
+	globalFlagSet := namedFlagSets.FlagSet("global")
+	verflag.AddFlags(globalFlagSet)
+	logsapi.AddFlags(logOptions, globalFlagSet)
+	globalflag.AddGlobalFlags(globalFlagSet, commandName, logs.SkipLoggingConfigurationFlags())
+	hooks.addFlags(namedFlagSets.FlagSet("webhook certificates"))
+	return namedFlagSets
 }
 
 // completeConfig is the controller manager's configuration from the

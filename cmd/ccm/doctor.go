@@ -44,19 +44,8 @@ func doctorMain(args []string) int {
 // runDoctor checks the kubeconfig's cluster against the cloud of the
 // CCM's configuration, prints the findings and returns the exit status.
 func runDoctor(ctx context.Context, args []string, env doctorIO) int {
-	fs := flag.NewFlagSet("ccm doctor", flag.ContinueOnError)
-	fs.SetOutput(env.stderr)
-	kubeconfig := fs.String("kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else ~/.kube/config)")
-	output := fs.String("o", "text", "output: text (a table) or json")
-	namespace := fs.String("namespace", doctor.DefaultNamespace, "the CCM's namespace: its Deployment or DaemonSet, RBAC and Secret hcloud")
-	clusterCIDR := fs.String("cluster-cidr", "", "kube-controller-manager's --cluster-cidr (default: the Nodes' pod CIDRs)")
-	timeout := fs.Duration("request-timeout", 30*time.Second, "how long each request to the apiserver may take")
-	fs.Usage = func() {
-		fmt.Fprintf(env.stderr, "Usage: ccm doctor [flags]\n\nChecks a cluster against its Hetzner Cloud project with the CCM's HCLOUD_* configuration\n"+
-			"(or, without HCLOUD_TOKEN, Secret hcloud in --namespace) and explains what is wrong.\n"+
-			"Exit status: 0 no FAIL, 1 a FAIL, 2 nothing checked.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
+	fs, f := newDoctorFlags(env.stderr)
+	kubeconfig, output, namespace, clusterCIDR, timeout := f.kubeconfig, f.output, f.namespace, f.clusterCIDR, f.timeout
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return doctorHealthy
@@ -111,6 +100,33 @@ func runDoctor(ctx context.Context, args []string, env doctorIO) int {
 		return doctorFailed
 	}
 	return doctorHealthy
+}
+
+// doctorFlags are ccm doctor's flags.
+type doctorFlags struct {
+	kubeconfig, output, namespace, clusterCIDR *string
+	timeout                                    *time.Duration
+}
+
+// newDoctorFlags defines ccm doctor's flags, as its usage and
+// docs/reference/flags.md list them.
+func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, doctorFlags) {
+	fs := flag.NewFlagSet("ccm doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	f := doctorFlags{
+		kubeconfig:  fs.String("kubeconfig", "", "kubeconfig file (default $KUBECONFIG, else ~/.kube/config)"),
+		output:      fs.String("o", "text", "output: text (a table) or json"),
+		namespace:   fs.String("namespace", doctor.DefaultNamespace, "the CCM's namespace: its Deployment or DaemonSet, RBAC and Secret hcloud"),
+		clusterCIDR: fs.String("cluster-cidr", "", "kube-controller-manager's --cluster-cidr (default: the Nodes' pod CIDRs)"),
+		timeout:     fs.Duration("request-timeout", 30*time.Second, "how long each request to the apiserver may take; one that does not answer fails naming its URL (Hetzner API requests time out after 30 s)"),
+	}
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: ccm doctor [flags]\n\nChecks a cluster against its Hetzner Cloud project with the CCM's HCLOUD_* configuration\n"+
+			"(or, without HCLOUD_TOKEN, Secret hcloud in --namespace) and explains what is wrong.\n"+
+			"Exit status: 0 no FAIL, 1 a FAIL, 2 nothing checked.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs, f
 }
 
 // kubeClient is a client of the kubeconfig at path, or of kubectl's

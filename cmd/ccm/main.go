@@ -42,14 +42,10 @@ func main() {
 	if !wantsHelp(os.Args[1:]) {
 		cfg = loadConfig()
 	}
-	opts, err := options.NewCloudControllerManagerOptions()
+	opts, err := newOptions()
 	if err != nil {
 		klog.Fatalf("controller manager options: %v", err)
 	}
-	opts.KubeCloudShared.CloudProvider.Name = ccm.ProviderName
-	// A burst of joining nodes is initialised in parallel; flags still win.
-	opts.NodeController.ConcurrentNodeSyncs = 20
-	opts.ServiceController.ConcurrentServiceSyncs = 10
 	// SIGTERM stops the controllers, as does a rollback to a revision whose
 	// pods do not wait for this one (rollout.go); a leader then gives its
 	// lease back.
@@ -103,6 +99,19 @@ func loadConfig() ccm.Config {
 	klog.InfoS("Starting", "version", version.String())
 	klog.InfoS("Configuration", "config", cfg.String())
 	return cfg
+}
+
+// newOptions are upstream's options with this CCM's defaults; flags win.
+func newOptions() (*options.CloudControllerManagerOptions, error) {
+	opts, err := options.NewCloudControllerManagerOptions()
+	if err != nil {
+		return nil, err
+	}
+	opts.KubeCloudShared.CloudProvider.Name = ccm.ProviderName
+	// A burst of joining nodes is initialised in parallel.
+	opts.NodeController.ConcurrentNodeSyncs = 20
+	opts.ServiceController.ConcurrentServiceSyncs = 10
+	return opts, nil
 }
 
 func wantsHelp(args []string) bool {

@@ -53,9 +53,15 @@ func (l listFlag) String() string {
 
 func (l listFlag) Set(v string) error { *l.values = append(*l.values, v); return nil }
 
-// parseConfig reads flags, falling back to FAKECLOUD_* environment variables.
-func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
-	c := config{}
+// flagTexts are the flags read as text, checked after parsing.
+type flagTexts struct {
+	durText, pollsText, rateText, refillText, idSeedText, levelText, intervalText, rangeText, realismText, retentionText, robotRateText, robotIntervalText *string
+}
+
+// newFlagSet defines fakecloud's flags into c, each falling back to its
+// FAKECLOUD_* variable; docs/reference/fakecloud/flags.md lists them.
+func newFlagSet(c *config, getenv func(string) string, out io.Writer) (*flag.FlagSet, *flagTexts) {
+	t := &flagTexts{}
 	fs := flag.NewFlagSet("fakecloud", flag.ContinueOnError)
 	fs.SetOutput(out)
 	env := func(name, def string) string {
@@ -65,27 +71,34 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		return def
 	}
 	fs.StringVar(&c.listen, "listen", env("FAKECLOUD_LISTEN", "127.0.0.1:8080"), "address to serve on; the API is at http://ADDR/v1 (env FAKECLOUD_LISTEN)")
-	fs.Var(listFlag{&c.tokens}, "token", "Bearer token with read and write access; repeatable (env FAKECLOUD_TOKENS, comma-separated; default "+fakecloud.DefaultToken+")")
-	fs.Var(listFlag{&c.readOnly}, "read-only-token", "Bearer token that may only read; repeatable (env FAKECLOUD_READ_ONLY_TOKENS, comma-separated)")
+	fs.Var(listFlag{&c.tokens}, "token", "Bearer token with read and write access; repeatable; giving one replaces the default token (env FAKECLOUD_TOKENS, comma-separated; default "+fakecloud.DefaultToken+")")
+	fs.Var(listFlag{&c.readOnly}, "read-only-token", "Bearer token that may only GET: writes answer 403 forbidden and spend the bucket, as the API's do; repeatable; alone, it keeps the default token (env FAKECLOUD_READ_ONLY_TOKENS, comma-separated)")
 	fs.StringVar(&c.seed, "seed", env("FAKECLOUD_SEED", ""), "seed world YAML file to start with (env FAKECLOUD_SEED)")
 	fs.Var(listFlag{&c.scenarios}, "scenario", "scenario YAML file to run from the start; repeatable (env FAKECLOUD_SCENARIOS, comma-separated)")
-	durText := fs.String("action-duration", env("FAKECLOUD_ACTION_DURATION", "300ms"), "how long an action runs, e.g. 0s, 300ms, 2s (env FAKECLOUD_ACTION_DURATION)")
-	pollsText := fs.String("action-polls", env("FAKECLOUD_ACTION_POLLS", "0"), "if set, an action finishes on the Nth time a client reads it instead (env FAKECLOUD_ACTION_POLLS)")
-	rateText := fs.String("rate-limit", env("FAKECLOUD_RATE_LIMIT", "3600"), "rate limit bucket size in requests; 0 turns rate limiting off (env FAKECLOUD_RATE_LIMIT)")
-	refillText := fs.String("rate-limit-refill", env("FAKECLOUD_RATE_LIMIT_REFILL", ""), "requests refilled per second (env FAKECLOUD_RATE_LIMIT_REFILL; default rate-limit/3600)")
-	idSeedText := fs.String("id-seed", env("FAKECLOUD_ID_SEED", "0"), "seed for IDs, addresses and passwords, so runs repeat (env FAKECLOUD_ID_SEED)")
-	levelText := fs.String("log-level", env("FAKECLOUD_LOG_LEVEL", "info"), "debug, info, warn or error (env FAKECLOUD_LOG_LEVEL)")
-	fs.StringVar(&c.stateFile, "state-file", env("FAKECLOUD_STATE_FILE", ""), "keep the world in this file and reload it on start (env FAKECLOUD_STATE_FILE)")
-	intervalText := fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file (env FAKECLOUD_STATE_INTERVAL)")
-	fs.StringVar(&c.adminToken, "admin-token", env("FAKECLOUD_ADMIN_TOKEN", ""), "Bearer token of the admin API /_fakecloud/; without one it answers loopback clients only (env FAKECLOUD_ADMIN_TOKEN)")
-	rangeText := fs.String("lb-ipv4-range", env("FAKECLOUD_LB_IPV4_RANGE", ""), "make load balancers carry traffic: their IPv4 addresses come from this range, local to this host, e.g. 127.0.100.0/24 (env FAKECLOUD_LB_IPV4_RANGE)")
-	realismText := fs.String("realism", env("FAKECLOUD_REALISM", fakecloud.RealismOptimistic), "optimistic, or pessimistic: what the API's documentation leaves open goes the unhelpful way (env FAKECLOUD_REALISM)")
-	retentionText := fs.String("action-retention", env("FAKECLOUD_ACTION_RETENTION", ""), "with --realism pessimistic, how long finished actions stay listed (env FAKECLOUD_ACTION_RETENTION; default 30m)")
+	t.durText = fs.String("action-duration", env("FAKECLOUD_ACTION_DURATION", "300ms"), "how long every action stays running, e.g. 2s; 0s finishes actions within the request (env FAKECLOUD_ACTION_DURATION)")
+	t.pollsText = fs.String("action-polls", env("FAKECLOUD_ACTION_POLLS", "0"), "an action finishes on the Nth time a client reads it, whatever the clock says; 0 is off (env FAKECLOUD_ACTION_POLLS)")
+	t.rateText = fs.String("rate-limit", env("FAKECLOUD_RATE_LIMIT", "3600"), "size of the project's request bucket; 0 turns rate limiting off (env FAKECLOUD_RATE_LIMIT)")
+	t.refillText = fs.String("rate-limit-refill", env("FAKECLOUD_RATE_LIMIT_REFILL", ""), "requests refilled per second (env FAKECLOUD_RATE_LIMIT_REFILL; default rate-limit/3600)")
+	t.idSeedText = fs.String("id-seed", env("FAKECLOUD_ID_SEED", "0"), "seed for IDs, MAC addresses and passwords: same seed, same requests, same world (env FAKECLOUD_ID_SEED)")
+	t.levelText = fs.String("log-level", env("FAKECLOUD_LOG_LEVEL", "info"), "debug, info, warn or error; one record per request at info (env FAKECLOUD_LOG_LEVEL)")
+	fs.StringVar(&c.stateFile, "state-file", env("FAKECLOUD_STATE_FILE", ""), "keep the world in this file: reloaded on start (instead of --seed), rewritten atomically after changes (env FAKECLOUD_STATE_FILE)")
+	t.intervalText = fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file; a crash loses at most this much (env FAKECLOUD_STATE_INTERVAL)")
+	fs.StringVar(&c.adminToken, "admin-token", env("FAKECLOUD_ADMIN_TOKEN", ""), "token of the admin API /_fakecloud/, sent as Authorization: Bearer T; without one, the admin API answers loopback clients only (env FAKECLOUD_ADMIN_TOKEN)")
+	t.rangeText = fs.String("lb-ipv4-range", env("FAKECLOUD_LB_IPV4_RANGE", ""), "make load balancers carry traffic: their IPv4 addresses come from this range, which must be local to the host (all of 127.0.0.0/8 is, on Linux), e.g. 127.0.100.0/24 (env FAKECLOUD_LB_IPV4_RANGE)")
+	t.realismText = fs.String("realism", env("FAKECLOUD_REALISM", fakecloud.RealismOptimistic), "optimistic, or pessimistic: what the API's documentation leaves open goes the unhelpful way (env FAKECLOUD_REALISM)")
+	t.retentionText = fs.String("action-retention", env("FAKECLOUD_ACTION_RETENTION", ""), "with --realism pessimistic, how long finished actions stay listed (env FAKECLOUD_ACTION_RETENTION; default 30m)")
 	fs.StringVar(&c.robotUser, "robot-user", env("FAKECLOUD_ROBOT_USER", fakecloud.DefaultRobotUser), "login of the Robot webservice under /robot (env FAKECLOUD_ROBOT_USER)")
 	fs.StringVar(&c.robotPassword, "robot-password", env("FAKECLOUD_ROBOT_PASSWORD", fakecloud.DefaultRobotPassword), "password of the Robot webservice (env FAKECLOUD_ROBOT_PASSWORD)")
-	robotRateText := fs.String("robot-rate-limit", env("FAKECLOUD_ROBOT_RATE_LIMIT", "1"), "multiplies the Robot webservice's hourly limits per endpoint (GET /server 200, GET /reset 500); 0 turns them off (env FAKECLOUD_ROBOT_RATE_LIMIT)")
-	robotIntervalText := fs.String("robot-rate-limit-interval", env("FAKECLOUD_ROBOT_RATE_LIMIT_INTERVAL", "1h"), "the window the Robot webservice's limits count in (env FAKECLOUD_ROBOT_RATE_LIMIT_INTERVAL)")
+	t.robotRateText = fs.String("robot-rate-limit", env("FAKECLOUD_ROBOT_RATE_LIMIT", "1"), "multiplies the Robot webservice's hourly limits per endpoint (GET /server 200, GET /reset 500), rounded up, at least 1; 0 turns them off (env FAKECLOUD_ROBOT_RATE_LIMIT)")
+	t.robotIntervalText = fs.String("robot-rate-limit-interval", env("FAKECLOUD_ROBOT_RATE_LIMIT_INTERVAL", "1h"), "the window the Robot webservice's limits count in (env FAKECLOUD_ROBOT_RATE_LIMIT_INTERVAL)")
 	fs.StringVar(&c.logFormat, "log-format", env("FAKECLOUD_LOG_FORMAT", "text"), "text or json (env FAKECLOUD_LOG_FORMAT)")
+	return fs, t
+}
+
+// parseConfig reads flags, falling back to FAKECLOUD_* environment variables.
+func parseConfig(args []string, getenv func(string) string, out io.Writer) (config, error) {
+	c := config{}
+	fs, t := newFlagSet(&c, getenv, out)
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -103,53 +116,53 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		c.scenarios = splitList(getenv("FAKECLOUD_SCENARIOS"))
 	}
 	var err error
-	if c.actionDuration, err = time.ParseDuration(*durText); err != nil || c.actionDuration < 0 {
-		errs = append(errs, fmt.Errorf("--action-duration %q: want a duration such as 300ms", *durText))
+	if c.actionDuration, err = time.ParseDuration(*t.durText); err != nil || c.actionDuration < 0 {
+		errs = append(errs, fmt.Errorf("--action-duration %q: want a duration such as 300ms", *t.durText))
 	}
-	if c.actionPolls, err = strconv.Atoi(*pollsText); err != nil || c.actionPolls < 0 {
-		errs = append(errs, fmt.Errorf("--action-polls %q: want 0 or more", *pollsText))
+	if c.actionPolls, err = strconv.Atoi(*t.pollsText); err != nil || c.actionPolls < 0 {
+		errs = append(errs, fmt.Errorf("--action-polls %q: want 0 or more", *t.pollsText))
 	}
-	if c.rateLimit, err = strconv.Atoi(*rateText); err != nil || c.rateLimit < 0 {
-		errs = append(errs, fmt.Errorf("--rate-limit %q: want 0 (off) or more", *rateText))
+	if c.rateLimit, err = strconv.Atoi(*t.rateText); err != nil || c.rateLimit < 0 {
+		errs = append(errs, fmt.Errorf("--rate-limit %q: want 0 (off) or more", *t.rateText))
 	}
-	if *refillText != "" {
-		if c.rateRefill, err = strconv.ParseFloat(*refillText, 64); err != nil || c.rateRefill <= 0 {
-			errs = append(errs, fmt.Errorf("--rate-limit-refill %q: want a positive number of requests per second", *refillText))
+	if *t.refillText != "" {
+		if c.rateRefill, err = strconv.ParseFloat(*t.refillText, 64); err != nil || c.rateRefill <= 0 {
+			errs = append(errs, fmt.Errorf("--rate-limit-refill %q: want a positive number of requests per second", *t.refillText))
 		}
 	}
-	if c.idSeed, err = strconv.ParseUint(*idSeedText, 10, 64); err != nil {
-		errs = append(errs, fmt.Errorf("--id-seed %q: want a non-negative integer", *idSeedText))
+	if c.idSeed, err = strconv.ParseUint(*t.idSeedText, 10, 64); err != nil {
+		errs = append(errs, fmt.Errorf("--id-seed %q: want a non-negative integer", *t.idSeedText))
 	}
-	if err := c.logLevel.UnmarshalText([]byte(*levelText)); err != nil {
-		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", *levelText))
+	if err := c.logLevel.UnmarshalText([]byte(*t.levelText)); err != nil {
+		errs = append(errs, fmt.Errorf("--log-level %q: want debug, info, warn or error", *t.levelText))
 	}
-	if c.stateInterval, err = time.ParseDuration(*intervalText); err != nil || c.stateInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--state-interval %q: want a positive duration such as 100ms", *intervalText))
+	if c.stateInterval, err = time.ParseDuration(*t.intervalText); err != nil || c.stateInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--state-interval %q: want a positive duration such as 100ms", *t.intervalText))
 	}
-	if *rangeText != "" {
-		if c.lbRange, err = netip.ParsePrefix(*rangeText); err != nil || !c.lbRange.Addr().Is4() || c.lbRange.Bits() > 30 {
-			errs = append(errs, fmt.Errorf("--lb-ipv4-range %q: want an IPv4 range of at least 4 addresses such as 127.0.100.0/24", *rangeText))
+	if *t.rangeText != "" {
+		if c.lbRange, err = netip.ParsePrefix(*t.rangeText); err != nil || !c.lbRange.Addr().Is4() || c.lbRange.Bits() > 30 {
+			errs = append(errs, fmt.Errorf("--lb-ipv4-range %q: want an IPv4 range of at least 4 addresses such as 127.0.100.0/24", *t.rangeText))
 		}
 	}
-	c.realism.Mode = *realismText
-	if *retentionText != "" {
-		d, err := time.ParseDuration(*retentionText)
+	c.realism.Mode = *t.realismText
+	if *t.retentionText != "" {
+		d, err := time.ParseDuration(*t.retentionText)
 		if err != nil || d <= 0 {
-			errs = append(errs, fmt.Errorf("--action-retention %q: want a positive duration such as 30m", *retentionText))
+			errs = append(errs, fmt.Errorf("--action-retention %q: want a positive duration such as 30m", *t.retentionText))
 		}
 		c.realism.ActionRetention = fakecloud.Duration(d)
 	}
 	if c.realism, err = c.realism.Check(); err != nil {
-		errs = append(errs, fmt.Errorf("--realism %q: want %s or %s", *realismText, fakecloud.RealismOptimistic, fakecloud.RealismPessimistic))
+		errs = append(errs, fmt.Errorf("--realism %q: want %s or %s", *t.realismText, fakecloud.RealismOptimistic, fakecloud.RealismPessimistic))
 	}
 	if c.robotUser == "" || c.robotPassword == "" {
 		errs = append(errs, errors.New("--robot-user, --robot-password: want a login and a password, or neither flag for the defaults"))
 	}
-	if c.robotRateLimit, err = strconv.ParseFloat(*robotRateText, 64); err != nil || c.robotRateLimit < 0 {
-		errs = append(errs, fmt.Errorf("--robot-rate-limit %q: want 0 (off) or a positive scale such as 0.1", *robotRateText))
+	if c.robotRateLimit, err = strconv.ParseFloat(*t.robotRateText, 64); err != nil || c.robotRateLimit < 0 {
+		errs = append(errs, fmt.Errorf("--robot-rate-limit %q: want 0 (off) or a positive scale such as 0.1", *t.robotRateText))
 	}
-	if c.robotInterval, err = time.ParseDuration(*robotIntervalText); err != nil || c.robotInterval <= 0 {
-		errs = append(errs, fmt.Errorf("--robot-rate-limit-interval %q: want a positive duration such as 1h", *robotIntervalText))
+	if c.robotInterval, err = time.ParseDuration(*t.robotIntervalText); err != nil || c.robotInterval <= 0 {
+		errs = append(errs, fmt.Errorf("--robot-rate-limit-interval %q: want a positive duration such as 1h", *t.robotIntervalText))
 	}
 	if c.logFormat != "text" && c.logFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
