@@ -62,6 +62,9 @@ type buildOptions struct {
 	now         func() time.Time  // the inventory's and routes' clock
 	httpTimeout time.Duration     // how long a request may hang; one minute
 	retry       *hcloud.RetryOpts // hcloud-go's retries of 429s, 502s, 504s and timeouts
+	// registerer, when set, wraps the metrics registry, so a test sees
+	// every collector registered.
+	registerer func(prometheus.Registerer) prometheus.Registerer
 }
 
 func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error) {
@@ -93,15 +96,20 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		opts = append(opts, hcloud.WithRetryOpts(*o.retry))
 	}
 	var reg *prometheus.Registry
+	var metrics prometheus.Registerer
 	if cfg.MetricsEnabled {
 		reg = prometheus.NewRegistry()
-		reg.MustRegister(operationsTotal)
-		opts = append(opts, hcloud.WithInstrumentation(reg))
+		metrics = reg
+		if o.registerer != nil {
+			metrics = o.registerer(reg)
+		}
+		metrics.MustRegister(operationsTotal)
+		opts = append(opts, hcloud.WithInstrumentation(metrics))
 	}
 	client := hcloud.NewClient(opts...)
 	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: newInventory(client, now)}
-	if reg != nil {
-		reg.MustRegister(collector{inv: c.inv, budget: pacer})
+	if metrics != nil {
+		metrics.MustRegister(collector{inv: c.inv, budget: pacer})
 	}
 	if cfg.MetricsAddress != "" {
 		srv, serveErr := serve(ctx, cfg.MetricsAddress, reg)
@@ -153,8 +161,8 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		c.robot = robot.NewCache(client, robot.CacheOptions{MaxAge: rc.CacheTimeout, ResetMaxAge: c.cfg.LifecycleMaxAge,
 			RateLimitWait: rc.RateLimitWait, Now: now})
 		c.instances.robot = c.robot
-		if reg != nil {
-			reg.MustRegister(robotCollector{cache: c.robot})
+		if metrics != nil {
+			metrics.MustRegister(robotCollector{cache: c.robot})
 		}
 	}
 	if c.cfg.RoutesEnabled {

@@ -114,7 +114,7 @@ func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
 	}
 }
 
-// TestStalenessBounds: the figures README and ccm doctor state, by the
+// TestStalenessBounds: the figures docs/explanation/api-economy.md and ccm doctor state, by the
 // project's size: the feed from 3 pages of servers, its listing every 6
 // minutes a page from 15 minutes up to HCLOUD_INVENTORY_LISTING_MAX_AGE.
 func TestStalenessBounds(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 )
 
 // The official CCM's own metrics, with its names, labels and help, so its
-// dashboards and alerts keep working (README, "From the official CCM").
+// dashboards and alerts keep working (docs/guides/migrate-from-official-ccm.md).
 var (
 	// operationsTotal counts calls of the provider's interface on entry,
 	// with the official CCM's op values for the same methods. Its internal

@@ -28,7 +28,7 @@ var (
 const (
 	officialChart = "{official-chart}" // the official chart v1.35.0
 	ourChart      = "{chart}"          // deploy/chart
-	userValues    = "{values}"         // helm get values of the release, as README says
+	userValues    = "{values}"         // helm get values of the release, as the migration guide says
 )
 
 // The official CCM's install as of v1.35.0 (deploy/testdata/official/README.md).
@@ -47,7 +47,7 @@ type upgrade struct {
 	ours, officialMF string
 }
 
-// deleteRollout is the README's last step of the manifests' way back: the
+// deleteRollout is the migration guide's last step of the manifests' way back: the
 // official manifests lack the rollout guard's Role, which kubectl leaves.
 var deleteRollout = []string{"kubectl", "-n", "kube-system", "delete", "role,rolebinding", "hcloud-cloud-controller-manager-rollout"}
 

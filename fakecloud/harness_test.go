@@ -62,7 +62,7 @@ func openAPI(t testing.TB) validator.Validator {
 }
 
 // knownDeviation reports responses that follow the live API where it has
-// changed since the vendored description (see README, "Deviations").
+// changed since the vendored description (docs/reference/fakecloud/deviations.md).
 func knownDeviation(r *http.Request, resp *http.Response) bool {
 	if resp.Header.Get("X-Fakecloud-Fault") != "" && !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
 		return true // a fault rule's plain_body answer plays a proxy in front of the API

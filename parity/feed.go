@@ -14,7 +14,7 @@ import (
 )
 
 // The feed checks test what the CCM's change feed believes of GET
-// /servers/actions (README, "How it saves API requests"). They read
+// /servers/actions (docs/explanation/api-economy.md). They read
 // through the quiet client: what they see depends on the project and on
 // timing, so only their verdicts go into the snapshot, with the evidence.
 

@@ -83,7 +83,7 @@ func Run(ctx context.Context, opts Options) Report {
 		hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(time.Second), MaxRetries: 1}))
 
 	for _, w := range d.cfg.Warnings {
-		d.found.warn("config", "environment", w, "see the CCM's settings in README.md")
+		d.found.warn("config", "environment", w, "see the CCM's settings in docs/reference/environment.md")
 	}
 	d.readKube(ctx)
 	d.checkToken(ctx)

@@ -1,7 +1,7 @@
 // Command parity runs make parity, the live API parity kit: the
 // scenarios of package parity against an in-process fakecloud, compared
 // with the snapshots in testdata/parity (the default), or against
-// api.hetzner.cloud with -live. See README, "Parity with the live API".
+// api.hetzner.cloud with -live. See docs/explanation/parity.md.
 package main
 
 import (

@@ -49,7 +49,7 @@ func installOfficial(ctx context.Context) error {
 	})
 }
 
-// upgradeToThisCCM moves the release over as README says: helm upgrade to
+// upgradeToThisCCM moves the release over as docs/guides/migrate-from-official-ccm.md says: helm upgrade to
 // this project's chart, pulled from the release's OCI registry, with the
 // values the release has. Every other setting is the chart's default.
 func upgradeToThisCCM(ctx context.Context, dir string) error {
