@@ -54,7 +54,7 @@ release: ## VERSION=vX.Y.Z: the image (both platforms), the chart, an SBOM and S
 	@VERSION=$(VERSION) scripts/release.sh
 .PHONY: release
 
-test: lint chart ## lint, vet, check the Helm chart and run every unit and contract test (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself, also in the fault matrix's subset)
+test: lint chart ## lint, vet, check the Helm chart and run every unit and contract test, the generated reference pages and every Markdown link (without -race: the API economy simulation, 6x slower with it, and the upstream service controller, which races with itself, also in the fault matrix's subset)
 	$(GO) test -race -count=1 ./...
 	$(GO) test -count=1 -run '^(TestAPIEconomy|TestServiceController.*|TestLBEconomy.*|TestFaultMatrix)$$' ./ccm/
 
@@ -91,6 +91,12 @@ chart: ## helm lint deploy/chart with Helm 3 and Helm 4 (default values, network
 	$(GO) test -count=1 -run '^TestManifests$$' ./deploy/
 
 .PHONY: manifests chart
+
+# The reference pages generated from the code (TestReference* beside each
+# table); make test fails when one differs, and checks every link.
+docs: ## rewrite the generated reference pages in docs/reference from the code (annotations, environment, flags, metrics, doctor checks, fakecloud's flags, events and admin routes)
+	UPDATE_DOCS=1 $(GO) test -count=1 -run '^TestReference' ./ccm/... ./cmd/... ./fakecloud/...
+	$(GO) test -count=1 ./docs/
 
 fmt: ## gofmt every file and group its imports: standard library, others, this module
 	$(GO) tool goimports -w -local $(MODULE) .
@@ -146,4 +152,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test lint fmt e2e scale scale-check parity economy bench fuzz demo fakecloud-tour e2e-kind faults
+.PHONY: help build build-fakecloud build-ccm test lint fmt docs e2e scale scale-check parity economy bench fuzz demo fakecloud-tour e2e-kind faults
