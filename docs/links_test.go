@@ -221,7 +221,7 @@ func isDocPage(f string) bool {
 
 var (
 	quotedSection = regexp.MustCompile(`(?i)\b(see|in|under|section)\s+"[A-Z][^"]*"`)
-	history       = regexp.MustCompile(`(?i)\bissues?\s+#?[0-9]+\b|\bas before\b|\bnot relied on any more\b|\bno longer\b`)
+	history       = regexp.MustCompile(`(?i)\bissues?\s+#?[0-9]+\b|\bas before\b|\bnot relied on any more\b`)
 )
 
 // TestNoQuotedSectionsNorHistory: pages link to sections instead of
