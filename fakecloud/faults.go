@@ -1,6 +1,8 @@
 package fakecloud
 
 import (
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+
 	"net/http"
 	"strconv"
 	"time"
@@ -47,8 +49,8 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			}
 			code := rule.Code
 			if code == "" {
-				code = codeOfStatus[rule.Status]
-				if code == "" {
+				var ok bool
+				if code, ok = apierr.CodeOfStatus(rule.Status); !ok {
 					code = codeServerError
 				}
 			}
@@ -100,7 +102,7 @@ func codeStatus(path, code string) (int, bool) {
 	if robotPath(path) {
 		return robot.CodeStatus(code)
 	}
-	return StatusForCode(code), knownCodes[code]
+	return StatusForCode(code), apierr.Known(code)
 }
 
 // faultMessage is a rule's message, or one naming the rule.

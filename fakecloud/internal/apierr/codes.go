@@ -1,12 +1,12 @@
-package fakecloud
+package apierr
 
-// knownCodes are the error codes a client of the API can meet: every code
+// known are the error codes a client of the API can meet: every code
 // in the OpenAPI description's error tables, every ErrorCode that
 // hcloud-go v2.52 names, and fakecloud's own request_too_large,
 // target_not_found and action_failed. A fault rule or action fault must
 // use one of them, so a scripted failure is one a real client can see;
 // TestKnownCodes keeps the table in step with the vendored description.
-var knownCodes = map[string]bool{
+var known = map[string]bool{
 	"action_failed": true, "already_in_placement_group": true, "bad_gateway": true,
 	"ca_dns_validation_failed": true, "ca_too_many_authorizations_failed_recently": true,
 	"ca_too_many_certificates_issued_for_registered_domain": true, "ca_too_many_duplicate_certificates": true,
@@ -35,3 +35,6 @@ var knownCodes = map[string]bool{
 	"unavailable": true, "uniqueness_error": true, "unknown_error": true, "unsupported_error": true,
 	"volume_already_attached": true, "vswitch_id_already_used": true,
 }
+
+// Known reports whether a client of the API can meet code.
+func Known(code string) bool { return known[code] }
