@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // writeJSON encodes v as the response body with the given status.
@@ -97,35 +96,4 @@ func decodeBytes(body []byte, v any) *apiError {
 		return invalidField(field, "label values must be strings")
 	}
 	return nil
-}
-
-// exactKeysOf is body without the keys that would reach v's fields only
-// by a case-insensitive match (see exactKeys); body as it is when it has
-// none, or is not valid JSON (the decoder then says why).
-func exactKeysOf(body []byte, v any) []byte {
-	tree, dropped := dropInexactKeys(body, v)
-	if len(dropped) == 0 {
-		return body
-	}
-	out, err := json.Marshal(tree)
-	if err != nil {
-		return body
-	}
-	return out
-}
-
-func jsonType(kind string) string {
-	switch {
-	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
-		return "integer"
-	case strings.HasPrefix(kind, "float"):
-		return "number"
-	case kind == "map", kind == "struct":
-		return "object"
-	case kind == "slice", kind == "array":
-		return "array"
-	case kind == "bool":
-		return "boolean"
-	}
-	return kind
 }

@@ -1,6 +1,8 @@
-package fakecloud
+package strict
 
 import (
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+
 	"bytes"
 	"encoding/json"
 	"maps"
@@ -10,13 +12,13 @@ import (
 	"unicode/utf8"
 )
 
-// checkJSONText refuses what encoding/json would quietly repair: bytes
+// CheckJSONText refuses what encoding/json would quietly repair: bytes
 // that are not UTF-8 and \u escapes of lone UTF-16 surrogates, both of
 // which it stores as U+FFFD. RFC 8259 §8.1 asks for UTF-8, and a lone
 // surrogate is no character at all; the API answers json_error.
-func checkJSONText(body []byte) *apiError {
+func CheckJSONText(body []byte) *apierr.Error {
 	if !utf8.Valid(body) {
-		return errorf(codeJSONError, "request body is not valid UTF-8")
+		return apierr.Errorf(apierr.CodeJSONError, "request body is not valid UTF-8")
 	}
 	for i := 0; i < len(body); i++ {
 		if body[i] != '\\' || i+1 >= len(body) {
@@ -33,7 +35,7 @@ func checkJSONText(body []byte) *apiError {
 		}
 		low, ok := escapedRune(body, i+6)
 		if r >= 0xdc00 || !ok || utf16.DecodeRune(r, low) == utf8.RuneError {
-			return errorf(codeJSONError, "request body has a lone UTF-16 surrogate \\u%04x at byte %d", r, i)
+			return apierr.Errorf(apierr.CodeJSONError, "request body has a lone UTF-16 surrogate \\u%04x at byte %d", r, i)
 		}
 		i += 11
 	}
@@ -49,10 +51,10 @@ func escapedRune(body []byte, i int) (rune, bool) {
 	return rune(n), err == nil
 }
 
-// nullLabels names the first "labels" object, at any depth, with a value
+// NullLabels names the first "labels" object, at any depth, with a value
 // that is not a string: encoding/json decodes {"a": null} as "a": "",
 // where the API wants every label value a string.
-func nullLabels(body []byte) (string, bool) {
+func NullLabels(body []byte) (string, bool) {
 	if !bytes.Contains(body, []byte(`"labels"`)) {
 		return "", false
 	}

@@ -1,4 +1,4 @@
-package fakecloud
+package strict
 
 import (
 	"bytes"
@@ -11,12 +11,12 @@ import (
 	"sync"
 )
 
-// exactKeys drops from a decoded JSON tree every object key that names a
+// ExactKeys drops from a decoded JSON tree every object key that names a
 // field of the target type only when case is ignored ("Labels" for
 // "labels"), as encoding/json would match it. The API, and the contract
 // check, match keys exactly: to them such a key is unknown, so it must
 // not reach the handler either. It returns the keys it dropped.
-func exactKeys(tree any, t reflect.Type) (dropped []string) {
+func ExactKeys(tree any, t reflect.Type) (dropped []string) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -30,7 +30,7 @@ func exactKeys(tree any, t reflect.Type) (dropped []string) {
 			fields := jsonFields(t)
 			for k, child := range v {
 				if ft, ok := fields[k]; ok {
-					dropped = append(dropped, exactKeys(child, ft)...)
+					dropped = append(dropped, ExactKeys(child, ft)...)
 					continue
 				}
 				for name := range fields {
@@ -43,13 +43,13 @@ func exactKeys(tree any, t reflect.Type) (dropped []string) {
 			}
 		case reflect.Map:
 			for _, child := range v {
-				dropped = append(dropped, exactKeys(child, t.Elem())...)
+				dropped = append(dropped, ExactKeys(child, t.Elem())...)
 			}
 		}
 	case []any:
 		if t.Kind() == reflect.Slice || t.Kind() == reflect.Array {
 			for _, child := range v {
-				dropped = append(dropped, exactKeys(child, t.Elem())...)
+				dropped = append(dropped, ExactKeys(child, t.Elem())...)
 			}
 		}
 	}
@@ -105,11 +105,11 @@ func jsonFields(t reflect.Type) map[string]reflect.Type {
 	return out
 }
 
-// inexactKey is an error naming a key of js that would reach v's fields
+// InexactKey is an error naming a key of js that would reach v's fields
 // only by a case-insensitive match, for readers that refuse unknown keys;
 // nil when there is none, or js is not JSON (the decoder then says why).
-func inexactKey(js []byte, v any) error {
-	_, keys := dropInexactKeys(js, v)
+func InexactKey(js []byte, v any) error {
+	_, keys := DropInexactKeys(js, v)
 	if len(keys) == 0 {
 		return nil
 	}
@@ -117,15 +117,47 @@ func inexactKey(js []byte, v any) error {
 	return fmt.Errorf("unknown field %q (keys are matched exactly)", keys[0])
 }
 
-// dropInexactKeys decodes body as a JSON tree and drops from it the keys
+// DropInexactKeys decodes body as a JSON tree and drops from it the keys
 // that would reach v's fields only by a case-insensitive match
-// (exactKeys), returning the tree and those keys; nothing for a body that
+// (ExactKeys), returning the tree and those keys; nothing for a body that
 // is not JSON.
-func dropInexactKeys(body []byte, v any) (tree any, dropped []string) {
+func DropInexactKeys(body []byte, v any) (tree any, dropped []string) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	if dec.Decode(&tree) != nil {
 		return nil, nil
 	}
-	return tree, exactKeys(tree, reflect.TypeOf(v))
+	return tree, ExactKeys(tree, reflect.TypeOf(v))
+}
+
+// ExactKeysOf is body without the keys that would reach v's fields only
+// by a case-insensitive match (see ExactKeys); body as it is when it has
+// none, or is not valid JSON (the decoder then says why).
+func ExactKeysOf(body []byte, v any) []byte {
+	tree, dropped := DropInexactKeys(body, v)
+	if len(dropped) == 0 {
+		return body
+	}
+	out, err := json.Marshal(tree)
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// JSONType names a Go kind as JSON names its type.
+func JSONType(kind string) string {
+	switch {
+	case strings.HasPrefix(kind, "int"), strings.HasPrefix(kind, "uint"):
+		return "integer"
+	case strings.HasPrefix(kind, "float"):
+		return "number"
+	case kind == "map", kind == "struct":
+		return "object"
+	case kind == "slice", kind == "array":
+		return "array"
+	case kind == "bool":
+		return "boolean"
+	}
+	return kind
 }
