@@ -1,6 +1,7 @@
 package robot
 
 import (
+	_ "github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"cmp"
 	"math"
 	"slices"

@@ -1,0 +1,156 @@
+// Package layout_test holds the repository's walls: how large a package
+// or a file may grow, and which package may import which. Each rule fails
+// here when crossed, so a boundary is the compiler's and this test's, not
+// a reviewer's memory.
+package layout_test
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
+)
+
+const module = "github.com/hcloudlab/hcloud-ccm"
+
+// pkg is what go list says of one package.
+type pkg struct {
+	path, dir       string
+	files           []string // non-test Go files
+	imports, tested []string // imports, and those of its tests
+	deps            []string
+}
+
+// list runs go list over the module, once.
+func list(t *testing.T) map[string]pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-deps=false", "-f",
+		`{{.ImportPath}}|{{.Dir}}|{{join .GoFiles " "}}|{{join .Imports " "}}|{{join .TestImports " "}} {{join .XTestImports " "}}|{{join .Deps " "}}`, "./...")
+	cmd.Dir = refdoc.Root(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	pkgs := map[string]pkg{}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<22)
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "|")
+		if len(f) != 6 {
+			t.Fatalf("go list line %q", sc.Text())
+		}
+		pkgs[f[0]] = pkg{path: f[0], dir: f[1], files: strings.Fields(f[2]), imports: strings.Fields(f[3]), tested: strings.Fields(f[4]), deps: strings.Fields(f[5])}
+	}
+	if len(pkgs) < 40 {
+		t.Fatalf("go list found %d packages, want the module's", len(pkgs))
+	}
+	return pkgs
+}
+
+// lines counts a file's lines.
+func lines(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(data, []byte("\n"))
+}
+
+// oversized are the packages still above the cap, with the size they may
+// not grow past; each entry goes when its package is split.
+var oversized = map[string]int{
+	module + "/fakecloud":        9300,
+	module + "/ccm":              3200,
+	module + "/ccm/loadbalancer": 3200,
+}
+
+// TestSizes: no package holds more than 3,000 lines of non-test Go, and
+// no Go file, test or not, more than 500.
+func TestSizes(t *testing.T) {
+	const maxPackage, maxFile = 3000, 500
+	for _, p := range list(t) {
+		n := 0
+		for _, f := range p.files {
+			n += lines(t, filepath.Join(p.dir, f))
+		}
+		limit := maxPackage
+		if l, ok := oversized[p.path]; ok {
+			limit = l
+			if n <= maxPackage {
+				t.Errorf("%s has %d lines: take it off the oversized list", p.path, n)
+			}
+		}
+		if n > limit {
+			t.Errorf("%s has %d lines of non-test Go, more than %d: split it", p.path, n, limit)
+		}
+	}
+	root := refdoc.Root(t)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") {
+			if n := lines(t, path); n > maxFile {
+				rel, _ := filepath.Rel(root, path)
+				t.Errorf("%s has %d lines, more than %d: split it", rel, n, maxFile)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestFakecloudWalls: under fakecloud/, only the admin client and the
+// fault sweep import the root package (so the root can use every other
+// package); the mechanisms in fakecloud/internal import no HTTP where
+// they need none, and import each other one way only.
+func TestFakecloudWalls(t *testing.T) {
+	pkgs := list(t)
+	root := module + "/fakecloud"
+	mayImportRoot := []string{root, root + "/adminclient", root + "/faultsweep"}
+	for _, p := range pkgs {
+		if !strings.HasPrefix(p.path, root+"/") || slices.Contains(mayImportRoot, p.path) {
+			continue
+		}
+		if slices.Contains(p.imports, root) || slices.Contains(p.tested, root) {
+			t.Errorf("%s imports %s: only %v may", p.path, root, mayImportRoot[1:])
+		}
+	}
+	// Leaves: what each may import of fakecloud's own packages, and none
+	// may reach net/http or chi.
+	leaves := map[string][]string{
+		root + "/internal/apierr":        nil,
+		root + "/internal/strict":        {root + "/internal/apierr"},
+		root + "/internal/jsontime":      nil,
+		root + "/internal/labelselector": nil,
+	}
+	for path, allowed := range leaves {
+		p, ok := pkgs[path]
+		if !ok {
+			t.Errorf("%s is gone: update the walls", path)
+			continue
+		}
+		for _, d := range p.deps {
+			if d == "net/http" || strings.HasPrefix(d, "github.com/go-chi/") {
+				t.Errorf("%s depends on %s, which a mechanism without HTTP must not", path, d)
+			}
+		}
+		for _, imp := range p.imports {
+			if strings.HasPrefix(imp, module+"/") && !slices.Contains(allowed, imp) {
+				t.Errorf("%s imports %s; it may import only %v of this module", path, imp, allowed)
+			}
+		}
+	}
+}
