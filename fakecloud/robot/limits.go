@@ -1,7 +1,6 @@
 package robot
 
 import (
-	_ "github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"cmp"
 	"math"
 	"slices"
