@@ -1,6 +1,8 @@
 package fakecloud
 
 import (
+	"reflect"
+
 	"encoding/json"
 	"net/netip"
 	"slices"
@@ -59,7 +61,7 @@ func restoreInto[T any](t *table[T], id int64, before, applied json.RawMessage) 
 		if err != nil {
 			return
 		}
-		if data, err = revertJSON(before, applied, now); err != nil {
+		if data, err = revertJSON(reflect.TypeFor[T](), before, applied, now); err != nil {
 			return
 		}
 	}

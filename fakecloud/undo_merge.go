@@ -1,6 +1,8 @@
 package fakecloud
 
 import (
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -20,8 +22,9 @@ var absent any = absentValue{}
 // (an event, a cascade of a delete) moved a value since, that change
 // stays. Objects are merged member by member, and lists whose elements
 // have an identity (a port, a network, a range, a target) element by
-// element.
-func revertJSON(before, after, current []byte) ([]byte, error) {
+// element. t is the resource's Go type: it says which lists have
+// identities (undoIdentities).
+func revertJSON(t reflect.Type, before, after, current []byte) ([]byte, error) {
 	var b, a, c any
 	for _, d := range []struct {
 		data []byte
@@ -33,10 +36,11 @@ func revertJSON(before, after, current []byte) ([]byte, error) {
 			return nil, fmt.Errorf("undo: %w", err)
 		}
 	}
-	return json.Marshal(revertValue(b, a, c))
+	return json.Marshal(revertValue(t, b, a, c))
 }
 
-func revertValue(before, after, current any) any {
+// revertValue merges one value of Go type t (nil when unknown).
+func revertValue(t reflect.Type, before, after, current any) any {
 	switch {
 	case reflect.DeepEqual(current, after):
 		return before
@@ -56,7 +60,7 @@ func revertValue(before, after, current any) any {
 				if _, done := out[k]; done {
 					continue
 				}
-				if v := revertValue(memberOf(b, k), memberOf(a, k), memberOf(cur, k)); v != absent {
+				if v := revertValue(memberType(t, k), memberOf(b, k), memberOf(a, k), memberOf(cur, k)); v != absent {
 					out[k] = v
 				}
 			}
@@ -66,7 +70,7 @@ func revertValue(before, after, current any) any {
 		b, bok := before.([]any)
 		a, aok := after.([]any)
 		if bok && aok {
-			if merged, ok := revertList(b, a, cur); ok {
+			if merged, ok := revertList(elemType(t), b, a, cur); ok {
 				return merged
 			}
 		}
@@ -85,16 +89,16 @@ func memberOf(m map[string]any, k string) any {
 // added goes unless changed since, one it removed comes back (at its old
 // place) unless added again since, one it changed is merged. ok is false
 // for lists whose elements have no identity, or a repeated one.
-func revertList(before, after, current []any) ([]any, bool) {
-	bIdx, ok1 := indexList(before)
-	aIdx, ok2 := indexList(after)
-	cIdx, ok3 := indexList(current)
+func revertList(t reflect.Type, before, after, current []any) ([]any, bool) {
+	bIdx, ok1 := indexList(t, before)
+	aIdx, ok2 := indexList(t, after)
+	cIdx, ok3 := indexList(t, current)
 	if !ok1 || !ok2 || !ok3 {
 		return nil, false
 	}
 	out := []any{}
 	for _, e := range current {
-		id := identity(e)
+		id := identity(t, e)
 		av, inAfter := aIdx[id]
 		if !inAfter {
 			out = append(out, e) // added by another change
@@ -104,12 +108,12 @@ func revertList(before, after, current []any) ([]any, bool) {
 		if !inBefore {
 			bv = absent
 		}
-		if v := revertValue(bv, av, e); v != absent {
+		if v := revertValue(t, bv, av, e); v != absent {
 			out = append(out, v)
 		}
 	}
 	for i, e := range before {
-		id := identity(e)
+		id := identity(t, e)
 		_, inAfter := aIdx[id]
 		_, inCurrent := cIdx[id]
 		if !inAfter && !inCurrent {
@@ -119,10 +123,10 @@ func revertList(before, after, current []any) ([]any, bool) {
 	return out, true
 }
 
-func indexList(list []any) (map[string]any, bool) {
+func indexList(t reflect.Type, list []any) (map[string]any, bool) {
 	idx := make(map[string]any, len(list))
 	for _, e := range list {
-		id := identity(e)
+		id := identity(t, e)
 		if id == "" {
 			return nil, false
 		}
@@ -134,11 +138,10 @@ func indexList(list []any) (map[string]any, bool) {
 	return idx, true
 }
 
-// identity names a list element: a scalar by its value; an object by the
-// members that identify it in the API's lists (a service's port, an
-// attachment's network, a subnet's range, a route, a target). "" when it
-// has none.
-func identity(e any) string {
+// identity names a list element of Go type t: a scalar by its value; an
+// object by the members its type's entry in undoIdentities names. "" when
+// it has none.
+func identity(t reflect.Type, e any) string {
 	var obj map[string]any
 	switch v := e.(type) {
 	case string:
@@ -150,19 +153,8 @@ func identity(e any) string {
 	default:
 		return ""
 	}
-	var keys []string
-	switch {
-	case obj["listen_port"] != nil:
-		keys = []string{"listen_port"}
-	case obj["destination"] != nil:
-		keys = []string{"destination", "gateway"}
-	case obj["network"] != nil:
-		keys = []string{"network"}
-	case obj["ip_range"] != nil:
-		keys = []string{"ip_range"}
-	case obj["type"] != nil && (obj["server"] != nil || obj["label_selector"] != nil || obj["ip"] != nil):
-		keys = []string{"type", "server", "label_selector", "ip"}
-	default:
+	keys := undoIdentities[deref(t)]
+	if len(keys) == 0 {
 		return ""
 	}
 	id := map[string]any{}
@@ -174,4 +166,34 @@ func identity(e any) string {
 		return ""
 	}
 	return string(data)
+}
+
+// deref is t without pointers; nil stays nil.
+func deref(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}
+
+// memberType is the type of struct or map type t's member k, nil when
+// unknown.
+func memberType(t reflect.Type, k string) reflect.Type {
+	switch t = deref(t); {
+	case t == nil:
+		return nil
+	case t.Kind() == reflect.Struct:
+		return strict.JSONFields(t)[k]
+	case t.Kind() == reflect.Map:
+		return t.Elem()
+	}
+	return nil
+}
+
+// elemType is the element type of slice type t, nil when unknown.
+func elemType(t reflect.Type) reflect.Type {
+	if t = deref(t); t != nil && (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) {
+		return t.Elem()
+	}
+	return nil
 }

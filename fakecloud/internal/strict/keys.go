@@ -161,3 +161,7 @@ func JSONType(kind string) string {
 	}
 	return kind
 }
+
+// JSONFields maps the JSON names of a struct type's fields, those of
+// embedded structs included, to their types, as encoding/json sees them.
+func JSONFields(t reflect.Type) map[string]reflect.Type { return jsonFields(t) }
