@@ -1,12 +1,11 @@
 package fakecloud
 
 import (
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )

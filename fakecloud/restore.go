@@ -1,10 +1,9 @@
 package fakecloud
 
 import (
-	"reflect"
-
 	"encoding/json"
 	"net/netip"
+	"reflect"
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"

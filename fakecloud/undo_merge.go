@@ -1,13 +1,13 @@
 package fakecloud
 
 import (
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
-
 	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
 )
 
 // absent stands for a member a JSON object does not have.

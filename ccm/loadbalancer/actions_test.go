@@ -1,12 +1,8 @@
 package loadbalancer
 
 import (
-	"fmt"
-	"sync"
 	"testing"
 	"time"
-
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -67,7 +63,7 @@ func TestLBFailedActionIsAppliedAgain(t *testing.T) {
 	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: 100 * time.Millisecond})
 	svc := lbService("web", []int32{80})
 	c.ensure(t, svc, c.nodes[:2])
-	eventually(t, "create action done", func() bool { return !c.lbs.actions.busy(c.LoadBalancerOf(t, svc).ID) })
+	eventually(t, "create action done", func() bool { return !c.lbs.actions.Busy(c.LoadBalancerOf(t, svc).ID) })
 	if _, err := c.FC.AddActionFault(fakecloud.ActionFault{Command: "add_target", Count: 1, ErrorCode: "server_error", ErrorMessage: "simulated"}); err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +72,7 @@ func TestLBFailedActionIsAppliedAgain(t *testing.T) {
 	}
 	eventually(t, "LoadBalancerActionFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBActionFailed, "web") })
 	eventually(t, "the target added again", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") == 2 })
-	eventually(t, "the second add_target done", func() bool { return !c.lbs.actions.busy(c.LoadBalancerOf(t, svc).ID) })
+	eventually(t, "the second add_target done", func() bool { return !c.lbs.actions.Busy(c.LoadBalancerOf(t, svc).ID) })
 	if n := len(c.LoadBalancerOf(t, svc).Targets); n != 3 {
 		t.Errorf("%d targets, want 3", n)
 	}
@@ -117,69 +113,6 @@ func TestLBOutageDeletesNothingAndConverges(t *testing.T) {
 	}
 }
 
-// TestLBWaitersShareEachPoll: forty syncs waiting at once on actions the
-// CCM started together poll on one schedule: a handful of reads between
-// them, not a handful each.
-func TestLBWaitersShareEachPoll(t *testing.T) {
-	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: 2 * time.Second})
-	const n = 40
-	created := make([]*hcloud.LoadBalancerCreateResult, n)
-	for i := range n {
-		res, _, err := c.Client.LoadBalancer.Create(t.Context(), hcloud.LoadBalancerCreateOpts{Name: fmt.Sprintf("lb-%d", i),
-			LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		created[i] = &res
-	}
-	tr := newActionTracker(c.Client)
-	for i, res := range created { // recorded in one go: one or two 100 ms grid slots
-		tr.started(fmt.Sprint(i), res.LoadBalancer.ID, res.Action)
-	}
-	c.FC.ResetCounters()
-	var wg sync.WaitGroup
-	for _, res := range created {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := tr.settle(t.Context(), res.LoadBalancer.ID, 10*time.Second); err != nil {
-				t.Error(err)
-			}
-		}()
-	}
-	wg.Wait()
-	// Polls at ages 100, 300 and 700 ms, 1.7 and 2.7 s, for each of at
-	// most two grid slots.
-	if polls := c.FC.Requests("GET", "/load_balancers/actions"); polls > 10 || tr.count() != 0 {
-		t.Errorf("%d polls for %d syncs waiting at once, %d actions left; want at most 10 and none", polls, n, tr.count())
-	}
-}
-
-// TestActionPollBacksOff: a running action is asked about again after
-// 500 ms while a sync waits on it, 3 s otherwise, then at half its age,
-// at most every 30 s.
-func TestActionPollBacksOff(t *testing.T) {
-	tr := newActionTracker(nil)
-	start := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
-	for _, tc := range []struct {
-		age   time.Duration
-		hurry bool
-		want  time.Duration
-	}{
-		{time.Second, true, 500 * time.Millisecond},
-		{10 * time.Second, true, 5 * time.Second},
-		{time.Second, false, 3 * time.Second},
-		{20 * time.Second, false, 10 * time.Second},
-		{time.Hour, false, 30 * time.Second},
-		{time.Hour, true, 30 * time.Second},
-	} {
-		poll := start.Add(tc.age)
-		if got := tr.next(trackedAction{since: start, hurry: tc.hurry}, poll).Sub(poll); got != tc.want {
-			t.Errorf("age %s, hurried %v: next poll after %s, want %s", tc.age, tc.hurry, got, tc.want)
-		}
-	}
-}
-
 // TestLBOneResumePerService: resumes asked for again before the first
 // runs replace it, so failures reaching resume from two sides (a failed
 // action and the failed sync waiting on it) do not multiply the retries.
@@ -212,7 +145,7 @@ func TestLBOneResumePerService(t *testing.T) {
 // poll), and the change is applied once the API answers again.
 func TestLBHandedOffSyncWarnsWhenActionsCannotBeRead(t *testing.T) {
 	c := newLBCluster(t, 4, fakecloud.Options{ActionDuration: 200 * time.Millisecond})
-	c.lbs.actions.every = 100 * time.Millisecond
+	c.lbs.actions.Every = 100 * time.Millisecond
 	svc := lbService("web", []int32{80})
 	c.ensure(t, svc, c.nodes[:2])
 	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "GET", Path: "/load_balancers/actions", Status: 500}); err != nil {

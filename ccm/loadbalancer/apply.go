@@ -11,6 +11,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cloud-provider/api"
 	"k8s.io/klog/v2"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/internal/actionwatch"
 )
 
 // apply sends steps in order, each after the load balancer's previous
@@ -19,7 +21,7 @@ import (
 func (l *Manager) apply(ctx context.Context, svc *corev1.Service, lb *hcloud.LoadBalancer, steps []lbStep) error {
 	uid := string(svc.UID)
 	for _, st := range steps {
-		if l.actions.busy(lb.ID) && l.handOff(uid, lb.ID) {
+		if l.actions.Busy(lb.ID) && l.handOff(uid, lb.ID) {
 			return nil
 		}
 		a, updated, err := send(ctx, l.client, lb, st)
@@ -40,10 +42,10 @@ func (l *Manager) apply(ctx context.Context, svc *corev1.Service, lb *hcloud.Loa
 		}
 		if a != nil && a.Status == hcloud.ActionStatusError {
 			l.store.invalidate(uid) // the API undid it
-			return fmt.Errorf("%s on load balancer %s: %w", st, lb.Name, actionError(a))
+			return fmt.Errorf("%s on load balancer %s: %w", st, lb.Name, actionwatch.Error(a))
 		}
 		klog.V(2).InfoS("Changed load balancer", "service", klog.KObj(svc), "loadBalancer", lb.Name, "change", st.String())
-		l.actions.started(uid, lb.ID, a)
+		l.actions.Started(uid, lb.ID, a)
 		if updated != nil {
 			lb.Name, lb.Labels = updated.Name, updated.Labels
 		}
@@ -59,7 +61,7 @@ func (l *Manager) apply(ctx context.Context, svc *corev1.Service, lb *hcloud.Loa
 
 // reread replaces lb with the API's view once its action is done.
 func (l *Manager) reread(ctx context.Context, uid string, lb *hcloud.LoadBalancer) error {
-	if err := l.actions.settle(ctx, lb.ID, l.actionWait); err != nil {
+	if err := l.actions.Settle(ctx, lb.ID, l.actionWait); err != nil {
 		l.store.invalidate(uid)
 		return err
 	}

@@ -23,7 +23,7 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 	}
 	if err == nil {
 		l.store.put(want.UID, res.LoadBalancer)
-		l.actions.started(want.UID, res.LoadBalancer.ID, res.Action)
+		l.actions.Started(want.UID, res.LoadBalancer.ID, res.Action)
 		l.event(svc, corev1.EventTypeNormal, "CreatedLoadBalancer", fmt.Sprintf("Created load balancer %s (ID %d)", want.Name, res.LoadBalancer.ID))
 		return res.LoadBalancer, nil
 	}

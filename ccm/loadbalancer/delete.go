@@ -8,6 +8,8 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/internal/actionwatch"
 )
 
 // EnsureLoadBalancerDeleted deletes only the Service's own load balancer
@@ -35,7 +37,7 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 		case err != nil:
 			return err
 		default:
-			l.actions.forget(lb.ID)
+			l.actions.Forget(lb.ID)
 		}
 	}
 	if kept {
@@ -104,7 +106,7 @@ func passing(err error) bool {
 var errProtected = errors.New("load balancer has delete protection")
 
 func (l *Manager) delete(ctx context.Context, uid string, lb *hcloud.LoadBalancer) error {
-	if err := l.actions.settleOn(ctx, lb.ID, l.actionWait, lazyPollAt); err != nil && isRetry(err) {
+	if err := l.actions.SettleOn(ctx, lb.ID, l.actionWait, actionwatch.LazyPollAt); err != nil && isRetry(err) {
 		return err
 	}
 	_, _, err := l.client.LoadBalancer.DeleteWithResult(ctx, lb)

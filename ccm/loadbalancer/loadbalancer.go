@@ -13,6 +13,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/internal/actionwatch"
 )
 
 // Manager turns LoadBalancer Services into Hetzner load balancers:
@@ -25,7 +27,7 @@ type Manager struct {
 	networkZone string
 	robot       bool // dedicated servers' Nodes are ip targets
 	store       *lbStore
-	actions     *actionTracker
+	actions     *actionwatch.Watch
 	certs       *certs
 	recorder    record.EventRecorder
 	// actionWait bounds how long a sync waits for an earlier action on the
@@ -71,10 +73,10 @@ func New(client *hcloud.Client, o Options) *Manager {
 		o.Now = time.Now
 	}
 	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot,
-		store: newLBStore(client, o.Now, o.MaxAge), actions: newActionTracker(client),
+		store: newLBStore(client, o.Now, o.MaxAge), actions: actionwatch.New(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
 		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, ctx: context.Background()}
-	l.actions.onEnd, l.actions.onPollFailed = l.actionEnded, l.pollFailed
+	l.actions.OnEnd, l.actions.OnPollFailed = l.actionEnded, l.pollFailed
 	return l
 }
 
@@ -84,12 +86,12 @@ func (l *Manager) Start(ctx context.Context, recorder record.EventRecorder) {
 	l.mu.Lock()
 	l.recorder, l.ctx = recorder, ctx
 	l.mu.Unlock()
-	go l.actions.run(ctx)
+	go l.actions.Run(ctx)
 }
 
 // ActionsRunning is how many of its actions the Manager has not yet
 // seen finish.
-func (l *Manager) ActionsRunning() int { return l.actions.count() }
+func (l *Manager) ActionsRunning() int { return l.actions.Count() }
 
 // GetLoadBalancerName is the name annotation, else the official default.
 func (l *Manager) GetLoadBalancerName(_ context.Context, _ string, svc *corev1.Service) string {

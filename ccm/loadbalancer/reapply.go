@@ -9,6 +9,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/cloud-provider/api"
 	"k8s.io/klog/v2"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/internal/actionwatch"
 )
 
 // A sync that finds its load balancer busy with an earlier action hands
@@ -24,7 +26,7 @@ func (l *Manager) handOff(uid string, lbID int64) bool {
 	l.mu.Lock()
 	l.waiting[lbID] = uid
 	l.mu.Unlock()
-	if l.actions.hurry(lbID) {
+	if l.actions.Hurry(lbID) {
 		return true
 	}
 	l.mu.Lock()
@@ -63,7 +65,7 @@ func (l *Manager) actionEnded(lbID int64, uid string, a *hcloud.Action) {
 	if failed {
 		l.store.invalidate(uid)
 		l.event(last.svc, corev1.EventTypeWarning, eventLBActionFailed,
-			fmt.Sprintf("%v; applying the Service again in %s", actionError(a), delay))
+			fmt.Sprintf("%v; applying the Service again in %s", actionwatch.Error(a), delay))
 	}
 	if waiting || failed {
 		l.resume(uid, delay, 0)

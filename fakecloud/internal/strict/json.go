@@ -1,8 +1,6 @@
 package strict
 
 import (
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-
 	"bytes"
 	"encoding/json"
 	"maps"
@@ -10,6 +8,8 @@ import (
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 // CheckJSONText refuses what encoding/json would quietly repair: bytes

@@ -1,4 +1,7 @@
-package loadbalancer
+// Package actionwatch follows the last action the CCM started on each
+// load balancer and tells when it ends, with one shared poll for all of
+// them, so a sync never waits on an action with a worker parked.
+package actionwatch
 
 import (
 	"context"
@@ -13,21 +16,21 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// actionTracker follows the last action the CCM started on each load
+// Watch follows the last action the CCM started on each load
 // balancer. Syncs do not wait for actions: the API locks a load balancer
 // while its action runs, so a sync with more to send hands the rest off
 // (hurry) and the tracker's poll tells the Manager when the action ends.
 // One poll asks about every tracked action at once.
-type actionTracker struct {
+type Watch struct {
 	client *hcloud.Client
-	// onEnd is told of each action seen finished, successful or failed.
-	onEnd func(lbID int64, uid string, a *hcloud.Action)
-	// onPollFailed is told when a background poll fails.
-	onPollFailed func(err error)
-	// every is how long an action runs before the background poll asks
+	// OnEnd is told of each action seen finished, successful or failed.
+	OnEnd func(lbID int64, uid string, a *hcloud.Action)
+	// OnPollFailed is told when a background poll fails.
+	OnPollFailed func(err error)
+	// Every is how long an action runs before the background poll asks
 	// about it, hurried how long one a sync waits on does (500 ms, as
 	// hcloud-go's WaitFor polls); then again as next says.
-	every, hurried time.Duration
+	Every, Hurried time.Duration
 
 	mu      sync.Mutex
 	running map[int64]trackedAction  // by load balancer ID
@@ -45,75 +48,75 @@ type trackedAction struct {
 	hurry  bool      // a sync waits for its end
 }
 
-func newActionTracker(client *hcloud.Client) *actionTracker {
-	return &actionTracker{client: client, every: 3 * time.Second, hurried: 500 * time.Millisecond,
+func New(client *hcloud.Client) *Watch {
+	return &Watch{client: client, Every: 3 * time.Second, Hurried: 500 * time.Millisecond,
 		running: map[int64]trackedAction{}, failed: map[int64]*hcloud.Action{}, wake: make(chan struct{}, 1)}
 }
 
-// started records a's load balancer as busy until a finishes.
-func (t *actionTracker) started(uid string, lbID int64, a *hcloud.Action) {
+// Started records a's load balancer as busy until a finishes.
+func (t *Watch) Started(uid string, lbID int64, a *hcloud.Action) {
 	if a == nil || a.Status != hcloud.ActionStatusRunning {
 		return
 	}
 	now := time.Now()
 	t.mu.Lock()
-	t.running[lbID] = trackedAction{uid: uid, action: a, since: now, due: now.Add(t.every)}
+	t.running[lbID] = trackedAction{uid: uid, action: a, since: now, due: now.Add(t.Every)}
 	delete(t.failed, lbID)
 	t.mu.Unlock()
-	t.poke()
+	t.Poke()
 }
 
-// poke has run look at the schedule again.
-func (t *actionTracker) poke() {
+// Poke has Run look at the schedule again.
+func (t *Watch) Poke() {
 	select {
 	case t.wake <- struct{}{}:
 	default:
 	}
 }
 
-// count is how many actions the tracker waits to see finish.
-func (t *actionTracker) count() int {
+// Count is how many actions the tracker waits to see finish.
+func (t *Watch) Count() int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.running)
 }
 
-// busy reports whether an action the CCM started on lbID may still run.
-func (t *actionTracker) busy(lbID int64) bool {
+// Busy reports whether an action the CCM started on lbID may still run.
+func (t *Watch) Busy(lbID int64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, ok := t.running[lbID]
 	return ok
 }
 
-// hurry asks the background poll about lbID's action once it is
-// t.hurried old, then as next says; false if none runs.
-func (t *actionTracker) hurry(lbID int64) bool {
+// Hurry asks the background poll about lbID's action once it is
+// t.Hurried old, then as next says; false if none runs.
+func (t *Watch) Hurry(lbID int64) bool {
 	t.mu.Lock()
 	ta, ok := t.running[lbID]
 	if ok && !ta.hurry {
 		ta.hurry = true
-		ta.due = ceilGrid(earliest(ta.due, ta.since.Add(t.hurried)))
+		ta.due = ceilGrid(earliest(ta.due, ta.since.Add(t.Hurried)))
 		t.running[lbID] = ta
 	}
 	t.mu.Unlock()
 	if ok {
-		t.poke()
+		t.Poke()
 	}
 	return ok
 }
 
-// settle waits up to wait for the action running on lbID. An action that
+// Settle waits up to wait for the action running on lbID. An action that
 // takes longer is an api.RetryError, so no worker is parked on it; one
 // that failed is an error. Polls are shared: each waiter polls on the
-// schedule of pollAt, so syncs waiting on actions started together cost
+// schedule of PollAt, so syncs waiting on actions started together cost
 // one request per step, not one each.
-func (t *actionTracker) settle(ctx context.Context, lbID int64, wait time.Duration) error {
-	return t.settleOn(ctx, lbID, wait, pollAt)
+func (t *Watch) Settle(ctx context.Context, lbID int64, wait time.Duration) error {
+	return t.SettleOn(ctx, lbID, wait, PollAt)
 }
 
-// settleOn is settle with a schedule of polls.
-func (t *actionTracker) settleOn(ctx context.Context, lbID int64, wait time.Duration, schedule func(since, after time.Time) time.Time) error {
+// SettleOn is Settle with a schedule of polls.
+func (t *Watch) SettleOn(ctx context.Context, lbID int64, wait time.Duration, schedule func(since, after time.Time) time.Time) error {
 	deadline := time.Now().Add(wait)
 	var after time.Time // the last poll this waiter relied on
 	for {
@@ -138,17 +141,17 @@ func (t *actionTracker) settleOn(ctx context.Context, lbID int64, wait time.Dura
 			return err
 		}
 		after = due
-		if f := t.failedAction(lbID); f != nil && f.ID == ta.action.ID {
-			return actionError(f)
+		if f := t.FailedAction(lbID); f != nil && f.ID == ta.action.ID {
+			return Error(f)
 		}
 	}
 }
 
-// pollAt is when a waiter on an action the CCM started at since polls
+// PollAt is when a waiter on an action the CCM started at since polls
 // next, after its poll at after: at ages of 100, 300 and 700 ms, then
 // every second (most actions end within a second or two), on a 100 ms
 // grid, so that waiters on actions started together ask in one poll.
-func pollAt(since, after time.Time) time.Time {
+func PollAt(since, after time.Time) time.Time {
 	next := since.Add(100 * time.Millisecond)
 	for step := 200 * time.Millisecond; !next.After(after); step = min(2*step, time.Second) {
 		next = next.Add(step)
@@ -156,10 +159,10 @@ func pollAt(since, after time.Time) time.Time {
 	return ceilGrid(next)
 }
 
-// lazyPollAt is pollAt for a waiter that is in no hurry (a delete): at
+// LazyPollAt is PollAt for a waiter that is in no hurry (a delete): at
 // ages of 1, 2 and 4 s, then every 5 s, so the usual action of about a
 // second costs one poll.
-func lazyPollAt(since, after time.Time) time.Time {
+func LazyPollAt(since, after time.Time) time.Time {
 	next := since.Add(time.Second)
 	for step := time.Second; !next.After(after); step = min(2*step, 5*time.Second) {
 		next = next.Add(step)
@@ -182,23 +185,23 @@ func earliest(a, b time.Time) time.Time {
 	return a
 }
 
-// forget drops what is known of a deleted load balancer's actions.
-func (t *actionTracker) forget(lbID int64) {
+// Forget drops what is known of a deleted load balancer's actions.
+func (t *Watch) Forget(lbID int64) {
 	t.mu.Lock()
 	delete(t.running, lbID)
 	delete(t.failed, lbID)
 	t.mu.Unlock()
 }
 
-// failedAction is the last action on lbID that failed, if any.
-func (t *actionTracker) failedAction(lbID int64) *hcloud.Action {
+// FailedAction is the last action on lbID that failed, if any.
+func (t *Watch) FailedAction(lbID int64) *hcloud.Action {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.failed[lbID]
 }
 
 // pollSince polls unless a poll started at or after since already did.
-func (t *actionTracker) pollSince(ctx context.Context, since time.Time) error {
+func (t *Watch) pollSince(ctx context.Context, since time.Time) error {
 	t.pollMu.Lock()
 	defer t.pollMu.Unlock()
 	if !t.polled.Before(since) {
@@ -215,7 +218,7 @@ const idsPerPoll = 100
 // failed, in order of ID. An action the answer leaves out succeeded. Only
 // the first page is read: an action beyond its last ID is not known yet,
 // and the next poll, when fewer run, reaches it. Called with pollMu held.
-func (t *actionTracker) poll(ctx context.Context) error {
+func (t *Watch) poll(ctx context.Context) error {
 	started := time.Now()
 	t.mu.Lock()
 	byAction := map[int64]int64{}
@@ -268,9 +271,9 @@ func (t *actionTracker) poll(ctx context.Context) error {
 		ended = append(ended, end{lbID, ta.uid, a})
 	}
 	t.mu.Unlock()
-	if t.onEnd != nil {
+	if t.OnEnd != nil {
 		for _, e := range ended {
-			t.onEnd(e.lbID, e.uid, e.a)
+			t.OnEnd(e.lbID, e.uid, e.a)
 		}
 	}
 	return nil
@@ -285,13 +288,13 @@ func more(resp *hcloud.Response) bool {
 const maxPollInterval = 30 * time.Second
 
 // next is when to ask again about an action still running at a poll:
-// after t.hurried or t.every, or half its age once that is longer, up to
+// after t.Hurried or t.Every, or half its age once that is longer, up to
 // maxPollInterval, so that an action that runs for minutes costs a few
 // requests, not one every few seconds.
-func (t *actionTracker) next(ta trackedAction, poll time.Time) time.Time {
-	base := t.every
+func (t *Watch) next(ta trackedAction, poll time.Time) time.Time {
+	base := t.Every
 	if ta.hurry {
-		base = t.hurried
+		base = t.Hurried
 	}
 	step := min(max(base, poll.Sub(ta.since)/2), maxPollInterval)
 	if ta.hurry {
@@ -302,17 +305,17 @@ func (t *actionTracker) next(ta trackedAction, poll time.Time) time.Time {
 
 // postpone moves every action's next poll after a failed one started at
 // from, so that an outage is not polled in a tight loop.
-func (t *actionTracker) postpone(from time.Time) {
+func (t *Watch) postpone(from time.Time) {
 	t.mu.Lock()
 	for lbID, ta := range t.running {
-		ta.due = from.Add(t.every)
+		ta.due = from.Add(t.Every)
 		t.running[lbID] = ta
 	}
 	t.mu.Unlock()
 }
 
 // due is when the next background poll is, if any action runs.
-func (t *actionTracker) due() (time.Time, bool) {
+func (t *Watch) due() (time.Time, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var first time.Time
@@ -324,8 +327,8 @@ func (t *actionTracker) due() (time.Time, bool) {
 	return first, !first.IsZero()
 }
 
-// run polls, until ctx ends, whenever a tracked action is due.
-func (t *actionTracker) run(ctx context.Context) {
+// Run polls, until ctx ends, whenever a tracked action is due.
+func (t *Watch) Run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
 	for {
@@ -346,13 +349,13 @@ func (t *actionTracker) run(ctx context.Context) {
 		}
 		if err := t.pollSince(ctx, time.Now()); err != nil && ctx.Err() == nil {
 			klog.V(2).InfoS("Polling load balancer actions failed; trying again later", "err", err)
-			if t.onPollFailed != nil {
-				t.onPollFailed(err)
+			if t.OnPollFailed != nil {
+				t.OnPollFailed(err)
 			}
 		}
 	}
 }
 
-func actionError(a *hcloud.Action) error {
+func Error(a *hcloud.Action) error {
 	return fmt.Errorf("action %d (%s) failed: %s: %s", a.ID, a.Command, a.ErrorCode, a.ErrorMessage)
 }
