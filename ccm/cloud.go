@@ -20,6 +20,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/probes"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
@@ -39,7 +40,7 @@ type Cloud struct {
 	robot     *robot.Cache // dedicated servers; nil without Robot credentials
 	routes    *routes
 	lbs       loadBalancing
-	server    *server // health, readiness and metrics; nil without an address
+	server    *probes.Server // health, readiness and metrics; nil without an address
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -88,10 +89,10 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		opts = append(opts, hcloud.WithDebugWriter(os.Stderr))
 	}
 	pacer := newBudget(cfg.BudgetReserve)
-	reach := &reachability{}
+	reach := &probes.Reachability{}
 	// A request that hangs ends in an error after a minute; no controller
 	// treats an error as "gone".
-	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.transport(observed(reach, http.DefaultTransport))}))
+	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.transport(probes.Observed(reach, http.DefaultTransport))}))
 	if o.retry != nil {
 		opts = append(opts, hcloud.WithRetryOpts(*o.retry))
 	}
@@ -112,16 +113,16 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		metrics.MustRegister(collector{inv: c.inv, budget: pacer})
 	}
 	if cfg.MetricsAddress != "" {
-		srv, serveErr := serve(ctx, cfg.MetricsAddress, reg)
+		srv, serveErr := probes.Serve(ctx, cfg.MetricsAddress, reg)
 		if serveErr != nil {
 			return nil, serveErr
 		}
 		c.server = srv
-		srv.checks.add(Readiness, "cloud", reach.check)
-		queues := &queueWatch{gather: legacyregistry.DefaultGatherer, stallAfter: queueStallAfter, now: time.Now}
-		srv.checks.add(Liveness, "workqueues", queues.check)
+		srv.Add(Readiness, "cloud", reach.Check)
+		queues := &probes.QueueWatch{Gather: legacyregistry.DefaultGatherer, StallAfter: probes.QueueStallAfter, Now: time.Now}
+		srv.Add(Liveness, "workqueues", queues.Check)
 		// Ready once built; the named result says whether it was.
-		defer func() { srv.ready.Store(err == nil) }()
+		defer func() { srv.SetReady(err == nil) }()
 	}
 	networkZone := ""
 	if cfg.Network != "" {
@@ -201,7 +202,7 @@ func (c *Cloud) HTTPAddr() net.Addr {
 	if c.server == nil {
 		return nil
 	}
-	return c.server.addr
+	return c.server.Addr()
 }
 
 // Initialize gives the provider an event recorder once the controller
