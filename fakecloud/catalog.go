@@ -9,18 +9,20 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 )
 
 // catalogEntry describes one read-only family of the catalogue.
 type catalogEntry[T any] struct {
 	family, single string // "server_types", "server_type"
-	items          func(c *catalog) []T
+	items          func(c *catalog.Catalog) []T
 	id             func(T) int64
 	name           func(T) string
-	keep           func(c *call, item T) bool      // extra filters; nil keeps all
-	labels         func(T) map[string]string       // non-nil: label_selector filters the list
-	created        func(T) int64                   // non-nil: the list sorts by created too
-	listExtra      func(c *catalog) map[string]any // more top-level keys of the list response
+	keep           func(c *call, item T) bool              // extra filters; nil keeps all
+	labels         func(T) map[string]string               // non-nil: label_selector filters the list
+	created        func(T) int64                           // non-nil: the list sorts by created too
+	listExtra      func(c *catalog.Catalog) map[string]any // more top-level keys of the list response
 }
 
 // mountCatalogEntry serves GET /{family} (name filter, sort, pagination)
@@ -68,21 +70,23 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 
 func (s *Server) mountCatalog(r chi.Router) {
 	mountCatalogEntry(s, r, catalogEntry[schema.Location]{family: "locations", single: "location",
-		items: func(c *catalog) []schema.Location { return c.locations },
+		items: (*catalog.Catalog).Locations,
 		id:    func(l schema.Location) int64 { return l.ID }, name: func(l schema.Location) string { return l.Name }})
 	mountCatalogEntry(s, r, catalogEntry[schema.Datacenter]{family: "datacenters", single: "datacenter",
-		items: func(c *catalog) []schema.Datacenter { return c.datacenters },
+		items: (*catalog.Catalog).Datacenters,
 		id:    func(d schema.Datacenter) int64 { return d.ID }, name: func(d schema.Datacenter) string { return d.Name },
 		// The (deprecated) recommended datacenter is required in the list.
-		listExtra: func(c *catalog) map[string]any { return map[string]any{"recommendation": c.datacenters[0].ID} }})
+		listExtra: func(c *catalog.Catalog) map[string]any {
+			return map[string]any{"recommendation": c.Datacenters()[0].ID}
+		}})
 	mountCatalogEntry(s, r, catalogEntry[schema.ServerType]{family: "server_types", single: "server_type",
-		items: func(c *catalog) []schema.ServerType { return c.serverTypes },
+		items: (*catalog.Catalog).ServerTypes,
 		id:    func(t schema.ServerType) int64 { return t.ID }, name: func(t schema.ServerType) string { return t.Name }})
 	mountCatalogEntry(s, r, catalogEntry[schema.LoadBalancerType]{family: "load_balancer_types", single: "load_balancer_type",
-		items: func(c *catalog) []schema.LoadBalancerType { return c.lbTypes },
+		items: (*catalog.Catalog).LBTypes,
 		id:    func(t schema.LoadBalancerType) int64 { return t.ID }, name: func(t schema.LoadBalancerType) string { return t.Name }})
 	mountCatalogEntry(s, r, catalogEntry[schema.Image]{family: "images", single: "image",
-		items: func(c *catalog) []schema.Image { return c.images },
+		items: (*catalog.Catalog).Images,
 		id:    func(im schema.Image) int64 { return im.ID },
 		name: func(im schema.Image) string {
 			if im.Name == nil {

@@ -223,7 +223,7 @@ func lbChangeAlgorithm(c *call) (int, any, *apiError) {
 func lbChangeType(c *call) (int, any, *apiError) {
 	var req schema.LoadBalancerActionChangeTypeRequest
 	return lbAction(c, "change_load_balancer_type", &req, func(lb *loadBalancer) (func(), *apiError) {
-		lt, ok := c.w.cat.lbType(idOrNameString(req.LoadBalancerType))
+		lt, ok := c.w.cat.LBType(idOrNameString(req.LoadBalancerType))
 		if !ok {
 			return nil, invalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 		}

@@ -167,22 +167,22 @@ func createLoadBalancer(c *call) (int, any, *apiError) {
 	w := c.w
 	var f fieldErrors
 	checkName(&f, "name", req.Name)
-	lt, ok := w.cat.lbType(idOrNameString(req.LoadBalancerType))
+	lt, ok := w.cat.LBType(idOrNameString(req.LoadBalancerType))
 	if !ok {
 		f.add("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 	}
 	var loc schema.Location
 	switch {
 	case req.Location != nil:
-		if loc, ok = w.cat.location(*req.Location); !ok {
+		if loc, ok = w.cat.Location(*req.Location); !ok {
 			f.add("location", "location %q does not exist", *req.Location)
 		}
 	case req.NetworkZone != nil:
-		i := slices.IndexFunc(w.cat.locations, func(l schema.Location) bool { return l.NetworkZone == *req.NetworkZone })
+		i := slices.IndexFunc(w.cat.Locations(), func(l schema.Location) bool { return l.NetworkZone == *req.NetworkZone })
 		if i < 0 {
 			f.add("network_zone", "network zone %q does not exist", *req.NetworkZone)
 		} else {
-			loc = w.cat.locations[i]
+			loc = w.cat.Locations()[i]
 		}
 	default:
 		f.add("location", "location or network_zone is required")

@@ -127,7 +127,7 @@ func (s *Server) metadataOf(match func(*server) bool) (metadataDoc, bool) {
 		return metadataDoc{}, false
 	}
 	m := metadataDoc{hostname: srv.Name, id: srv.ID, region: srv.Location.Name, zone: srv.Location.Name, ipv4: srv.PublicNet.IPv4.IP}
-	for _, dc := range w.cat.datacenters {
+	for _, dc := range w.cat.Datacenters() {
 		if dc.Location.Name == srv.Location.Name {
 			m.zone = dc.Name
 		}

@@ -357,7 +357,7 @@ func checkSubnet(w *liveWorld, n *schema.Network, ipRange netip.Prefix, req sche
 	if req.Type != "cloud" && req.Type != "server" && req.Type != "vswitch" {
 		return schema.NetworkSubnet{}, "type must be one of cloud, server, vswitch"
 	}
-	if !w.cat.networkZone(req.NetworkZone) {
+	if !w.cat.NetworkZone(req.NetworkZone) {
 		return schema.NetworkSubnet{}, "network_zone " + quote(req.NetworkZone) + " is not one of eu-central, us-east, us-west, ap-southeast"
 	}
 	if req.Type == "vswitch" && req.VSwitchID == 0 {

@@ -187,7 +187,7 @@ func createPrimaryIP(c *call) (int, any, *apiError) {
 		}
 	case req.Location != nil:
 		var ok bool
-		if loc, ok = c.w.cat.location(idOrNameString(*req.Location)); !ok {
+		if loc, ok = c.w.cat.Location(idOrNameString(*req.Location)); !ok {
 			f.add("location", "%q is not a location", idOrNameString(*req.Location))
 		}
 	default:

@@ -171,7 +171,7 @@ func serverChangeProtection(c *call) (int, any, *apiError) {
 func serverChangeType(c *call) (int, any, *apiError) {
 	var req schema.ServerActionChangeTypeRequest
 	return serverAction(c, "change_server_type", &req, func(s *server) (func(), finish, *apiError) {
-		st, ok := c.w.cat.serverType(idOrNameString(req.ServerType))
+		st, ok := c.w.cat.ServerType(idOrNameString(req.ServerType))
 		if !ok {
 			return nil, finish{}, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 		}

@@ -173,11 +173,11 @@ func createServer(c *call) (int, any, *apiError) {
 	w := c.w
 	var f fieldErrors
 	checkHostname(&f, "name", req.Name)
-	st, ok := w.cat.serverType(idOrNameString(req.ServerType))
+	st, ok := w.cat.ServerType(idOrNameString(req.ServerType))
 	if !ok {
 		f.add("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 	}
-	img, ok := w.cat.image(idOrNameString(req.Image), st.Architecture)
+	img, ok := w.cat.Image(idOrNameString(req.Image), st.Architecture)
 	if !ok && st.Architecture != "" {
 		f.add("image", "image %q does not exist for architecture %s", idOrNameString(req.Image), st.Architecture)
 	} else if st.Architecture == "" && idOrNameString(req.Image) == "" {
@@ -188,7 +188,7 @@ func createServer(c *call) (int, any, *apiError) {
 	if locRef == "" {
 		locRef = cmp.Or(primaryIPsLocation(given), "fsn1")
 	}
-	loc, ok := w.cat.location(locRef)
+	loc, ok := w.cat.Location(locRef)
 	if !ok {
 		f.add("location", "location %q does not exist", req.Location)
 	}

@@ -172,10 +172,10 @@ func (w *liveWorld) load(st state) error {
 		if !slices.Contains(serverStatuses, s.Status) {
 			bad("servers[%d].status: %q is not a server status", i, s.Status)
 		}
-		if _, ok := w.cat.serverType(s.ServerType.Name); !ok {
+		if _, ok := w.cat.ServerType(s.ServerType.Name); !ok {
 			bad("servers[%d].server_type.name: %q is not in the catalogue", i, s.ServerType.Name)
 		}
-		if _, ok := w.cat.location(s.Location.Name); !ok {
+		if _, ok := w.cat.Location(s.Location.Name); !ok {
 			bad("servers[%d].location.name: %q is not in the catalogue", i, s.Location.Name)
 		}
 		for j, pn := range s.PrivateNet {
@@ -188,7 +188,7 @@ func (w *liveWorld) load(st state) error {
 		}
 	}
 	for i, lb := range st.LoadBalancers {
-		if _, ok := w.cat.lbType(lb.LoadBalancerType.Name); !ok {
+		if _, ok := w.cat.LBType(lb.LoadBalancerType.Name); !ok {
 			bad("load_balancers[%d].load_balancer_type.name: %q is not in the catalogue", i, lb.LoadBalancerType.Name)
 		}
 		for j, pn := range lb.PrivateNet {

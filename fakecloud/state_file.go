@@ -8,6 +8,8 @@ import (
 	"strconv"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 )
 
 // The snapshot's JSON refers to catalogue entries (server types, load
@@ -71,7 +73,7 @@ func encodeState(st state) ([]byte, error) {
 // decodeState reads a snapshot of either version strictly and fills the
 // catalogue's entries in by name; an entry the catalogue lacks is an error
 // naming the field.
-func decodeState(data []byte, cat *catalog) (state, error) {
+func decodeState(data []byte, cat *catalog.Catalog) (state, error) {
 	var probe struct {
 		Version int `json:"version"`
 	}
@@ -95,11 +97,11 @@ func decodeState(data []byte, cat *catalog) (state, error) {
 	for i, fs := range f.Servers {
 		s := &fs.server
 		at := fmt.Sprintf("servers[%d]", i)
-		s.ServerType = fromCatalogue(&errs, cat.serverType, fs.ServerType.Name, at+".server_type.name")
-		s.Location = fromCatalogue(&errs, cat.location, fs.Location.Name, at+".location.name")
+		s.ServerType = fromCatalogue(&errs, cat.ServerType, fs.ServerType.Name, at+".server_type.name")
+		s.Location = fromCatalogue(&errs, cat.Location, fs.Location.Name, at+".location.name")
 		s.Image = nil
 		if fs.Image != nil {
-			byID := func(id string) (schema.Image, bool) { return cat.image(id, s.ServerType.Architecture) }
+			byID := func(id string) (schema.Image, bool) { return cat.Image(id, s.ServerType.Architecture) }
 			img := fromCatalogue(&errs, byID, strconv.FormatInt(fs.Image.ID, 10), at+".image.id")
 			s.Image = &img
 		}
@@ -108,8 +110,8 @@ func decodeState(data []byte, cat *catalog) (state, error) {
 	for i, flb := range f.LoadBalancers {
 		lb := &flb.loadBalancer
 		at := fmt.Sprintf("load_balancers[%d]", i)
-		lb.LoadBalancerType = fromCatalogue(&errs, cat.lbType, flb.LoadBalancerType.Name, at+".load_balancer_type.name")
-		lb.Location = fromCatalogue(&errs, cat.location, flb.Location.Name, at+".location.name")
+		lb.LoadBalancerType = fromCatalogue(&errs, cat.LBType, flb.LoadBalancerType.Name, at+".load_balancer_type.name")
+		lb.Location = fromCatalogue(&errs, cat.Location, flb.Location.Name, at+".location.name")
 		st.LoadBalancers = append(st.LoadBalancers, lb)
 	}
 	if len(errs) > 0 {

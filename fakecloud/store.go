@@ -8,6 +8,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
@@ -35,7 +36,7 @@ type liveWorld struct {
 	started     []string                  // commands of the actions the request being served started
 
 	lastID map[string]int64
-	cat    *catalog
+	cat    *catalog.Catalog
 
 	servers       table[server]
 	loadBalancers table[loadBalancer]
@@ -104,7 +105,7 @@ func (w *liveWorld) reset() {
 	w.pcg = rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75)
 	w.rng = rand.New(w.pcg)
 	w.lastID = map[string]int64{}
-	w.cat = newCatalog()
+	w.cat = catalog.New()
 	w.servers = newTable[server]()
 	w.loadBalancers = newTable[loadBalancer]()
 	w.networks = newTable[schema.Network]()

@@ -1,4 +1,7 @@
-package fakecloud
+// Package catalog is what a project can choose from, as fakecloud
+// offers it: locations, datacenters, server types, load balancer types,
+// images, and their price list. It is read-only once built.
+package catalog
 
 import (
 	"fmt"
@@ -8,9 +11,9 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// catalog is what a project can choose from: locations, datacenters, server
+// Catalog is what a project can choose from: locations, datacenters, server
 // types, load balancer types and images, seeded like the real API's.
-type catalog struct {
+type Catalog struct {
 	locations   []schema.Location
 	datacenters []schema.Datacenter
 	serverTypes []schema.ServerType
@@ -20,8 +23,9 @@ type catalog struct {
 
 var catalogTime = time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 
-func newCatalog() *catalog {
-	c := &catalog{}
+// New builds the catalogue.
+func New() *Catalog {
+	c := &Catalog{}
 	locs := []struct {
 		id                              int64
 		name, desc, country, city, zone string
@@ -151,7 +155,8 @@ func idOrName(ref string, id int64, name string) bool {
 	return ref == name
 }
 
-func (c *catalog) location(ref string) (schema.Location, bool) {
+// Location finds a location by ID or name.
+func (c *Catalog) Location(ref string) (schema.Location, bool) {
 	for _, l := range c.locations {
 		if idOrName(ref, l.ID, l.Name) {
 			return l, true
@@ -160,7 +165,8 @@ func (c *catalog) location(ref string) (schema.Location, bool) {
 	return schema.Location{}, false
 }
 
-func (c *catalog) serverType(ref string) (schema.ServerType, bool) {
+// ServerType finds a server type by ID or name.
+func (c *Catalog) ServerType(ref string) (schema.ServerType, bool) {
 	for _, t := range c.serverTypes {
 		if idOrName(ref, t.ID, t.Name) {
 			return t, true
@@ -169,7 +175,8 @@ func (c *catalog) serverType(ref string) (schema.ServerType, bool) {
 	return schema.ServerType{}, false
 }
 
-func (c *catalog) lbType(ref string) (schema.LoadBalancerType, bool) {
+// LBType finds a load balancer type by ID or name.
+func (c *Catalog) LBType(ref string) (schema.LoadBalancerType, bool) {
 	for _, t := range c.lbTypes {
 		if idOrName(ref, t.ID, t.Name) {
 			return t, true
@@ -178,8 +185,8 @@ func (c *catalog) lbType(ref string) (schema.LoadBalancerType, bool) {
 	return schema.LoadBalancerType{}, false
 }
 
-// image finds an image by ID or by name for an architecture.
-func (c *catalog) image(ref, arch string) (schema.Image, bool) {
+// Image finds an image by ID or by name for an architecture.
+func (c *Catalog) Image(ref, arch string) (schema.Image, bool) {
 	for _, im := range c.images {
 		if n, err := strconv.ParseInt(ref, 10, 64); err == nil {
 			if n == im.ID {
@@ -194,8 +201,8 @@ func (c *catalog) image(ref, arch string) (schema.Image, bool) {
 	return schema.Image{}, false
 }
 
-// networkZones are the zones the catalogue's locations are in.
-func (c *catalog) networkZone(zone string) bool {
+// NetworkZone reports whether a location of the catalogue is in zone.
+func (c *Catalog) NetworkZone(zone string) bool {
 	for _, l := range c.locations {
 		if l.NetworkZone == zone {
 			return true
@@ -203,3 +210,19 @@ func (c *catalog) networkZone(zone string) bool {
 	}
 	return false
 }
+
+// Locations, Datacenters, ServerTypes, LBTypes and Images list the
+// catalogue in its order; callers must not change what they get.
+func (c *Catalog) Locations() []schema.Location { return c.locations }
+
+// Datacenters lists the datacenters.
+func (c *Catalog) Datacenters() []schema.Datacenter { return c.datacenters }
+
+// ServerTypes lists the server types.
+func (c *Catalog) ServerTypes() []schema.ServerType { return c.serverTypes }
+
+// LBTypes lists the load balancer types.
+func (c *Catalog) LBTypes() []schema.LoadBalancerType { return c.lbTypes }
+
+// Images lists the images.
+func (c *Catalog) Images() []schema.Image { return c.images }
