@@ -14,7 +14,6 @@ type (
 type fieldErrors struct{ apierr.Fields }
 
 func (f *fieldErrors) add(field, format string, args ...any) { f.Add(field, format, args...) }
-func (f *fieldErrors) empty() bool                           { return f.Empty() }
 func (f *fieldErrors) err() *apiError                        { return f.Err() }
 
 const (

@@ -5,15 +5,14 @@ import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
 // Strict reading lives in internal/strict; these names keep the
 // handlers' spelling.
 var (
-	parseDecimal    = strict.ParseDecimal
-	parseID         = strict.ParseID
-	checkJSONText   = strict.CheckJSONText
-	nullLabels      = strict.NullLabels
-	exactKeysOf     = strict.ExactKeysOf
-	dropInexactKeys = strict.DropInexactKeys
-	inexactKey      = strict.InexactKey
-	jsonType        = strict.JSONType
-	strictObject    = strict.Object
+	parseDecimal  = strict.ParseDecimal
+	parseID       = strict.ParseID
+	checkJSONText = strict.CheckJSONText
+	nullLabels    = strict.NullLabels
+	exactKeysOf   = strict.ExactKeysOf
+	inexactKey    = strict.InexactKey
+	jsonType      = strict.JSONType
+	strictObject  = strict.Object
 )
 
 // checkUnique refuses an item listed twice in one request (a network to
