@@ -9,15 +9,14 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 const (
 	maxRoutes  = 100
 	maxSubnets = 50
 )
-
-// reservedGateway is the public interface's gateway; the API refuses it in routes.
-var reservedGateway = netip.MustParseAddr("172.31.1.1")
 
 type networkGet struct {
 	Network schema.Network `json:"network"`
@@ -335,123 +334,17 @@ func networkChangeProtection(c *call) (int, any, *apiError) {
 
 // parseNetworkRange checks a network ip_range: an RFC 1918 prefix of /24 or larger.
 func parseNetworkRange(f *fieldErrors, field, s string) (netip.Prefix, bool) {
-	p, msg := parseIPv4Net(s)
-	switch {
-	case s == "":
-		f.add(field, "is required")
-	case msg != "":
-		f.add(field, "%s", msg)
-	case !rfc1918(p):
-		f.add(field, "%s is not inside a private range of RFC 1918", s)
-	case p.Bits() > 24:
-		f.add(field, "%s is smaller than the minimum network size /24", s)
-	default:
-		return p, true
-	}
-	return netip.Prefix{}, false
-}
-
-// checkSubnet validates a subnet for a network; it returns the subnet or a
-// reason it is refused.
-func checkSubnet(w *liveWorld, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
-	if req.Type != "cloud" && req.Type != "server" && req.Type != "vswitch" {
-		return schema.NetworkSubnet{}, "type must be one of cloud, server, vswitch"
-	}
-	if !w.cat.NetworkZone(req.NetworkZone) {
-		return schema.NetworkSubnet{}, "network_zone " + quote(req.NetworkZone) + " is not one of eu-central, us-east, us-west, ap-southeast"
-	}
-	if req.Type == "vswitch" && req.VSwitchID == 0 {
-		return schema.NetworkSubnet{}, "vswitch_id is required for a vswitch subnet"
-	}
-	var p netip.Prefix
-	if req.IPRange == "" {
-		var ok bool
-		if p, ok = freeSubnet(n, ipRange); !ok {
-			return schema.NetworkSubnet{}, "no free /24 is left in " + ipRange.String()
-		}
-	} else {
-		var msg string
-		if p, msg = parseIPv4Net(req.IPRange); msg != "" {
-			return schema.NetworkSubnet{}, msg
-		}
-	}
-	if !within(p, ipRange) {
-		return schema.NetworkSubnet{}, p.String() + " is not inside the network's ip_range " + ipRange.String()
-	}
-	for _, s := range n.Subnets {
-		if o, err := netip.ParsePrefix(s.IPRange); err == nil && overlaps(o, p) {
-			return schema.NetworkSubnet{}, p.String() + " overlaps the subnet " + s.IPRange
-		}
-	}
-	for _, r := range n.Routes {
-		if d, err := netip.ParsePrefix(r.Destination); err == nil && overlaps(d, p) {
-			return schema.NetworkSubnet{}, p.String() + " overlaps the route destination " + r.Destination
-		}
-	}
-	return schema.NetworkSubnet{Type: req.Type, IPRange: p.String(), NetworkZone: req.NetworkZone,
-		Gateway: ipRange.Addr().Next().String(), VSwitchID: req.VSwitchID}, ""
-}
-
-// freeSubnet picks the first /24 of the range that no subnet uses.
-func freeSubnet(n *schema.Network, ipRange netip.Prefix) (netip.Prefix, bool) {
-	bits := max(24, ipRange.Bits())
-	for a := ipRange.Addr(); ipRange.Contains(a); {
-		p := netip.PrefixFrom(a, bits)
-		if !slices.ContainsFunc(n.Subnets, func(s schema.NetworkSubnet) bool {
-			o, err := netip.ParsePrefix(s.IPRange)
-			return err == nil && overlaps(o, p)
-		}) {
-			return p, true
-		}
-		a = lastAddr(p).Next()
-		if !a.IsValid() {
-			break
-		}
-	}
-	return netip.Prefix{}, false
-}
-
-// checkRoute validates a route for a network, as the API documents it.
-func checkRoute(n *schema.Network, ipRange netip.Prefix, dest, gw string) (schema.NetworkRoute, string) {
-	d, msg := parseIPv4Net(dest)
+	p, msg := netaddr.NetworkRange(s)
 	if msg != "" {
-		return schema.NetworkRoute{}, msg
+		f.add(field, "%s", msg)
+		return netip.Prefix{}, false
 	}
-	if d.Bits() != 0 && !rfc1918(d) {
-		return schema.NetworkRoute{}, "destination " + d.String() + " must be inside RFC 1918 ranges or 0.0.0.0/0"
-	}
-	if d.Contains(reservedGateway) {
-		return schema.NetworkRoute{}, "destination " + d.String() + " must not contain 172.31.1.1"
-	}
-	for _, s := range n.Subnets {
-		if o, err := netip.ParsePrefix(s.IPRange); err == nil && overlaps(o, d) {
-			return schema.NetworkRoute{}, "destination " + d.String() + " overlaps the subnet " + s.IPRange
-		}
-	}
-	for _, r := range n.Routes {
-		if o, err := netip.ParsePrefix(r.Destination); err == nil && overlaps(o, d) {
-			return schema.NetworkRoute{}, "destination " + d.String() + " overlaps the route destination " + r.Destination
-		}
-	}
-	g, err := netip.ParseAddr(gw)
-	switch {
-	case err != nil || !g.Is4():
-		return schema.NetworkRoute{}, "gateway " + quote(gw) + " is not an IPv4 address"
-	case g == reservedGateway:
-		return schema.NetworkRoute{}, "gateway must not be 172.31.1.1"
-	case !ipRange.Contains(g):
-		return schema.NetworkRoute{}, "gateway " + g.String() + " is not inside the network's ip_range " + ipRange.String()
-	case g == ipRange.Addr() || g == ipRange.Addr().Next():
-		return schema.NetworkRoute{}, "gateway " + g.String() + " is the network's own gateway, its first address"
-	}
-	for _, s := range n.Subnets {
-		if o, err := netip.ParsePrefix(s.IPRange); err == nil && s.Type == "vswitch" && o.Contains(g) {
-			return schema.NetworkRoute{}, "gateway " + g.String() + " is behind a vSwitch"
-		}
-	}
-	return schema.NetworkRoute{Destination: d.String(), Gateway: g.String()}, ""
+	return p, true
 }
 
-func quote(s string) string { return "\"" + s + "\"" }
+// checkSubnet validates a subnet for a network in w's catalogue's zones.
+func checkSubnet(w *liveWorld, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
+	return netaddr.CheckSubnet(w.cat.NetworkZone, n, ipRange, req)
+}
 
 func itoa(i int) string { return strconv.Itoa(i) }
