@@ -96,6 +96,7 @@ func TestLifecycleKeepsNodesThroughAnOutage(t *testing.T) {
 		{"drop", fakecloud.Rule{Path: "/**", Drop: true}, 60},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each outage has a cluster and a clock of its own; they mostly wait
 			c := newCluster(t, 3, fakecloud.Options{})
 			c.runLifecycle(t, 10*time.Millisecond)
 			c.start(t)
