@@ -22,7 +22,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/probes"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
 
@@ -37,7 +37,7 @@ type Cloud struct {
 	budget    *budget
 	inv       *inventory
 	instances *instances
-	robot     *robot.Cache // dedicated servers; nil without Robot credentials
+	robot     *robotclient.Cache // dedicated servers; nil without Robot credentials
 	routes    *routes
 	lbs       loadBalancing
 	server    *probes.Server // health, readiness and metrics; nil without an address
@@ -158,8 +158,8 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	if rc := c.cfg.Robot; rc.Enabled && rc.Credentials() {
 		// No listing at start: a wrong password at every restart would
 		// soon block this IP for every tool of the account.
-		client := robot.NewClient(rc.Endpoint, rc.User, rc.Password, version.Application+"/"+version.Version, 15*time.Second)
-		c.robot = robot.NewCache(client, robot.CacheOptions{MaxAge: rc.CacheTimeout, ResetMaxAge: c.cfg.LifecycleMaxAge,
+		client := robotclient.NewClient(rc.Endpoint, rc.User, rc.Password, version.Application+"/"+version.Version, 15*time.Second)
+		c.robot = robotclient.NewCache(client, robotclient.CacheOptions{MaxAge: rc.CacheTimeout, ResetMaxAge: c.cfg.LifecycleMaxAge,
 			RateLimitWait: rc.RateLimitWait, Now: now})
 		c.instances.robot = c.robot
 		if metrics != nil {

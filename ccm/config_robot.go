@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
 
 // RobotConfig is how the CCM reaches the Robot webservice for dedicated
@@ -38,14 +38,14 @@ func (c RobotConfig) Credentials() bool { return c.User != "" && c.Password != "
 func (r *envReader) loadRobot(readFile func(string) ([]byte, error)) RobotConfig {
 	c := RobotConfig{
 		Enabled:            r.boolean("ROBOT_ENABLED", false),
-		Endpoint:           r.str("ROBOT_ENDPOINT", robot.DefaultEndpoint),
+		Endpoint:           r.str("ROBOT_ENDPOINT", robotclient.DefaultEndpoint),
 		CacheTimeout:       r.durationOrZero("ROBOT_CACHE_TIMEOUT", 5*time.Minute),
 		RateLimitWait:      r.durationOrZero("ROBOT_RATE_LIMIT_WAIT_TIME", 5*time.Minute),
 		ForwardInternalIPs: r.boolean("ROBOT_FORWARD_INTERNAL_IPS", true),
 	}
 	c.User = r.secret("ROBOT_USER", readFile)
 	c.Password = r.secret("ROBOT_PASSWORD", readFile)
-	r.url("ROBOT_ENDPOINT", c.Endpoint, robot.DefaultEndpoint)
+	r.url("ROBOT_ENDPOINT", c.Endpoint, robotclient.DefaultEndpoint)
 	if !c.Enabled {
 		c.ForwardInternalIPs = false
 		return c

@@ -16,7 +16,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
 
 const (
@@ -38,7 +38,7 @@ var errServerNotFound = errors.New("no server for the node")
 // and for dedicated servers from the Robot webservice's cache.
 type instances struct {
 	inv      *inventory
-	robot    *robot.Cache // nil without Robot credentials
+	robot    *robotclient.Cache // nil without Robot credentials
 	cfg      Config
 	recorder record.EventRecorder
 }

@@ -13,7 +13,7 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
 
 // eventInstanceLookupFailed is the reason of the event for a Node whose
@@ -25,7 +25,7 @@ const eventInstanceLookupFailed = "InstanceLookupFailed"
 // nil means the API (or the webservice) confirmed there is none.
 type backing struct {
 	cloud     *hcloud.Server
-	dedicated *robot.Server
+	dedicated *robotclient.Server
 }
 
 func (b backing) gone() bool { return b.cloud == nil && b.dedicated == nil }
@@ -100,7 +100,7 @@ func (i *instances) robotReady() error {
 // robotMetadata is what the node controller writes into a dedicated
 // server's Node, as the official CCM writes it: the product as instance
 // type, the data centre as zone (always) and its location as region.
-func robotMetadata(d *robot.Server, node *corev1.Node, cfg Config) *cloudprovider.InstanceMetadata {
+func robotMetadata(d *robotclient.Server, node *corev1.Node, cfg Config) *cloudprovider.InstanceMetadata {
 	zone := strings.ToLower(d.DC)
 	region, _, _ := strings.Cut(zone, "-")
 	return &cloudprovider.InstanceMetadata{
@@ -125,7 +125,7 @@ func instanceType(product string) string {
 // the address family allows; with ROBOT_FORWARD_INTERNAL_IPS the
 // InternalIPs the kubelet reported, except ones of a family the cluster
 // does not use or equal to an external address.
-func robotAddresses(d *robot.Server, node *corev1.Node, cfg Config) []corev1.NodeAddress {
+func robotAddresses(d *robotclient.Server, node *corev1.Node, cfg Config) []corev1.NodeAddress {
 	addrs := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: d.Name}}
 	v4 := cfg.AddressFamily == AddressFamilyIPv4 || cfg.AddressFamily == AddressFamilyDualStack
 	v6 := cfg.AddressFamily == AddressFamilyIPv6 || cfg.AddressFamily == AddressFamilyDualStack

@@ -10,7 +10,7 @@ import (
 	"k8s.io/client-go/tools/record"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -29,8 +29,8 @@ func newRobotInstances(t *testing.T, c *cloudFixture, family string) (*instances
 	i, rec := newInstances(t, c, family)
 	clock := cloudtest.NewClock(time.Now())
 	i.cfg.Robot = RobotConfig{Enabled: true, User: fakecloud.DefaultRobotUser, Password: fakecloud.DefaultRobotPassword, ForwardInternalIPs: true}
-	i.robot = robot.NewCache(robot.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second),
-		robot.CacheOptions{MaxAge: 5 * time.Minute, ResetMaxAge: time.Minute, Now: clock.Now})
+	i.robot = robotclient.NewCache(robotclient.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second),
+		robotclient.CacheOptions{MaxAge: 5 * time.Minute, ResetMaxAge: time.Minute, Now: clock.Now})
 	return i, rec, clock
 }
 
@@ -102,7 +102,7 @@ func TestRobotInstanceLookupFailures(t *testing.T) {
 	if err := c.FC.Apply(fakecloud.Event{Type: "rename_dedicated_server", ServerNumber: 322, Name: "node-0001"}); err != nil {
 		t.Fatal(err)
 	}
-	i.robot = robot.NewCache(robot.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second), robot.CacheOptions{})
+	i.robot = robotclient.NewCache(robotclient.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second), robotclient.CacheOptions{})
 	if err := i.inv.refresh(t.Context()); err != nil { // as at start
 		t.Fatal(err)
 	}

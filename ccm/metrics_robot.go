@@ -3,7 +3,7 @@ package ccm
 import (
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
 
 var robotCallsDesc = prometheus.NewDesc("hcloud_ccm_robot_calls_total",
@@ -13,7 +13,7 @@ var robotCallsDesc = prometheus.NewDesc("hcloud_ccm_robot_calls_total",
 	[]string{"endpoint", "result"}, nil)
 
 // robotCollector exposes the Robot cache's counts at scrape time.
-type robotCollector struct{ cache *robot.Cache }
+type robotCollector struct{ cache *robotclient.Cache }
 
 func (c robotCollector) Describe(ch chan<- *prometheus.Desc) { ch <- robotCallsDesc }
 

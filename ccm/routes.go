@@ -19,7 +19,7 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
 
 // eventRouteRefused is the reason of the event for a route the cloud
@@ -38,7 +38,7 @@ type routes struct {
 	now       func() time.Time
 	// robot, when set, tells dedicated servers' Nodes, which are not in
 	// the network: their pod CIDRs get no route (skipped, told once).
-	robot   *robot.Cache
+	robot   *robotclient.Cache
 	skipped sync.Map // node name → true, once told
 
 	// change serialises route changes: the API locks the network for each

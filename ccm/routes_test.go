@@ -14,7 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -176,7 +176,7 @@ func TestRouteSkipsDedicatedServers(t *testing.T) {
 	if err := c.FC.Apply(fakecloud.Event{Type: "add_dedicated_server", DedicatedServer: &fakecloud.SeedDedicatedServer{Number: 321, Name: "ded-1"}}); err != nil {
 		t.Fatal(err)
 	}
-	r.robot = robot.NewCache(robot.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second), robot.CacheOptions{})
+	r.robot = robotclient.NewCache(robotclient.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second), robotclient.CacheOptions{})
 	for range 3 {
 		if err := r.CreateRoute(t.Context(), "", "", &cloudprovider.Route{TargetNode: "ded-1", DestinationCIDR: "10.244.9.0/24"}); err != nil {
 			t.Fatalf("CreateRoute for a dedicated server's Node = %v, want skipped", err)

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
 
@@ -20,8 +20,8 @@ const robotServerLimit = 200
 // dedicated is what doctor read of the Robot webservice: the servers by
 // number and by name, or nil when it was not read.
 type dedicated struct {
-	byNumber map[int64]robot.Server
-	byName   map[string]robot.Server
+	byNumber map[int64]robotclient.Server
+	byName   map[string]robotclient.Server
 }
 
 // isDedicated says whether a Node is a dedicated server's, by provider ID
@@ -53,7 +53,7 @@ func (d *doctor) checkRobot(ctx context.Context) {
 	case !rc.Enabled && len(nodes) > 0:
 		for _, n := range nodes {
 			d.found.fail("robot", "node/"+n.Name, fmt.Sprintf("provider ID %s is a dedicated server's, and ROBOT_ENABLED is not true: the CCM cannot watch the Node, and it is no load balancer target", n.Spec.ProviderID),
-				"set ROBOT_ENABLED=true (the chart's robot.enabled) with ROBOT_USER and ROBOT_PASSWORD")
+				"set ROBOT_ENABLED=true (the chart's robotclient.enabled) with ROBOT_USER and ROBOT_PASSWORD")
 			d.blocked[n.Name] = "it is a dedicated server's and Robot is off"
 		}
 		return
@@ -64,15 +64,15 @@ func (d *doctor) checkRobot(ctx context.Context) {
 			"create a webservice user in Robot and set ROBOT_USER and ROBOT_PASSWORD (the Secret's robot-user and robot-password)")
 		return
 	}
-	client := robot.NewClient(rc.Endpoint, rc.User, rc.Password, "hcloud-ccm-doctor/"+version.Version, 30*time.Second).WithTransport(d.count)
+	client := robotclient.NewClient(rc.Endpoint, rc.User, rc.Password, "hcloud-ccm-doctor/"+version.Version, 30*time.Second).WithTransport(d.count)
 	servers, err := client.Servers(ctx)
-	var rerr *robot.Error
+	var rerr *robotclient.Error
 	switch {
-	case robot.IsCode(err, robot.CodeUnauthorized):
+	case robotclient.IsCode(err, robotclient.CodeUnauthorized):
 		d.found.fail("robot", "webservice", "ROBOT_USER and ROBOT_PASSWORD are refused (401): the CCM cannot read any dedicated server",
 			"check the webservice user in Robot (Settings, Webservice and app settings); three failed logins block this IP for 10 minutes")
 		return
-	case errors.As(err, &rerr) && rerr.Code == robot.CodeRateLimitExceeded:
+	case errors.As(err, &rerr) && rerr.Code == robotclient.CodeRateLimitExceeded:
 		d.found.warn("robot", "webservice", fmt.Sprintf("the webservice's limit is reached: %v; the CCM waits ROBOT_RATE_LIMIT_WAIT_TIME (%s) between tries", err, rc.RateLimitWait),
 			"find the tools that share this webservice user and list servers less often, or give them users of their own")
 		return
@@ -80,7 +80,7 @@ func (d *doctor) checkRobot(ctx context.Context) {
 		d.found.warn("robot", "webservice", fmt.Sprintf("the webservice cannot be read: %v", err), "check ROBOT_ENDPOINT and the network")
 		return
 	}
-	d.robot = &dedicated{byNumber: map[int64]robot.Server{}, byName: map[string]robot.Server{}}
+	d.robot = &dedicated{byNumber: map[int64]robotclient.Server{}, byName: map[string]robotclient.Server{}}
 	for _, s := range servers {
 		d.robot.byNumber[s.Number] = s
 		d.robot.byName[s.Name] = s

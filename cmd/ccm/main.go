@@ -24,6 +24,7 @@ import (
 	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"github.com/hcloudlab/hcloud-ccm/ccm/leaderlease"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
@@ -51,7 +52,7 @@ func main() {
 	// lease back.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	var lease *leaderLease
+	var lease *leaderlease.Lease
 	var provider *ccm.Cloud
 	newCloud := func(c *config.CompletedConfig) cloudprovider.Interface {
 		cloud, err := ccm.New(ctx, cfg)
@@ -66,16 +67,16 @@ func main() {
 		if !le.LeaderElect {
 			return cloud
 		}
-		lease = &leaderLease{kube: c.Client, namespace: le.ResourceNamespace, name: le.ResourceName}
-		cloud.AddCheck(ccm.Liveness, "leader-lease", lease.check)
-		return leaseCloud{Interface: cloud, lease: lease}
+		lease = leaderlease.New(c.Client, le.ResourceNamespace, le.ResourceName)
+		cloud.AddCheck(ccm.Liveness, "leader-lease", lease.Check)
+		return leaderlease.Wrap(cloud, lease)
 	}
 	hooks := &webhookFlags{lbs: func() *loadbalancer.Manager { return provider.LoadBalancers() }}
 	cmd := newCommand(ctx, opts, newCloud, hooks)
 	code := cli.Run(cmd)
 	if lease != nil && ctx.Err() != nil {
 		rctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		if err := lease.release(rctx); err != nil {
+		if err := lease.Release(rctx); err != nil {
 			klog.ErrorS(err, "The next leader waits for the lease to run out")
 		}
 		cancel()

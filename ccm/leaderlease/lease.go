@@ -1,4 +1,7 @@
-package main
+// Package leaderlease gives the leader election lease back when the CCM
+// stops, and fails liveness when this process leads but the lease says
+// otherwise. The upstream framework does neither.
+package leaderlease
 
 import (
 	"context"
@@ -6,23 +9,22 @@ import (
 	"sync"
 	"time"
 
-	"k8s.io/utils/ptr"
-
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
+	"k8s.io/utils/ptr"
 )
 
-// leaderLease gives the leader election lease back when the process stops
+// Lease gives the leader election lease back when the process stops
 // on SIGTERM, so the next replica leads within its retry period (2 s)
 // rather than after the lease runs out (15 s). The upstream framework never
 // releases it. The framework initialises the provider only on the leader,
 // right after it acquired the lease, so the holder read then is this
 // process; a lease held by anyone else by the time of release is left
 // alone, and the update is conditional on the version read.
-type leaderLease struct {
+type Lease struct {
 	kube            kubernetes.Interface
 	namespace, name string
 
@@ -30,8 +32,13 @@ type leaderLease struct {
 	holder string // this process's identity, once it leads
 }
 
-// acquired records the lease's holder: this process, which just won it.
-func (l *leaderLease) acquired(ctx context.Context) {
+// New is the lease kube's leader election uses, namespace/name.
+func New(kube kubernetes.Interface, namespace, name string) *Lease {
+	return &Lease{kube: kube, namespace: namespace, name: name}
+}
+
+// Acquired records the lease's holder: this process, which just won it.
+func (l *Lease) Acquired(ctx context.Context) {
 	lease, err := l.kube.CoordinationV1().Leases(l.namespace).Get(ctx, l.name, metav1.GetOptions{})
 	if err != nil || lease.Spec.HolderIdentity == nil {
 		klog.ErrorS(err, "Reading the leader lease; it will not be released at shutdown", "lease", l.namespace+"/"+l.name)
@@ -42,9 +49,9 @@ func (l *leaderLease) acquired(ctx context.Context) {
 	l.mu.Unlock()
 }
 
-// release empties the lease if this process still holds it, as client-go's
+// Release empties the lease if this process still holds it, as client-go's
 // ReleaseOnCancel does: no holder, a one-second duration, renewed now.
-func (l *leaderLease) release(ctx context.Context) error {
+func (l *Lease) Release(ctx context.Context) error {
 	holder, lease, err := l.read(ctx)
 	if holder == "" {
 		return nil // never led
@@ -75,11 +82,17 @@ func (l *leaderLease) release(ctx context.Context) error {
 // which it does once this process leads.
 type leaseCloud struct {
 	cloudprovider.Interface
-	lease *leaderLease
+	lease *Lease
+}
+
+// Wrap is cloud, telling l when the framework initialises it: the moment
+// this process leads.
+func Wrap(cloud cloudprovider.Interface, l *Lease) cloudprovider.Interface {
+	return leaseCloud{Interface: cloud, lease: l}
 }
 
 func (c leaseCloud) Initialize(b cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
-	c.lease.acquired(context.Background())
+	c.lease.Acquired(context.Background())
 	c.Interface.Initialize(b, stop)
 }
 
@@ -89,11 +102,11 @@ func (c leaseCloud) Initialize(b cloudprovider.ControllerClientBuilder, stop <-c
 // 10 s, so a lease this stale means the election is wedged.
 const leaseGrace = 20 * time.Second
 
-// check fails liveness when this process leads but the lease says
+// Check fails liveness when this process leads but the lease says
 // otherwise: another replica holds it, or nobody renewed it for its
 // duration and leaseGrace. A lease that cannot be read passes (readiness
 // reports an unreachable apiserver; a restart would not help).
-func (l *leaderLease) check(ctx context.Context) error {
+func (l *Lease) Check(ctx context.Context) error {
 	holder, lease, err := l.read(ctx)
 	if holder == "" || err != nil {
 		return nil // not leading, or the apiserver does not answer
@@ -113,7 +126,7 @@ func (l *leaderLease) check(ctx context.Context) error {
 
 // read is this process's identity as the lease's holder ("" until it
 // leads) and, once it leads, the lease as the apiserver has it.
-func (l *leaderLease) read(ctx context.Context) (string, *coordinationv1.Lease, error) {
+func (l *Lease) read(ctx context.Context) (string, *coordinationv1.Lease, error) {
 	l.mu.Lock()
 	holder := l.holder
 	l.mu.Unlock()

@@ -1,4 +1,4 @@
-// Package robot is a client of the Hetzner Robot webservice, for the
+// Package robotclient is a client of the Hetzner Robot webservice, for the
 // CCM's dedicated (Robot) servers: the server listing, one server, and a
 // server's reset state, which says whether it is powered off.
 //
@@ -11,7 +11,7 @@
 // The wire format is the webservice's documentation's
 // (https://robot.hetzner.com/doc/webservice/en.html, sections "Server",
 // "Reset" and "Errors"); docs/explanation/robot-facts.md sums it up.
-package robot
+package robotclient
 
 import (
 	"context"

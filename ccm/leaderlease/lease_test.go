@@ -1,15 +1,14 @@
-package main
+package leaderlease
 
 import (
 	"strings"
 	"testing"
 	"time"
 
-	"k8s.io/utils/ptr"
-
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
+	"k8s.io/utils/ptr"
 )
 
 func lease(holder string) *coordinationv1.Lease {
@@ -18,7 +17,7 @@ func lease(holder string) *coordinationv1.Lease {
 		Spec: coordinationv1.LeaseSpec{HolderIdentity: ptr.To(holder), LeaseDurationSeconds: ptr.To(int32(15)), RenewTime: &now, LeaseTransitions: ptr.To(int32(3))}}
 }
 
-func holderOf(t *testing.T, l *leaderLease) (string, int32) {
+func holderOf(t *testing.T, l *Lease) (string, int32) {
 	t.Helper()
 	got, err := l.kube.CoordinationV1().Leases("kube-system").Get(t.Context(), "cloud-controller-manager", metav1.GetOptions{})
 	if err != nil {
@@ -28,9 +27,9 @@ func holderOf(t *testing.T, l *leaderLease) (string, int32) {
 }
 
 func TestReleaseGivesUpOwnLease(t *testing.T) {
-	l := &leaderLease{kube: fake.NewClientset(lease("pod-a_1234")), namespace: "kube-system", name: "cloud-controller-manager"}
-	l.acquired(t.Context())
-	if err := l.release(t.Context()); err != nil {
+	l := &Lease{kube: fake.NewClientset(lease("pod-a_1234")), namespace: "kube-system", name: "cloud-controller-manager"}
+	l.Acquired(t.Context())
+	if err := l.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if holder, d := holderOf(t, l); holder != "" || d != 1 {
@@ -39,13 +38,13 @@ func TestReleaseGivesUpOwnLease(t *testing.T) {
 }
 
 func TestReleaseLeavesOthersLease(t *testing.T) {
-	l := &leaderLease{kube: fake.NewClientset(lease("pod-a_1234")), namespace: "kube-system", name: "cloud-controller-manager"}
-	l.acquired(t.Context())
+	l := &Lease{kube: fake.NewClientset(lease("pod-a_1234")), namespace: "kube-system", name: "cloud-controller-manager"}
+	l.Acquired(t.Context())
 	// Another replica took over meanwhile.
 	if _, err := l.kube.CoordinationV1().Leases("kube-system").Update(t.Context(), lease("pod-b_5678"), metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.release(t.Context()); err != nil {
+	if err := l.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if holder, d := holderOf(t, l); holder != "pod-b_5678" || d != 15 {
@@ -54,8 +53,8 @@ func TestReleaseLeavesOthersLease(t *testing.T) {
 }
 
 func TestReleaseWithoutLeadingTouchesNothing(t *testing.T) {
-	l := &leaderLease{kube: fake.NewClientset(lease("pod-b_5678")), namespace: "kube-system", name: "cloud-controller-manager"}
-	if err := l.release(t.Context()); err != nil {
+	l := &Lease{kube: fake.NewClientset(lease("pod-b_5678")), namespace: "kube-system", name: "cloud-controller-manager"}
+	if err := l.Release(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if holder, _ := holderOf(t, l); holder != "pod-b_5678" {
@@ -67,12 +66,12 @@ func TestReleaseWithoutLeadingTouchesNothing(t *testing.T) {
 // otherwise, and passes once it says so again.
 func TestLeaseCheck(t *testing.T) {
 	kube := fake.NewClientset(lease("pod-a_1234"))
-	l := &leaderLease{kube: kube, namespace: "kube-system", name: "cloud-controller-manager"}
-	if err := l.check(t.Context()); err != nil {
+	l := &Lease{kube: kube, namespace: "kube-system", name: "cloud-controller-manager"}
+	if err := l.Check(t.Context()); err != nil {
 		t.Errorf("before leading: %v", err)
 	}
-	l.acquired(t.Context())
-	if err := l.check(t.Context()); err != nil {
+	l.Acquired(t.Context())
+	if err := l.Check(t.Context()); err != nil {
 		t.Errorf("leading a fresh lease: %v", err)
 	}
 	update := func(lease *coordinationv1.Lease) {
@@ -82,17 +81,17 @@ func TestLeaseCheck(t *testing.T) {
 		}
 	}
 	update(lease("pod-b_5678"))
-	if err := l.check(t.Context()); err == nil || !strings.Contains(err.Error(), "pod-b_5678") {
+	if err := l.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "pod-b_5678") {
 		t.Errorf("lease taken over: %v, want an error naming the holder", err)
 	}
 	old := lease("pod-a_1234")
 	old.Spec.RenewTime = &metav1.MicroTime{Time: time.Now().Add(-time.Minute)}
 	update(old)
-	if err := l.check(t.Context()); err == nil || !strings.Contains(err.Error(), "last renewed") {
+	if err := l.Check(t.Context()); err == nil || !strings.Contains(err.Error(), "last renewed") {
 		t.Errorf("lease not renewed for a minute: %v, want an error", err)
 	}
 	update(lease("pod-a_1234"))
-	if err := l.check(t.Context()); err != nil {
+	if err := l.Check(t.Context()); err != nil {
 		t.Errorf("renewed again: %v", err)
 	}
 }

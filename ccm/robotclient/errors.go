@@ -1,4 +1,4 @@
-package robot
+package robotclient
 
 import (
 	"encoding/json"

@@ -1,11 +1,11 @@
-package robot_test
+package robotclient_test
 
 import (
 	"net/http/httptest"
 	"testing"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/robot"
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -21,29 +21,29 @@ func TestAgainstFakeCloud(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	c := robot.NewClient(srv.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second)
+	c := robotclient.NewClient(srv.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second)
 	servers, err := c.Servers(t.Context())
 	if err != nil || len(servers) != 2 {
 		t.Fatalf("Servers = %+v, %v", servers, err)
 	}
-	want := robot.Server{Number: 321, Name: "ded-1", IPv4: "198.51.100.7", IPv6Net: "2a01:4f8:111:4221::", Product: "EX44", DC: "FSN1-DC16", Status: "ready"}
+	want := robotclient.Server{Number: 321, Name: "ded-1", IPv4: "198.51.100.7", IPv6Net: "2a01:4f8:111:4221::", Product: "EX44", DC: "FSN1-DC16", Status: "ready"}
 	if servers[0] != want {
 		t.Errorf("server %+v, want %+v", servers[0], want)
 	}
 	if s, err := c.Server(t.Context(), 322); err != nil || s.Name != "tower" {
 		t.Errorf("Server(322) = %+v, %v", s, err)
 	}
-	if _, err := c.Server(t.Context(), 999); !robot.IsCode(err, robot.CodeServerNotFound) {
+	if _, err := c.Server(t.Context(), 999); !robotclient.IsCode(err, robotclient.CodeServerNotFound) {
 		t.Errorf("Server(999) = %v, want SERVER_NOT_FOUND", err)
 	}
-	cache := robot.NewCache(c, robot.CacheOptions{})
+	cache := robotclient.NewCache(c, robotclient.CacheOptions{})
 	if off, err := cache.PoweredOff(t.Context(), 321); off || err != nil {
 		t.Errorf("PoweredOff(321) = %v, %v", off, err)
 	}
 	if err := fc.Apply(fakecloud.Event{Type: "power_off_dedicated_server", ServerNumber: 321}); err != nil {
 		t.Fatal(err)
 	}
-	if off, err := robot.NewCache(c, robot.CacheOptions{}).PoweredOff(t.Context(), 321); !off || err != nil {
+	if off, err := robotclient.NewCache(c, robotclient.CacheOptions{}).PoweredOff(t.Context(), 321); !off || err != nil {
 		t.Errorf("PoweredOff(321) after power_off_dedicated_server = %v, %v", off, err)
 	}
 	if off, err := cache.PoweredOff(t.Context(), 322); off || err != nil {
@@ -52,11 +52,11 @@ func TestAgainstFakeCloud(t *testing.T) {
 	if err := fc.Apply(fakecloud.Event{Type: "remove_dedicated_server", ServerNumber: 321}); err != nil {
 		t.Fatal(err)
 	}
-	if _, found, err := robot.NewCache(c, robot.CacheOptions{}).Lookup(t.Context(), 321); found || err != nil {
+	if _, found, err := robotclient.NewCache(c, robotclient.CacheOptions{}).Lookup(t.Context(), 321); found || err != nil {
 		t.Errorf("Lookup(321) after remove_dedicated_server = %v, %v; want gone", found, err)
 	}
-	bad := robot.NewClient(srv.URL+"/robot", "user", "wrong", "test", 5*time.Second)
-	if _, err := bad.Servers(t.Context()); !robot.IsCode(err, robot.CodeUnauthorized) {
+	bad := robotclient.NewClient(srv.URL+"/robot", "user", "wrong", "test", 5*time.Second)
+	if _, err := bad.Servers(t.Context()); !robotclient.IsCode(err, robotclient.CodeUnauthorized) {
 		t.Errorf("a wrong password = %v, want UNAUTHORIZED", err)
 	}
 }
@@ -68,15 +68,15 @@ func TestRateLimitAgainstFakeCloud(t *testing.T) {
 	srv := httptest.NewServer(fc)
 	t.Cleanup(srv.Close)
 	now := time.Now()
-	c := robot.NewClient(srv.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second)
-	cache := robot.NewCache(c, robot.CacheOptions{MaxAge: time.Nanosecond, Now: func() time.Time { now = now.Add(time.Second); return now }})
+	c := robotclient.NewClient(srv.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second)
+	cache := robotclient.NewCache(c, robotclient.CacheOptions{MaxAge: time.Nanosecond, Now: func() time.Time { now = now.Add(time.Second); return now }})
 	var limited error
 	for range 5 {
 		if _, err := cache.Servers(t.Context()); err != nil && limited == nil {
 			limited = err
 		}
 	}
-	if !robot.IsCode(limited, robot.CodeRateLimitExceeded) || cache.Requests() != 3 {
+	if !robotclient.IsCode(limited, robotclient.CodeRateLimitExceeded) || cache.Requests() != 3 {
 		t.Fatalf("first error %v after %d requests; want RATE_LIMIT_EXCEEDED on the 3rd and no request after it", limited, cache.Requests())
 	}
 }
