@@ -56,6 +56,13 @@ var codeSpan = regexp.MustCompile("`+[^`]*`+")
 
 func prose(text string) []line {
 	var out []line
+	outsideFences(text, func(n int, l string) { out = append(out, line{n, codeSpan.ReplaceAllString(l, "code")}) })
+	return out
+}
+
+// outsideFences calls fn with each line of text, numbered from 1, that is
+// not inside a fenced code block.
+func outsideFences(text string, fn func(n int, l string)) {
 	fence := ""
 	for i, l := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(l)
@@ -69,9 +76,8 @@ func prose(text string) []line {
 			}
 			continue
 		}
-		out = append(out, line{i + 1, codeSpan.ReplaceAllString(l, "code")})
+		fn(i+1, l)
 	}
-	return out
 }
 
 var (
@@ -100,25 +106,13 @@ func links(text string) []line {
 func anchors(text string) map[string]bool {
 	out := map[string]bool{}
 	seen := map[string]int{}
-	fence := ""
-	for _, l := range strings.Split(text, "\n") {
-		trimmed := strings.TrimSpace(l)
-		if fence == "" && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")) {
-			fence = trimmed[:3]
-			continue
-		}
-		if fence != "" {
-			if strings.HasPrefix(trimmed, fence) {
-				fence = ""
-			}
-			continue
-		}
+	outsideFences(text, func(_ int, l string) {
 		for _, m := range htmlAnchor.FindAllStringSubmatch(l, -1) {
 			out[m[1]] = true
 		}
 		m := heading.FindStringSubmatch(l)
 		if m == nil {
-			continue
+			return
 		}
 		s := slug(m[2])
 		if n := seen[s]; n > 0 {
@@ -127,7 +121,7 @@ func anchors(text string) map[string]bool {
 			out[s] = true
 		}
 		seen[s]++
-	}
+	})
 	return out
 }
 
