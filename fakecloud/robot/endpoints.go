@@ -14,7 +14,7 @@ func (h *Handler) listServers(*http.Request) (any, *apiError) {
 	}
 	out := make([]map[string]listed, 0, len(servers))
 	for _, s := range servers {
-		out = append(out, map[string]listed{"server": s.listed()})
+		out = append(out, map[string]listed{"server": listedOf(s)})
 	}
 	return out, nil
 }
@@ -24,7 +24,7 @@ func (h *Handler) getServer(r *http.Request) (any, *apiError) {
 	if aerr != nil {
 		return nil, aerr
 	}
-	return map[string]detail{"server": s.detail()}, nil
+	return map[string]detail{"server": detailOf(s)}, nil
 }
 
 // listResets lists the reset options of the servers that have reset.
@@ -32,7 +32,7 @@ func (h *Handler) listResets(*http.Request) (any, *apiError) {
 	out := []map[string]resetInfo{}
 	for _, s := range h.opts.Servers() {
 		if s.Reset {
-			out = append(out, map[string]resetInfo{"reset": {IPv4: s.IPv4, IPv6Net: s.IPv6Net, Number: s.Number, Type: s.resetTypes()}})
+			out = append(out, map[string]resetInfo{"reset": {IPv4: s.IPv4, IPv6Net: s.IPv6Net, Number: s.Number, Type: resetTypesOf(s)}})
 		}
 	}
 	if len(out) == 0 {
@@ -49,7 +49,7 @@ func (h *Handler) getReset(r *http.Request) (any, *apiError) {
 	if !s.Reset {
 		return nil, newError("RESET_NOT_AVAILABLE", "reset is not available for this server")
 	}
-	return map[string]resetInfo{"reset": {IPv4: s.IPv4, IPv6Net: s.IPv6Net, Number: s.Number, Type: s.resetTypes(), OperatingStatus: s.OperatingStatus}}, nil
+	return map[string]resetInfo{"reset": {IPv4: s.IPv4, IPv6Net: s.IPv6Net, Number: s.Number, Type: resetTypesOf(s), OperatingStatus: s.OperatingStatus}}, nil
 }
 
 // server finds the server the path names: 400 INVALID_INPUT for a number
