@@ -11,13 +11,13 @@ type setting struct {
 
 // settingGroup is a heading of the reference and the settings under it.
 type settingGroup struct {
-	title, anchor, intro string
-	settings             []setting
+	title, intro string
+	settings     []setting
 }
 
 // settings lists every environment variable the CCM reads, in groups.
 var settings = []settingGroup{
-	{title: "The API", anchor: "the-api", settings: []setting{
+	{title: "The API", settings: []setting{
 		{Name: "HCLOUD_TOKEN", Default: "required", Example: "valueFrom: {secretKeyRef: {name: hcloud, key: token}}",
 			Meaning: "API token of the project; a length other than 64 is a warning, as in the official CCM. The token never appears in a log line, an event or an error"},
 		{Name: "HCLOUD_TOKEN_FILE", Default: "none", Example: "/etc/hcloud/token",
@@ -27,7 +27,7 @@ var settings = []settingGroup{
 		{Name: "HCLOUD_DEBUG", Default: "false", Example: "true",
 			Meaning: "dump API requests and answers to stderr"},
 	}},
-	{title: "Network and routes", anchor: "network-and-routes", settings: []setting{
+	{title: "Network and routes", settings: []setting{
 		{Name: "HCLOUD_NETWORK", Default: "none", Example: "cluster",
 			Meaning: "network (ID or name) for InternalIPs, routes and load balancers"},
 		{Name: "HCLOUD_NETWORK_ROUTES_ENABLED", Default: "true with a network", Example: "false",
@@ -38,19 +38,19 @@ var settings = []settingGroup{
 			Example: "http://127.0.0.1:8080/metadata/control-plane-1/hetzner/v1/metadata",
 			Meaning: "the metadata service the attached check asks; fakecloud serves one per server"},
 	}},
-	{title: "Nodes", anchor: "nodes", settings: []setting{
+	{title: "Nodes", settings: []setting{
 		{Name: "HCLOUD_INSTANCES_ADDRESS_FAMILY", Default: AddressFamilyIPv4, Example: AddressFamilyDualStack,
 			Meaning: "ipv4, ipv6 or dualstack: which public addresses become ExternalIPs"},
 		{Name: "HCLOUD_INSTANCES_ZONE_LABEL_ENABLED", Default: "true", Example: "false",
 			Meaning: "set the zone label (the location's legacy datacenter, e.g. fsn1-dc14)"},
 	}},
-	{title: "Metrics and probes", anchor: "metrics-and-probes", settings: []setting{
+	{title: "Metrics and probes", settings: []setting{
 		{Name: "HCLOUD_METRICS_ENABLED", Default: "true", Example: "false",
 			Meaning: "serve Prometheus metrics on /metrics; the probes /healthz and /readyz are served either way"},
 		{Name: "HCLOUD_METRICS_ADDRESS", Default: ":8233", Example: "127.0.0.1:8233",
 			Meaning: "where metrics and probes are served; a busy address stops the CCM at start"},
 	}},
-	{title: "Server inventory and request budget", anchor: "server-inventory-and-request-budget",
+	{title: "Server inventory and request budget",
 		intro: "These replace the official CCM's HCLOUD_SERVER_CACHE_MODE and HCLOUD_SERVER_CACHE_MAX_AGE, which this CCM names in a warning at start. How they save requests is explained in [API economy](../explanation/api-economy.md).",
 		settings: []setting{
 			{Name: "HCLOUD_INVENTORY_MAX_AGE", Default: "5m", Example: "15m", Own: true,
@@ -64,7 +64,7 @@ var settings = []settingGroup{
 			{Name: "HCLOUD_BUDGET_RESERVE", Default: "200", Example: "500", Own: true,
 				Meaning: "requests of the rate limit kept for node initialisation; background work waits below it"},
 		}},
-	{title: "Load balancer defaults", anchor: "load-balancer-defaults",
+	{title: "Load balancer defaults",
 		intro: "Defaults for the [Service annotations](annotations.md); an annotation wins over its variable.",
 		settings: []setting{
 			{Name: "HCLOUD_LOAD_BALANCERS_ENABLED", Default: "true", Example: "false", Meaning: "false turns the service controller's provider off"},
@@ -82,7 +82,7 @@ var settings = []settingGroup{
 			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", Default: "API default", Example: "5s", Meaning: "health check timeout"},
 			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", Default: "API default", Example: "3", Meaning: "health check retries"},
 		}},
-	{title: "Dedicated servers (Robot)", anchor: "dedicated-servers-robot",
+	{title: "Dedicated servers (Robot)",
 		intro: "How dedicated servers' Nodes are served is in the [dedicated servers guide](../guides/dedicated-servers.md).",
 		settings: []setting{
 			{Name: "ROBOT_ENABLED", Default: "false", Example: "true",
@@ -104,7 +104,7 @@ var settings = []settingGroup{
 			{Name: "ROBOT_ENDPOINT", Default: "https://robot-ws.your-server.de", Example: "http://127.0.0.1:8080/robot", Own: true,
 				Meaning: "the webservice's base URL; fakecloud's for tests"},
 		}},
-	{title: "Rollout guard", anchor: "rollout-guard",
+	{title: "Rollout guard",
 		intro: "Read by the command, not the provider: see [upgrades and rollbacks](../guides/upgrades-and-rollbacks.md). The chart and the manifests set both for a Deployment; without either the guard is off.",
 		settings: []setting{
 			{Name: "POD_NAME", Default: "none", Example: "valueFrom: {fieldRef: {fieldPath: metadata.name}}", Own: true,
