@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -116,7 +117,7 @@ func anchors(text string) map[string]bool {
 		}
 		s := slug(m[2])
 		if n := seen[s]; n > 0 {
-			out[s+"-"+itoa(n)] = true
+			out[s+"-"+strconv.Itoa(n)] = true
 		} else {
 			out[s] = true
 		}
@@ -142,13 +143,6 @@ func slug(h string) string {
 		}
 	}
 	return b.String()
-}
-
-func itoa(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
 }
 
 // TestLinks: every relative link of every Markdown file names a file or
