@@ -7,11 +7,13 @@ package layout_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
@@ -27,15 +29,14 @@ type pkg struct {
 	deps            []string
 }
 
-// list runs go list over the module, once.
-func list(t *testing.T) map[string]pkg {
-	t.Helper()
+// goList runs go list over the module in dir.
+func goList(dir string) (map[string]pkg, error) {
 	cmd := exec.Command("go", "list", "-deps=false", "-f",
 		`{{.ImportPath}}|{{.Dir}}|{{join .GoFiles " "}}|{{join .Imports " "}}|{{join .TestImports " "}} {{join .XTestImports " "}}|{{join .Deps " "}}`, "./...")
-	cmd.Dir = refdoc.Root(t)
+	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list: %v", err)
+		return nil, fmt.Errorf("go list: %w", err)
 	}
 	pkgs := map[string]pkg{}
 	sc := bufio.NewScanner(bytes.NewReader(out))
@@ -43,9 +44,28 @@ func list(t *testing.T) map[string]pkg {
 	for sc.Scan() {
 		f := strings.Split(sc.Text(), "|")
 		if len(f) != 6 {
-			t.Fatalf("go list line %q", sc.Text())
+			return nil, fmt.Errorf("go list line %q", sc.Text())
 		}
 		pkgs[f[0]] = pkg{path: f[0], dir: f[1], files: strings.Fields(f[2]), imports: strings.Fields(f[3]), tested: strings.Fields(f[4]), deps: strings.Fields(f[5])}
+	}
+	return pkgs, sc.Err()
+}
+
+// go list's answer, asked once for every test of the package.
+var (
+	listOnce sync.Once
+	listPkgs map[string]pkg
+	listErr  error
+)
+
+// list is the module's packages, as go list says.
+func list(t *testing.T) map[string]pkg {
+	t.Helper()
+	dir := refdoc.Root(t)
+	listOnce.Do(func() { listPkgs, listErr = goList(dir) })
+	pkgs, err := listPkgs, listErr
+	if err != nil {
+		t.Fatal(err)
 	}
 	if len(pkgs) < 40 {
 		t.Fatalf("go list found %d packages, want the module's", len(pkgs))
