@@ -1,4 +1,4 @@
-package world
+package wire
 
 import (
 	"bytes"
@@ -6,27 +6,29 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 // Body limits. The API's own requests are a few kilobytes; admin seeds
 // and snapshots are larger (a seed of 1,000 servers is about 100 kB, a
 // snapshot of 10,000 servers about 30 MB).
 const (
-	maxBody         = 1 << 20  // an API request, and most admin requests
-	maxSeedBody     = 8 << 20  // POST /_fakecloud/seed
-	maxSnapshotBody = 64 << 20 // PUT /_fakecloud/state
+	MaxBody         = 1 << 20  // an API request, and most admin requests
+	MaxSeedBody     = 8 << 20  // POST /_fakecloud/seed
+	MaxSnapshotBody = 64 << 20 // PUT /_fakecloud/state
 	// maxDrain is how much of a refused body is read before answering, so
 	// a client that is still sending finishes and reads the answer instead
 	// of a connection reset. A longer body is cut off with the connection.
 	maxDrain = 64 << 20
 )
 
-// limitBody holds request bodies to limit bytes and answers a longer one
+// LimitBody holds request bodies to limit bytes and answers a longer one
 // with 413 and the error envelope. A Content-Length over the limit is
 // refused before the body is read, so a client that waits for 100 Continue
 // sends nothing. Otherwise the body is read into memory up to the limit
 // and handlers read that copy.
-func limitBody(limitOf func(*http.Request) int64) func(http.Handler) http.Handler {
+func LimitBody(limitOf func(*http.Request) int64) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			limit := limitOf(r)
@@ -44,7 +46,7 @@ func limitBody(limitOf func(*http.Request) int64) func(http.Handler) http.Handle
 				refuseBody(w, r, limit)
 				return
 			case err != nil:
-				writeError(w, errorf(codeJSONError, "read request body: %v", err))
+				WriteError(w, apierr.Errorf(apierr.CodeJSONError, "read request body: %v", err))
 				return
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
@@ -61,25 +63,25 @@ func refuseBody(w http.ResponseWriter, r *http.Request, limit int64) {
 			w.Header().Set("Connection", "close")
 		}
 	}
-	writeError(w, errorf(codeRequestTooLarge, "request body larger than %s", size(limit)))
+	WriteError(w, apierr.Errorf(apierr.CodeRequestTooLarge, "request body larger than %s", Size(limit)))
 }
 
-// apiBodyLimit is the limit of every API request.
-func apiBodyLimit(*http.Request) int64 { return maxBody }
+// APIBodyLimit is the limit of every API request.
+func APIBodyLimit(*http.Request) int64 { return MaxBody }
 
-// adminBodyLimit lets seeds and snapshots be larger than other admin bodies.
-func adminBodyLimit(r *http.Request) int64 {
+// AdminBodyLimit lets seeds and snapshots be larger than other admin bodies.
+func AdminBodyLimit(r *http.Request) int64 {
 	switch {
 	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/seed"):
-		return maxSeedBody
+		return MaxSeedBody
 	case r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/state"):
-		return maxSnapshotBody
+		return MaxSnapshotBody
 	}
-	return maxBody
+	return MaxBody
 }
 
-// size writes a byte count in MiB or KiB.
-func size(n int64) string {
+// Size writes a byte count in MiB or KiB.
+func Size(n int64) string {
 	if n >= 1<<20 {
 		return fmt.Sprintf("%d MiB", n>>20)
 	}
