@@ -79,12 +79,14 @@ func describeAPI(pkg *types.Package) string {
 		case *types.TypeName:
 			typ := types.Unalias(o.Type())
 			lines = append(lines, fmt.Sprintf("type %s %s", name, underlying(typ)))
-			for _, recv := range []types.Type{typ, types.NewPointer(typ)} {
+			// The receiver is written with the name in scope, so an alias
+			// reads as the type it names.
+			for recvName, recv := range map[string]types.Type{name: typ, "*" + name: types.NewPointer(typ)} {
 				ms := types.NewMethodSet(recv)
 				for i := range ms.Len() {
 					m := ms.At(i).Obj()
 					if m.Exported() && ms.At(i).Kind() == types.MethodVal && len(ms.At(i).Index()) == 1 {
-						lines = append(lines, fmt.Sprintf("method (%s) %s%s", types.TypeString(recv, qual), m.Name(),
+						lines = append(lines, fmt.Sprintf("method (%s) %s%s", recvName, m.Name(),
 							strings.TrimPrefix(types.TypeString(m.Type(), qual), "func")))
 					}
 				}

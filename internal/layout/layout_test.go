@@ -168,6 +168,7 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/netaddr":       {},
 		root + "/internal/dedicated":     {},
 		root + "/internal/wire":          {imports: in("apierr", "strict"), http: true},
+		root + "/internal/statefile":     {},
 	}
 	for path, w := range walls {
 		p, ok := pkgs[path]

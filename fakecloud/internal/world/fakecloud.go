@@ -116,7 +116,7 @@ type Server struct {
 	traffic *lbtraffic.Plane
 	robot   *robot.Handler // the Robot webservice under /robot
 	// stateFile writes the state file, when there is one.
-	stateFile atomic.Pointer[persister]
+	stateFile atomic.Pointer[StateFile]
 }
 
 // New returns a fakecloud with an empty world and the seeded catalogue.

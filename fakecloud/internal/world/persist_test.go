@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/statefile"
 )
 
 // fullDisk fails every write with ENOSPC until it is freed.
@@ -24,7 +26,19 @@ func (d *fullDisk) write(path string, data []byte) error {
 	if !d.freed.Load() {
 		return &os.PathError{Op: "write", Path: path, Err: syscall.ENOSPC}
 	}
-	return writeAtomic(path, data)
+	return statefile.WriteAtomic(path, data)
+}
+
+// openFailing opens a state file for fc as OpenStateFile does, writing
+// through disk.
+func openFailing(t *testing.T, fc *Server, path string, disk *fullDisk) *StateFile {
+	t.Helper()
+	sf, _, err := statefile.Open(path, fc, statefile.Options{Write: disk.write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc.stateFile.Store(sf)
+	return sf
 }
 
 // TestStateFileRetriesFailedWrites: a write that fails (disk full) is
@@ -34,12 +48,8 @@ func (d *fullDisk) write(path string, data []byte) error {
 func TestStateFileRetriesFailedWrites(t *testing.T) {
 	f := newFixture(t, Options{})
 	path := filepath.Join(t.TempDir(), "state.json")
-	sf, _, err := f.fc.OpenStateFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	disk := &fullDisk{}
-	sf.write = disk.write
+	sf := openFailing(t, f.fc, path, disk)
 	sf.Persist(10 * time.Millisecond)
 	newServer(t, f, hcloud.ServerCreateOpts{Name: "acknowledged"})
 	waitFor(t, func() bool { return disk.tries.Load() >= 3 })
@@ -66,11 +76,7 @@ func TestStateFileRetriesFailedWrites(t *testing.T) {
 // says so, so fakecloud does not exit 0 with acknowledged changes lost.
 func TestStateFileCloseReportsUnsaved(t *testing.T) {
 	f := newFixture(t, Options{})
-	sf, _, err := f.fc.OpenStateFile(filepath.Join(t.TempDir(), "state.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sf.write = (&fullDisk{}).write
+	sf := openFailing(t, f.fc, filepath.Join(t.TempDir(), "state.json"), &fullDisk{})
 	sf.Persist(time.Millisecond)
 	newServer(t, f, hcloud.ServerCreateOpts{Name: "lost"})
 	if err := sf.Close(); !errors.Is(err, syscall.ENOSPC) {

@@ -1,20 +1,31 @@
-package world
+package statefile
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
-// LoadStateFile imports a state file written by Persist. A missing file is
-// not an error (found is false); a file that cannot be read or imported is,
-// and is left untouched.
-func (s *Server) LoadStateFile(path string) (found bool, err error) {
+// Source is the world a state file holds.
+type Source interface {
+	// Import replaces the world with an encoded snapshot.
+	Import(data []byte) error
+	// ExportChanged returns the world encoded and its change count, or
+	// nil data when the count is still since and always is false.
+	ExportChanged(since uint64, always bool) (data []byte, changes uint64, err error)
+}
+
+// Load imports a state file written by Persist. A missing file is not an
+// error (found is false); a file that cannot be read or imported is, and
+// is left untouched.
+func Load(path string, src Source) (found bool, err error) {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -22,53 +33,70 @@ func (s *Server) LoadStateFile(path string) (found bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("read state file: %w", err)
 	}
-	if err := s.Import(data); err != nil {
+	if err := src.Import(data); err != nil {
 		return true, fmt.Errorf("state file %s is corrupt, so fakecloud will not use or overwrite it (move it away to start afresh): %w", path, err)
 	}
 	return true, nil
 }
 
-// StateFile is a state file this process holds: locked, restored from,
-// and, once Persist is called, kept up to date.
-type StateFile struct {
-	s     *Server
-	path  string
-	lock  *stateLock
-	stop  func() error
-	write func(path string, data []byte) error // writeAtomic; tests make it fail
+// Options configure a state file.
+type Options struct {
+	// Logger receives failed writes and the first write after them
+	// (default: discarded).
+	Logger *slog.Logger
+	// Write replaces writing the file, which is atomic by default: to a
+	// temporary file, synced and renamed over the state file.
+	Write func(path string, data []byte) error
 }
 
-// OpenStateFile takes a state file for this process: it locks it (a
-// second fakecloud on the same file is refused, naming the holder),
-// checks that its directory takes new files, and restores the world from
-// it when it exists. Nothing is written before Persist.
-func (s *Server) OpenStateFile(path string) (f *StateFile, restored bool, err error) {
-	lock, err := lockStateFile(path)
+// File is a state file this process holds: locked, restored from, and,
+// once Persist is called, kept up to date.
+type File struct {
+	src  Source
+	path string
+	lock *lock
+	opts Options
+	stop func() error
+	p    atomic.Pointer[persister] // set by Persist
+}
+
+// Open takes a state file for this process: it locks it (a second
+// fakecloud on the same file is refused, naming the holder), checks that
+// its directory takes new files, and restores the world from it when it
+// exists. Nothing is written before Persist.
+func Open(path string, src Source, opts Options) (f *File, restored bool, err error) {
+	l, err := lockFile(path)
 	if err != nil {
 		return nil, false, err
 	}
-	if restored, err = s.LoadStateFile(path); err != nil {
-		lock.release()
+	if restored, err = Load(path, src); err != nil {
+		l.release()
 		return nil, false, err
 	}
-	return &StateFile{s: s, path: path, lock: lock, write: writeAtomic}, restored, nil
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Write == nil {
+		opts.Write = WriteAtomic
+	}
+	return &File{src: src, path: path, lock: l, opts: opts}, restored, nil
 }
 
 // Persist keeps the file up to date from now on: at most every interval,
 // if the world changed, it is written to a temporary file, synced and
 // renamed over the state file, so a crash leaves either the old or the
 // new state. A write that fails is tried again at every interval until
-// one succeeds, logged, counted and shown by StateFileStatus.
-func (f *StateFile) Persist(interval time.Duration) {
+// one succeeds, logged, counted and shown by StatusOf.
+func (f *File) Persist(interval time.Duration) {
 	if f.stop == nil {
-		f.stop = f.s.persist(f.path, interval, f.write)
+		f.stop = f.persist(interval)
 	}
 }
 
 // Close writes a last time, trying a few times, and releases the lock;
 // its error means acknowledged changes are not in the file. Without
 // Persist it only releases the lock.
-func (f *StateFile) Close() error {
+func (f *File) Close() error {
 	var err error
 	if f.stop != nil {
 		err = f.stop()
@@ -80,18 +108,18 @@ func (f *StateFile) Close() error {
 // stopTries is how often stop tries its last write.
 const stopTries = 5
 
-func (s *Server) persist(path string, interval time.Duration, write func(string, []byte) error) func() error {
+func (f *File) persist(interval time.Duration) func() error {
 	if interval <= 0 {
 		interval = 100 * time.Millisecond
 	}
 	// Temporary files of a writer that was killed mid-write are garbage.
-	if stale, err := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")); err == nil {
+	if stale, err := filepath.Glob(filepath.Join(filepath.Dir(f.path), "."+filepath.Base(f.path)+".tmp-*")); err == nil {
 		for _, f := range stale {
 			_ = os.Remove(f)
 		}
 	}
-	p := &persister{s: s, path: path, write: write, status: StateFileStatus{Path: path}}
-	s.stateFile.Store(p)
+	p := &persister{src: f.src, path: f.path, opts: f.opts, status: Status{Path: f.path}}
+	f.p.Store(p)
 	done := make(chan struct{})
 	result := make(chan error, 1)
 	go func() {
@@ -129,18 +157,18 @@ func (s *Server) persist(path string, interval time.Duration, write func(string,
 
 // persister writes one state file and reports how that goes.
 type persister struct {
-	s       *Server
+	src     Source
 	path    string
-	write   func(path string, data []byte) error
+	opts    Options
 	written []byte // the file's content
 	saved   uint64 // the world's change count the file holds
 	mu      sync.Mutex
-	status  StateFileStatus
+	status  Status
 }
 
-// StateFileStatus tells whether the state file holds what fakecloud
-// acknowledged: GET /_fakecloud/state-file and the metrics show it.
-type StateFileStatus struct {
+// Status tells whether the state file holds what fakecloud acknowledged:
+// GET /_fakecloud/state-file and the metrics show it.
+type Status struct {
 	Path         string    `json:"path"`
 	SavedAt      time.Time `json:"saved_at,omitzero"`      // the last successful write
 	Unsaved      bool      `json:"unsaved"`                // the last write failed: changes are not in the file
@@ -149,11 +177,15 @@ type StateFileStatus struct {
 	FailingSince time.Time `json:"failing_since,omitzero"` // the first failure of the current run of failures
 }
 
-// StateFileStatus reports the state file's writes; ok is false without one.
-func (s *Server) StateFileStatus() (st StateFileStatus, ok bool) {
-	p := s.stateFile.Load()
+// StatusOf reports a state file's writes; ok is false without a file or
+// before Persist.
+func StatusOf(f *File) (st Status, ok bool) {
+	if f == nil {
+		return Status{}, false
+	}
+	p := f.p.Load()
 	if p == nil {
-		return StateFileStatus{}, false
+		return Status{}, false
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -164,28 +196,13 @@ func (s *Server) StateFileStatus() (st StateFileStatus, ok bool) {
 // The change count is taken with the world, so a failed write leaves it
 // behind and the next flush tries again.
 func (p *persister) flush() error {
-	w := p.s.world
-	var data []byte
-	var err error
-	var changes uint64
-	var st state
-	changed := false
-	w.locked(func() {
-		changes = w.changes
-		if changed = changes != p.saved || p.written == nil; changed {
-			w.settle()
-			st, err = w.snapshot()
-		}
-	})
-	if err == nil && changed {
-		data, err = encodeState(st)
-	}
+	data, changes, err := p.src.ExportChanged(p.saved, p.written == nil)
 	if err == nil && (data == nil || bytes.Equal(data, p.written)) {
 		p.saved = changes
 		return nil
 	}
 	if err == nil {
-		err = p.write(p.path, data)
+		err = p.opts.Write(p.path, data)
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -193,22 +210,22 @@ func (p *persister) flush() error {
 	if err != nil {
 		if !p.status.Unsaved {
 			p.status.FailingSince = now
-			p.s.opts.Logger.Error("write state file; trying again at every interval", "file", p.path, "error", err)
+			p.opts.Logger.Error("write state file; trying again at every interval", "file", p.path, "error", err)
 		}
 		p.status.Unsaved, p.status.LastError = true, err.Error()
 		p.status.Failures++
 		return err
 	}
 	if p.status.Unsaved {
-		p.s.opts.Logger.Info("state file written again", "file", p.path, "failed_writes", p.status.Failures)
+		p.opts.Logger.Info("state file written again", "file", p.path, "failed_writes", p.status.Failures)
 	}
 	p.written, p.saved = data, changes
 	p.status.SavedAt, p.status.Unsaved, p.status.LastError, p.status.FailingSince = now, false, "", time.Time{}
 	return nil
 }
 
-// writeAtomic writes data next to path, syncs it and renames it over path.
-func writeAtomic(path string, data []byte) error {
+// WriteAtomic, the default Write, writes data next to path, syncs it and renames it over path.
+func WriteAtomic(path string, data []byte) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {

@@ -1,4 +1,4 @@
-package world
+package statefile
 
 import (
 	"errors"
@@ -10,17 +10,17 @@ import (
 	"time"
 )
 
-// stateLock holds <state file>.lock with flock(2) for as long as a
+// lock holds <state file>.lock with flock(2) for as long as a
 // process writes the state file. The kernel drops the lock when the
 // process ends however it ends, kill -9 included; the file stays, with
 // the last holder written in it.
-type stateLock struct{ f *os.File }
+type lock struct{ f *os.File }
 
-// lockStateFile takes the state file's lock, or says who holds it. It
+// lockFile takes the state file's lock, or says who holds it. It
 // also checks that the directory takes new files (the state file is
 // replaced through one), so a read-only directory is refused at start,
 // not found out at the first write.
-func lockStateFile(path string) (*stateLock, error) {
+func lockFile(path string) (*lock, error) {
 	dir := filepath.Dir(path)
 	probe, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -45,11 +45,11 @@ func lockStateFile(path string) (*stateLock, error) {
 	host, _ := os.Hostname()
 	_ = f.Truncate(0)
 	_, _ = f.WriteAt(fmt.Appendf(nil, "pid %d on %s since %s\n", os.Getpid(), host, time.Now().UTC().Format(time.RFC3339)), 0)
-	return &stateLock{f}, nil
+	return &lock{f}, nil
 }
 
 // release lets another process take the state file.
-func (l *stateLock) release() {
+func (l *lock) release() {
 	if l != nil && l.f != nil {
 		_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
 		_ = l.f.Close()
