@@ -3,32 +3,32 @@ package fakecloud
 import (
 	"net/http"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/hcloudapi"
 )
 
 // DefaultToken is the Bearer token accepted when Options.Tokens is empty. It
 // is 64 characters long, like a real Hetzner token, so tools that check the
 // length accept it.
-const DefaultToken = world.DefaultToken
+const DefaultToken = hcloudapi.DefaultToken
 
 // DefaultRobotUser and DefaultRobotPassword are the Robot webservice's
 // login when Options.RobotUser is empty.
 const (
-	DefaultRobotUser     = world.DefaultRobotUser
-	DefaultRobotPassword = world.DefaultRobotPassword
+	DefaultRobotUser     = hcloudapi.DefaultRobotUser
+	DefaultRobotPassword = hcloudapi.DefaultRobotPassword
 )
 
 // Options configure a fakecloud. The zero value is ready for unit tests:
 // actions finish at once, the default token is accepted, the rate limit is
 // the API's 3600 requests per hour.
-type Options = world.Options
+type Options = hcloudapi.Options
 
 // Server is a running simulated Hetzner Cloud. It is an http.Handler serving
 // the API under /v1 (and /, as some clients use a bare base URL).
-type Server struct{ s *world.Server }
+type Server struct{ s *hcloudapi.Server }
 
 // New returns a fakecloud with an empty world and the seeded catalogue.
-func New(opts Options) *Server { return &Server{world.New(opts)} }
+func New(opts Options) *Server { return &Server{hcloudapi.New(opts)} }
 
 // ServeHTTP serves the API, the admin API and /metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.s.ServeHTTP(w, r) }

@@ -1,0 +1,57 @@
+package hcloudapi
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
+)
+
+// TestReferenceAdminRoutes: docs/reference/fakecloud/admin-api.md lists
+// every admin route, each once, and no route the router lacks.
+func TestReferenceAdminRoutes(t *testing.T) {
+	routes := map[string]bool{}
+	err := chi.Walk(New(Options{}).adminRoutes().(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		routes[method+" "+strings.TrimSuffix(route, "/")] = true
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows [][]string
+	for _, d := range adminRouteDocs {
+		if !routes[d.route] {
+			t.Errorf("%s is documented but not served", d.route)
+		}
+		delete(routes, d.route)
+		method, path, _ := strings.Cut(d.route, " ")
+		rows = append(rows, []string{refdoc.Code(method), refdoc.Code("/_fakecloud" + path), d.does})
+	}
+	for r := range routes {
+		t.Errorf("%s is served but not documented in admin_docs.go", r)
+	}
+	refdoc.Check(t, "docs/reference/fakecloud/admin-api.md", "admin-routes", refdoc.Table([]string{"method", "path", "does"}, rows))
+}
+
+// TestReferenceEvents: docs/reference/fakecloud/events.md lists every
+// event type with the fields it reads.
+func TestReferenceEvents(t *testing.T) {
+	if len(eventDocs) != len(eventTypes) || len(eventFields) != len(eventTypes) {
+		t.Errorf("%d event types, %d with fields, %d documented: want the same", len(eventTypes), len(eventFields), len(eventDocs))
+	}
+	var rows [][]string
+	for _, typ := range eventTypes {
+		if eventDocs[typ] == "" {
+			t.Errorf("event %s is not documented in admin_docs.go", typ)
+		}
+		var fields []string
+		for _, f := range eventFields[typ] {
+			fields = append(fields, refdoc.Code(f))
+		}
+		rows = append(rows, []string{refdoc.Code(typ), strings.Join(fields, ", "), eventDocs[typ]})
+	}
+	refdoc.Check(t, "docs/reference/fakecloud/events.md", "events", refdoc.Table([]string{"type", "fields", "does"}, rows))
+}

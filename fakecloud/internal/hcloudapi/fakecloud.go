@@ -1,0 +1,176 @@
+package hcloudapi
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
+)
+
+// DefaultToken is the Bearer token accepted when Options.Tokens is empty. It
+// is 64 characters long, like a real Hetzner token, so tools that check the
+// length accept it.
+const DefaultToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefakefakefake"
+
+// DefaultRobotUser and DefaultRobotPassword are the Robot webservice's
+// login when Options.RobotUser is empty.
+const (
+	DefaultRobotUser     = robot.DefaultUser
+	DefaultRobotPassword = robot.DefaultPassword
+)
+
+// Options configure a fakecloud. The zero value is ready for unit tests:
+// actions finish at once, the default token is accepted, the rate limit is
+// the API's 3600 requests per hour.
+type Options struct {
+	// Tokens are accepted as "Authorization: Bearer <token>" with read and
+	// write access. Empty means DefaultToken, also when ReadOnlyTokens
+	// are set.
+	Tokens []string
+	// ReadOnlyTokens may only GET; writes answer 403 forbidden.
+	ReadOnlyTokens []string
+
+	// ActionDuration is how long an action stays running. Zero finishes
+	// actions within the request that starts them.
+	ActionDuration time.Duration
+	// ActionPolls, when positive, makes an action finish on the Nth time a
+	// client reads it, whatever the clock says.
+	ActionPolls int
+
+	// RateLimit is the bucket size in requests (default 3600); negative
+	// turns rate limiting off.
+	RateLimit int
+	// RateLimitRefill is requests added back per second (default
+	// RateLimit/3600, the API's one per second).
+	RateLimitRefill float64
+
+	// IDSeed makes IDs, IP addresses and passwords repeatable: the same seed
+	// and the same requests give the same world.
+	IDSeed uint64
+
+	// Now is the clock (default time.Now); tests may set their own.
+	Now func() time.Time
+	// Logger receives one record per request (default: discarded).
+	Logger *slog.Logger
+	// Middleware wraps the API handler after authentication and fault
+	// rules, in order, so the first is outermost.
+	Middleware []func(http.Handler) http.Handler
+
+	// AdminToken, when set, is the Bearer token of the admin API under
+	// /_fakecloud/; when empty the admin API answers loopback clients only.
+	AdminToken string
+	// LoadBalancerIPv4Range, when set, makes load balancers carry traffic:
+	// their public IPv4 addresses come from this range, which must be
+	// local to the host (on Linux all of 127.0.0.0/8 is), and each service
+	// listens there and forwards to the targets its health checks pass.
+	LoadBalancerIPv4Range netip.Prefix
+	// LoadBalancerDial replaces how that traffic reaches targets (default
+	// a plain dial of the target's address).
+	LoadBalancerDial func(ctx context.Context, network, addr string) (net.Conn, error)
+
+	// Realism says how to read what the API's documentation leaves open
+	// (default optimistic; see Realism).
+	Realism Realism
+
+	// JournalSize is how many requests the journal keeps (default 10000).
+	JournalSize int
+
+	// RobotUser and RobotPassword are the login of the Robot webservice
+	// under /robot (default DefaultRobotUser and DefaultRobotPassword).
+	RobotUser, RobotPassword string
+	// RobotRateLimitScale multiplies the webservice's hourly limits per
+	// endpoint (GET /server 200, GET /reset 500, ...); 0 means 1, a
+	// negative value turns them off.
+	RobotRateLimitScale float64
+	// RobotRateLimitInterval is the window those limits count in
+	// (default an hour).
+	RobotRateLimitInterval time.Duration
+}
+
+// Server is a running simulated Hetzner Cloud. It is an http.Handler serving
+// the API under /v1 (and /, as some clients use a bare base URL).
+type Server struct {
+	opts    Options
+	world   *liveWorld
+	limiter *ratelimit.Bucket
+	faults  *faults.Set
+	rec     *journal.Recorder
+	api     chi.Router // the API's routes, for naming request templates
+	handler http.Handler
+	tokens  map[string]bool // token -> may write
+	closing chan struct{}   // closed by Close: hung requests end
+	closed  sync.Once
+	seed    *World // the last world seeded, for ResetToSeed
+	traffic *lbtraffic.Plane
+	robot   *robot.Handler // the Robot webservice under /robot
+	// stateFile writes the state file, when there is one.
+	stateFile atomic.Pointer[StateFile]
+}
+
+// New returns a fakecloud with an empty world and the seeded catalogue.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{opts: opts, world: newLiveWorld(opts), tokens: map[string]bool{}, closing: make(chan struct{}),
+		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize)}
+	s.world.actionFault = s.faults.ForAction
+	if len(opts.Tokens) == 0 {
+		s.tokens[DefaultToken] = true
+	}
+	for _, t := range opts.ReadOnlyTokens {
+		s.tokens[t] = false
+	}
+	for _, t := range opts.Tokens {
+		s.tokens[t] = true
+	}
+	if opts.RateLimit >= 0 {
+		limit := opts.RateLimit
+		if limit == 0 {
+			limit = 3600
+		}
+		refill := opts.RateLimitRefill
+		if refill <= 0 {
+			refill = float64(limit) / 3600
+		}
+		s.limiter = ratelimit.New(limit, refill, opts.Now)
+	}
+	s.robot = robot.New(robot.Options{User: opts.RobotUser, Password: opts.RobotPassword, Servers: s.dedicatedServers, Now: opts.Now,
+		RateLimitScale: opts.RobotRateLimitScale, RateLimitInterval: opts.RobotRateLimitInterval, Prefix: robotPrefix, Wrap: s.injectRobotFaults})
+	s.handler = limitURI(s.routes())
+	if opts.LoadBalancerIPv4Range.IsValid() {
+		s.startTraffic()
+	}
+	return s
+}
+
+// ServeHTTP serves the API, the admin API and /metrics.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// Close ends requests that a fault holds (hang, latency), so an HTTP
+// server can shut down. The Server must not be used afterwards.
+func (s *Server) Close() {
+	s.closed.Do(func() {
+		close(s.closing)
+		if s.traffic != nil {
+			s.traffic.Close()
+		}
+	})
+}

@@ -1,0 +1,135 @@
+package hcloudapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
+)
+
+// routes builds the handler: the API under /v1 and / (observed,
+// authenticated, rate limited, permitted, held to the body limit, a
+// well-formed query and the OpenAPI description, then subject to fault
+// rules), the admin API under /_fakecloud/, each server's metadata service
+// under /metadata/, the Robot webservice under /robot (observed, then
+// its own authentication, limits and fault rules) and Prometheus metrics
+// on /metrics. Every resource
+// family of the API is mounted here, from one list.
+func (s *Server) routes() http.Handler {
+	api := chi.NewRouter()
+	api.NotFound(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(codeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+	})
+	api.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(codeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
+	})
+	for _, mount := range []func(chi.Router){
+		s.mountActions,
+		s.mountServers,
+		s.mountLoadBalancers,
+		s.mountNetworks,
+		s.mountCertificates,
+		s.mountPrimaryIPs,
+		s.mountSSHKeys,
+		s.mountCatalog, // locations, datacenters, server and load balancer types, images
+		s.mountPricing,
+	} {
+		mount(api)
+	}
+
+	s.api = api
+
+	var h http.Handler = api
+	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
+		h = s.opts.Middleware[i](h)
+	}
+	h = s.observe(s.authenticate(s.rateLimit(s.permit(limitBody(apiBodyLimit)(strictQuery(apiMultiValued)(checkContract(contract.Default())(s.injectFaults(h))))))))
+
+	root := chi.NewRouter()
+	root.Handle("/metrics", s.metricsHandler())
+	root.Mount("/_fakecloud", s.adminRoutes())
+	root.Mount("/metadata", s.metadataRoutes())
+	root.Mount(robotPrefix, s.observe(s.robot))
+	s.sourceMetadataRoutes(root)
+	root.Mount("/v1", h)
+	root.Mount("/", h)
+	return root
+}
+
+// actionRoutes registers a family's action endpoints from a table: POST
+// /{family}/{id}/actions/{name} dispatches by name.
+func (s *Server) actionRoutes(r chi.Router, family string, table map[string]apiHandler) {
+	r.Post("/"+family+"/{id}/actions/{action}", s.serve(func(c *call) (int, any, *apiError) {
+		name := c.r.PathValue("action")
+		h, ok := table[name]
+		if !ok {
+			return 0, nil, errorf(codeNotFound, "%s action %q does not exist or is not simulated by fakecloud", family, name)
+		}
+		return h(c)
+	}))
+}
+
+// apiHandler serves one endpoint: it returns a status and a body to encode,
+// or an API error. A nil body with 204 sends no body.
+type apiHandler func(c *call) (int, any, *apiError)
+
+// serve runs h under the world lock, after settling due actions, and
+// encodes the answer before the lock is released.
+func (s *Server) serve(h apiHandler) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		status, body, started, aerr := s.world.run(h, &call{w: s.world, r: r, header: rw.Header()})
+		if n, ok := r.Context().Value(noteKey{}).(*requestNote); ok {
+			n.actions = started
+		}
+		switch {
+		case aerr != nil:
+			writeError(rw, aerr)
+		case body == nil:
+			rw.WriteHeader(status)
+		default:
+			rw.Header().Set("Content-Type", "application/json")
+			rw.WriteHeader(status)
+			_, _ = rw.Write(body)
+		}
+	}
+}
+
+// run calls h holding the world lock and returns its answer encoded. The
+// lock is released however h ends: a panic goes on to observe, which
+// answers server_error, and the next request is served as usual. It also
+// returns the commands of the actions h started, for the journal.
+func (w *liveWorld) run(h apiHandler, c *call) (int, []byte, []string, *apiError) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle()
+	w.started = nil
+	status, body, aerr := h(c)
+	started := w.started
+	w.started = nil
+	if aerr != nil {
+		return 0, nil, nil, aerr
+	}
+	if c.r.Method != http.MethodGet {
+		w.changes++
+	}
+	if body == nil {
+		return status, nil, started, nil
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return 0, nil, started, errorf(codeServerError, "encode response: %v", err)
+	}
+	return status, buf.Bytes(), started, nil
+}
+
+// locked runs f holding the world lock, released however f ends.
+func (w *liveWorld) locked(f func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f()
+}

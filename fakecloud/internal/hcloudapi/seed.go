@@ -1,0 +1,348 @@
+package hcloudapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"strings"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
+)
+
+// World is a seed: the networks, servers, load balancers, certificates,
+// SSH keys, spare primary IPs and dedicated servers a fakecloud starts with. Resources refer to each other by name.
+// It is read from YAML (see testdata/worlds) or built in Go.
+type World struct {
+	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
+	Certificates  []SeedCertificate  `json:"certificates,omitempty"`
+	Networks      []SeedNetwork      `json:"networks,omitempty"`
+	Servers       []SeedServer       `json:"servers,omitempty"`
+	LoadBalancers []SeedLoadBalancer `json:"load_balancers,omitempty"`
+	PrimaryIPs    []SeedPrimaryIP    `json:"primary_ips,omitempty"`
+	// DedicatedServers are the Robot webservice's servers.
+	DedicatedServers []SeedDedicatedServer `json:"dedicated_servers,omitempty"`
+}
+
+// SeedPrimaryIP is a primary IP assigned to no server (servers bring
+// their own).
+type SeedPrimaryIP struct {
+	Name     string            `json:"name"`
+	Type     string            `json:"type"`               // ipv4 or ipv6
+	Location string            `json:"location,omitempty"` // default fsn1
+	Labels   map[string]string `json:"labels,omitempty"`
+}
+
+// SeedSSHKey is an SSH key of a seed world.
+type SeedSSHKey struct {
+	Name      string            `json:"name"`
+	PublicKey string            `json:"public_key"`
+	Labels    map[string]string `json:"labels,omitempty"`
+}
+
+// SeedCertificate is an uploaded (certificate, private_key) or managed
+// (domain_names) certificate.
+type SeedCertificate struct {
+	Name        string            `json:"name"`
+	Type        string            `json:"type,omitempty"`
+	Certificate string            `json:"certificate,omitempty"`
+	PrivateKey  string            `json:"private_key,omitempty"`
+	DomainNames []string          `json:"domain_names,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+}
+
+// SeedNetwork is a network with its subnets and routes.
+type SeedNetwork struct {
+	Name    string                 `json:"name"`
+	IPRange string                 `json:"ip_range"`
+	Subnets []schema.NetworkSubnet `json:"subnets,omitempty"`
+	Routes  []schema.NetworkRoute  `json:"routes,omitempty"`
+	Labels  map[string]string      `json:"labels,omitempty"`
+}
+
+// SeedServer is a server; Status "off" seeds it powered off.
+type SeedServer struct {
+	Name       string              `json:"name"`
+	ServerType string              `json:"server_type,omitempty"` // default cx22
+	Image      string              `json:"image,omitempty"`       // default ubuntu-24.04
+	Location   string              `json:"location,omitempty"`    // default fsn1
+	Status     string              `json:"status,omitempty"`      // running (default) or off
+	Labels     map[string]string   `json:"labels,omitempty"`
+	PublicIPv4 *bool               `json:"public_ipv4,omitempty"` // default true
+	PublicIPv6 *bool               `json:"public_ipv6,omitempty"` // default true
+	Networks   []SeedServerNetwork `json:"networks,omitempty"`
+	Protected  bool                `json:"protected,omitempty"`
+}
+
+// SeedServerNetwork attaches a server to a network, optionally at an IP.
+type SeedServerNetwork struct {
+	Network  string   `json:"network"`
+	IP       string   `json:"ip,omitempty"`
+	AliasIPs []string `json:"alias_ips,omitempty"`
+}
+
+// SeedLoadBalancer is a load balancer; targets name servers.
+type SeedLoadBalancer struct {
+	Name            string            `json:"name"`
+	Type            string            `json:"type,omitempty"` // default lb11
+	Location        string            `json:"location,omitempty"`
+	NetworkZone     string            `json:"network_zone,omitempty"`
+	Algorithm       string            `json:"algorithm,omitempty"`
+	Network         string            `json:"network,omitempty"`
+	PublicInterface *bool             `json:"public_interface,omitempty"`
+	Labels          map[string]string `json:"labels,omitempty"`
+	Services        []json.RawMessage `json:"services,omitempty"` // as the API's services
+	Targets         []SeedTarget      `json:"targets,omitempty"`
+	Protected       bool              `json:"protected,omitempty"`
+}
+
+// SeedTarget is a load balancer target: a server by name, a label
+// selector or an IP.
+type SeedTarget struct {
+	Server        string `json:"server,omitempty"`
+	LabelSelector string `json:"label_selector,omitempty"`
+	IP            string `json:"ip,omitempty"`
+	UsePrivateIP  bool   `json:"use_private_ip,omitempty"`
+}
+
+// LoadWorld reads a seed world from a YAML (or JSON) file. Unknown fields
+// are refused, so a typo does not silently seed less than intended.
+func LoadWorld(path string) (World, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return World{}, fmt.Errorf("read seed world: %w", err)
+	}
+	return ParseWorld(data)
+}
+
+// ParseWorld parses a seed world from YAML or JSON: an object, so an
+// empty or null document is refused rather than read as an empty world.
+func ParseWorld(data []byte) (World, error) {
+	var w World
+	if err := strictObject(data, &w); err != nil {
+		return World{}, fmt.Errorf("parse seed world: %w", err)
+	}
+	return w, nil
+}
+
+// Seed replaces the world with a seed world. Its resources are created
+// through the same code paths, and so the same validation, as API
+// requests, in a scratch world whose actions finish at once; the live
+// world is replaced only when every resource was accepted. A refused seed
+// changes nothing (not the world, its ID counters, nor the seed that
+// ResetToSeed plants), and the error names the resource and the reason.
+func (s *Server) Seed(seed World) error {
+	w := s.world
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle()
+	fresh := w.scratch()
+	// Action faults are meant for API clients: seeding neither spends nor
+	// meets them.
+	fresh.actionDuration, fresh.actionPolls, fresh.actionFault = 0, 0, nil
+	if err := fresh.plant(seed); err != nil {
+		return err
+	}
+	w.adopt(fresh)
+	w.changes++
+	s.seed = &seed
+	return nil
+}
+
+func (w *liveWorld) plant(seed World) error {
+	byName := map[string]int64{}
+	for _, k := range seed.SSHKeys {
+		if _, err := w.seedCall(createSSHKey, "/ssh_keys", "ssh_key "+k.Name, schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: labelsOf(k.Labels)}); err != nil {
+			return err
+		}
+	}
+	for _, c := range seed.Certificates {
+		req := schema.CertificateCreateRequest{Name: c.Name, Type: c.Type, Certificate: c.Certificate, PrivateKey: c.PrivateKey, DomainNames: c.DomainNames, Labels: labelsOf(c.Labels)}
+		if _, err := w.seedCall(createCertificate, "/certificates", "certificate "+c.Name, req); err != nil {
+			return err
+		}
+	}
+	for _, n := range seed.Networks {
+		req := schema.NetworkCreateRequest{Name: n.Name, IPRange: n.IPRange, Subnets: n.Subnets, Routes: n.Routes, Labels: labelsOf(n.Labels)}
+		body, err := w.seedCall(createNetwork, "/networks", "network "+n.Name, req)
+		if err != nil {
+			return err
+		}
+		byName["network/"+n.Name] = body.(networkGet).Network.ID
+	}
+	for _, sv := range seed.Servers {
+		if err := w.seedServer(sv, byName); err != nil {
+			return fmt.Errorf("seed server %s: %w", sv.Name, err)
+		}
+	}
+	for _, lb := range seed.LoadBalancers {
+		if err := w.seedLB(lb, byName); err != nil {
+			return fmt.Errorf("seed load_balancer %s: %w", lb.Name, err)
+		}
+	}
+	for _, p := range seed.PrimaryIPs {
+		loc := schema.IDOrName{Name: orDefault(p.Location, "fsn1")}
+		req := primaryIPCreateRequest{Name: p.Name, Type: p.Type, Location: &loc, Labels: labelsOf(p.Labels)}
+		if _, err := w.seedCall(createPrimaryIP, "/primary_ips", "primary_ip "+p.Name, req); err != nil {
+			return err
+		}
+	}
+	for i, d := range seed.DedicatedServers {
+		if _, err := w.addDedicated(d); err != nil {
+			return prefixLines(fmt.Sprintf("seed dedicated_servers[%d] (%s): ", i, d.Name), err)
+		}
+	}
+	return nil
+}
+
+func (w *liveWorld) seedServer(sv SeedServer, byName map[string]int64) error {
+	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: orDefault(sv.ServerType, "cx22")},
+		Image: schema.IDOrName{Name: orDefault(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: labelsOf(sv.Labels),
+		PublicNet: &schema.ServerCreatePublicNet{EnableIPv4: sv.PublicIPv4 == nil || *sv.PublicIPv4, EnableIPv6: sv.PublicIPv6 == nil || *sv.PublicIPv6}}
+	start := sv.Status != "off"
+	req.StartAfterCreate = &start
+	switch sv.Status {
+	case "", "running", "off":
+	case "false", "true":
+		return fmt.Errorf("status %q is not one of running, off (quote \"off\": bare off is a YAML boolean)", sv.Status)
+	default:
+		return fmt.Errorf("status %q is not one of running, off", sv.Status)
+	}
+	body, err := w.seedCall(createServer, "/servers", "", req)
+	if err != nil {
+		return err
+	}
+	id := body.(serverCreated).Server.ID
+	byName["server/"+sv.Name] = id
+	srv, _ := w.servers.get(id)
+	for _, sn := range sv.Networks {
+		netID, ok := byName["network/"+sn.Network]
+		if !ok {
+			return fmt.Errorf("network %q is not in the seed world", sn.Network)
+		}
+		at := schema.ServerActionAttachToNetworkRequest{Network: netID}
+		if sn.IP != "" {
+			at.IP = &sn.IP
+		}
+		for _, a := range sn.AliasIPs {
+			at.AliasIPs = append(at.AliasIPs, &a)
+		}
+		if _, err := w.seedCall(serverAttachToNetwork, "/servers/{id}/actions/attach_to_network", "", at, "id", fmt.Sprint(id)); err != nil {
+			return err
+		}
+	}
+	srv.Protection.Delete, srv.Protection.Rebuild = sv.Protected, sv.Protected
+	return nil
+}
+
+func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
+	req := map[string]any{"name": lb.Name, "load_balancer_type": orDefault(lb.Type, "lb11"), "labels": labelsOf(lb.Labels)}
+	switch {
+	case lb.Location != "":
+		req["location"] = lb.Location
+	case lb.NetworkZone != "":
+		req["network_zone"] = lb.NetworkZone
+	default:
+		req["location"] = "fsn1"
+	}
+	if lb.Algorithm != "" {
+		req["algorithm"] = map[string]string{"type": lb.Algorithm}
+	}
+	if lb.PublicInterface != nil {
+		req["public_interface"] = *lb.PublicInterface
+	}
+	if lb.Network != "" {
+		id, ok := byName["network/"+lb.Network]
+		if !ok {
+			return fmt.Errorf("network %q is not in the seed world", lb.Network)
+		}
+		req["network"] = id
+	}
+	for i, raw := range lb.Services {
+		// The API ignores what it does not know; a seed is refused for it,
+		// as anywhere else in a seed.
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(new(serviceSpec)); err != nil {
+			return fmt.Errorf("load_balancer %s: services.%d: %s", lb.Name, i, strings.TrimPrefix(err.Error(), "json: "))
+		}
+	}
+	if len(lb.Services) > 0 {
+		req["services"] = lb.Services
+	}
+	var targets []map[string]any
+	for _, t := range lb.Targets {
+		tm := map[string]any{"use_private_ip": t.UsePrivateIP}
+		switch {
+		case t.Server != "":
+			id, ok := byName["server/"+t.Server]
+			if !ok {
+				return fmt.Errorf("target server %q is not in the seed world", t.Server)
+			}
+			tm["type"], tm["server"] = "server", map[string]int64{"id": id}
+		case t.LabelSelector != "":
+			tm["type"], tm["label_selector"] = "label_selector", map[string]string{"selector": t.LabelSelector}
+		case t.IP != "":
+			tm["type"], tm["ip"] = "ip", map[string]string{"ip": t.IP}
+			delete(tm, "use_private_ip")
+		default:
+			return fmt.Errorf("a target needs server, label_selector or ip")
+		}
+		targets = append(targets, tm)
+	}
+	if len(targets) > 0 {
+		req["targets"] = targets
+	}
+	body, err := w.seedCall(createLoadBalancer, "/load_balancers", "", req)
+	if err != nil {
+		return err
+	}
+	created, _ := w.loadBalancers.get(body.(lbCreated).LoadBalancer.ID)
+	created.Protection.Delete = lb.Protected
+	return nil
+}
+
+// seedCall runs the API handler of POST path in-process with a JSON body
+// and path values, after the OpenAPI description's check that the API
+// would make.
+func (w *liveWorld) seedCall(h apiHandler, path, what string, body any, pathValues ...string) (any, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	r := httptest.NewRequest("POST", "/", bytes.NewReader(data))
+	for i := 0; i+1 < len(pathValues); i += 2 {
+		r.SetPathValue(pathValues[i], pathValues[i+1])
+	}
+	var out any
+	aerr := breaches(contract.Default(), "POST", path, nil, data)
+	if aerr == nil {
+		_, out, aerr = h(&call{w: w, r: r, header: make(map[string][]string)})
+	}
+	if aerr != nil {
+		if what != "" {
+			return nil, fmt.Errorf("seed %s: %s", what, aerr.Error())
+		}
+		return nil, fmt.Errorf("%s", aerr.Error())
+	}
+	return out, nil
+}
+
+// labelsOf is a seed's labels as a request gives them: {} for none, as
+// the API takes no null.
+func labelsOf(labels map[string]string) *map[string]string {
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	return &labels
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}

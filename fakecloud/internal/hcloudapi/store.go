@@ -1,0 +1,147 @@
+package hcloudapi
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
+)
+
+// liveWorld is the whole simulated project as it is now, what requests
+// read and change (a World, by contrast, is only the seed it may start
+// from). Every field is guarded by mu; a request holds mu from its first
+// read to its last write, so a request either applies completely or not
+// at all.
+type liveWorld struct {
+	mu sync.Mutex
+
+	now            func() time.Time
+	actionDuration time.Duration
+	actionPolls    int
+	seed           uint64
+	realism        Realism
+	rng            *rand.Rand
+	pcg            *rand.PCG // rng's source, kept to snapshot its state
+	// actionFault says how a new action of a command ends: an error code
+	// and message to fail with, and extra running time.
+	actionFault func(command string) (code, message string, delay time.Duration)
+	locks       map[resourceRef]time.Time // resources locked by an event, until
+	changes     uint64                    // counts changes, so a state file knows when to write
+	schedule    []scheduled               // scenario steps waiting for their time, soonest first
+	started     []string                  // commands of the actions the request being served started
+
+	lastID map[string]int64
+	cat    *catalog.Catalog
+
+	servers       table[server]
+	loadBalancers table[loadBalancer]
+	networks      table[schema.Network]
+	certificates  table[schema.Certificate]
+	sshKeys       table[schema.SSHKey]
+	primaryIPs    table[schema.PrimaryIP]
+	actions       table[action]
+	dedicated     table[robot.Server] // the Robot webservice's servers, by number
+
+	running  []int64               // IDs of running actions, oldest first
+	lockedBy map[resourceRef]int64 // resource -> running action holding it
+	pubIPv4  ipPool
+	// lbIPv4 is where load balancers that carry traffic take their
+	// addresses; probed gives their targets' checked health.
+	lbIPv4  netip.Prefix
+	probed  func(lb int64, listenPort int, target string) (string, bool)
+	pubIPv6 uint64 // next /64 index in the public IPv6 pool
+
+	netMembers map[int64][]member                // network ID -> attached resources
+	netUsed    map[int64]map[netip.Addr]struct{} // network ID -> addresses held
+	netHint    map[int64]netip.Addr              // network ID -> where the next search starts
+}
+
+// server is a stored server; schema.Server holds what the API shows.
+type server struct {
+	schema.Server
+	RootPassword string `json:"root_password,omitempty"`
+}
+
+// loadBalancer is a stored load balancer with per-target health overrides.
+type loadBalancer struct {
+	schema.LoadBalancer
+	Targets []lbTarget `json:"targets"`
+	// Health maps "target/port" to a status other than the default healthy.
+	Health map[string]string `json:"health,omitempty"`
+}
+
+type resourceRef struct {
+	Type string `json:"type"`
+	ID   int64  `json:"id"`
+}
+
+// newLiveWorld returns an empty world configured by the options.
+func newLiveWorld(o Options) *liveWorld {
+	w := &liveWorld{
+		now:            o.Now,
+		actionDuration: o.ActionDuration,
+		actionPolls:    o.ActionPolls,
+		seed:           o.IDSeed,
+	}
+	r, err := o.Realism.Check()
+	if err != nil {
+		panic("fakecloud: Options.Realism: " + err.Error())
+	}
+	w.realism = r
+	if w.now == nil {
+		w.now = time.Now
+	}
+	w.reset()
+	return w
+}
+
+// reset empties the world back to the catalogue alone.
+func (w *liveWorld) reset() {
+	w.pcg = rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75)
+	w.rng = rand.New(w.pcg)
+	w.lastID = map[string]int64{}
+	w.cat = catalog.New()
+	w.servers = newTable[server]()
+	w.loadBalancers = newTable[loadBalancer]()
+	w.networks = newTable[schema.Network]()
+	w.certificates = newTable[schema.Certificate]()
+	w.sshKeys = newTable[schema.SSHKey]()
+	w.primaryIPs = newTable[schema.PrimaryIP]()
+	w.actions = newTable[action]()
+	w.dedicated = newTable[robot.Server]()
+	w.running = nil
+	w.lockedBy = map[resourceRef]int64{}
+	w.pubIPv4 = newIPPool(publicIPv4Range)
+	w.pubIPv6 = 0
+	w.netMembers = map[int64][]member{}
+	w.locks = map[resourceRef]time.Time{}
+	w.netUsed = map[int64]map[netip.Addr]struct{}{}
+	w.netHint = map[int64]netip.Addr{}
+}
+
+// idBase is where each kind's IDs start, so IDs of different kinds rarely
+// coincide and a mix-up in a client shows as not_found.
+var idBase = map[string]int64{
+	"server": 100000, "load_balancer": 200000, "network": 300000, "certificate": 400000,
+	"ssh_key": 500000, "primary_ip": 600000, "action": 1000000,
+}
+
+// newID hands out the next ID of a kind: ascending, with small seeded gaps
+// like the real API's, and the same sequence for the same seed.
+func (w *liveWorld) newID(kind string) int64 {
+	if kind == "action" && w.realism.pessimistic() {
+		return w.pessimisticActionID()
+	}
+	last, ok := w.lastID[kind]
+	if !ok {
+		last = idBase[kind] + int64(w.seed%1000)*1000
+	}
+	last += 1 + int64(w.rng.IntN(3))
+	w.lastID[kind] = last
+	return last
+}
