@@ -148,10 +148,10 @@ func (c *call) listActions(kind string, resource int64) (int, any, *apiError) {
 		return (kind != "" && !actionTouches(a, kind, resource)) ||
 			(len(statuses) > 0 && !slices.Contains(statuses, a.Status))
 	})
-	if len(q.sort) > 0 {
+	if len(q.Sort) > 0 {
 		tieOrder(c.w, items, func(a *action) int64 { return a.ID })
 	}
-	if err := applySort(items, q.sort, actionSortKeys); err != nil {
+	if err := applySort(items, q.Sort, actionSortKeys); err != nil {
 		return 0, nil, err
 	}
 	page, meta := paginate(c.header, c.r, items, q)

@@ -5,6 +5,7 @@ import "net/http"
 // call is one API request being served under the world lock.
 type call struct {
 	w      *liveWorld
+	tx     *Tx
 	r      *http.Request
 	header http.Header
 }

@@ -41,10 +41,10 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 			return 0, nil, err
 		}
 		items := slices.DeleteFunc(slices.Clone(e.items(c.w.cat)), func(it T) bool {
-			return (q.hasName && e.name(it) != q.name) || (e.keep != nil && !e.keep(c, it)) ||
-				(q.hasSelector && e.labels != nil && !q.selector.Matches(e.labels(it)))
+			return (q.HasName && e.name(it) != q.Name) || (e.keep != nil && !e.keep(c, it)) ||
+				(q.HasSelector && e.labels != nil && !q.Selector.Matches(e.labels(it)))
 		})
-		if err := applySort(items, q.sort, keys); err != nil {
+		if err := applySort(items, q.Sort, keys); err != nil {
 			return 0, nil, err
 		}
 		page, meta := paginate(c.header, c.r, items, q)

@@ -80,12 +80,12 @@ func listCertificates(c *call) (int, any, *apiError) {
 	}
 	types := c.r.URL.Query()["type"]
 	items := slices.DeleteFunc(c.w.certificates.all(), func(cert *schema.Certificate) bool {
-		return (q.hasName && cert.Name != q.name) || (q.hasSelector && !q.selector.Matches(cert.Labels)) ||
+		return (q.HasName && cert.Name != q.Name) || (q.HasSelector && !q.Selector.Matches(cert.Labels)) ||
 			(len(types) > 0 && !slices.Contains(types, cert.Type))
 	})
 	keys := byIDNameCreated(func(c *schema.Certificate) int64 { return c.ID }, func(c *schema.Certificate) string { return c.Name },
 		func(c *schema.Certificate) int64 { return c.Created.Unix() })
-	if err := applySort(items, q.sort, keys); err != nil {
+	if err := applySort(items, q.Sort, keys); err != nil {
 		return 0, nil, err
 	}
 	page, meta := paginate(c.header, c.r, items, q)

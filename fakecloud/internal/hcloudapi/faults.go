@@ -109,7 +109,7 @@ func faultMessage(rule Rule) string {
 	if rule.Message != "" {
 		return rule.Message
 	}
-	msg := "injected by fakecloud fault rule " + itoa(rule.ID)
+	msg := "injected by fakecloud fault rule " + strconv.Itoa(rule.ID)
 	if rule.Name != "" {
 		msg += " (" + rule.Name + ")"
 	}

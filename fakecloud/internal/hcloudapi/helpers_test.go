@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -52,3 +53,5 @@ func mustJSON(t testing.TB, v any) []byte {
 }
 
 func asError(err error, target *hcloud.Error) bool { return errors.As(err, target) }
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -141,12 +141,12 @@ func listLoadBalancers(c *call) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	items := slices.DeleteFunc(c.w.loadBalancers.all(), func(lb *loadBalancer) bool {
-		return (q.hasName && lb.Name != q.name) || (q.hasSelector && !q.selector.Matches(lb.Labels))
+		return (q.HasName && lb.Name != q.Name) || (q.HasSelector && !q.Selector.Matches(lb.Labels))
 	})
-	if len(q.sort) > 0 {
+	if len(q.Sort) > 0 {
 		tieOrder(c.w, items, func(lb *loadBalancer) int64 { return lb.ID })
 	}
-	if err := applySort(items, q.sort, lbSortKeys); err != nil {
+	if err := applySort(items, q.Sort, lbSortKeys); err != nil {
 		return 0, nil, err
 	}
 	page, meta := paginate(c.header, c.r, items, q)

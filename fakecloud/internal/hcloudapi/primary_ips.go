@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -22,7 +23,7 @@ type primaryIPList struct {
 // newPrimaryIP records the primary IP a new server gets.
 func (w *liveWorld) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
 	id := w.newID("primary_ip")
-	p := &schema.PrimaryIP{ID: id, IP: ip, Type: kind, Name: "primary_ip-" + itoa(int(id)), Labels: map[string]string{},
+	p := &schema.PrimaryIP{ID: id, IP: ip, Type: kind, Name: "primary_ip-" + strconv.Itoa(int(id)), Labels: map[string]string{},
 		AssigneeID: &serverID, AssigneeType: "server", AutoDelete: true, Created: now, Location: loc,
 		DNSPtr: []schema.PrimaryIPDNSPTR{}}
 	if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
@@ -53,12 +54,12 @@ func (s *Server) mountPrimaryIPs(r chi.Router) {
 		}
 		ip := c.r.URL.Query().Get("ip")
 		items := slices.DeleteFunc(c.w.primaryIPs.all(), func(p *schema.PrimaryIP) bool {
-			return (q.hasName && p.Name != q.name) || (q.hasSelector && !q.selector.Matches(p.Labels)) || (ip != "" && p.IP != ip)
+			return (q.HasName && p.Name != q.Name) || (q.HasSelector && !q.Selector.Matches(p.Labels)) || (ip != "" && p.IP != ip)
 		})
 		keys := byIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
 			func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
 		delete(keys, "name")
-		if err := applySort(items, q.sort, keys); err != nil {
+		if err := applySort(items, q.Sort, keys); err != nil {
 			return 0, nil, err
 		}
 		page, meta := paginate(c.header, c.r, items, q)

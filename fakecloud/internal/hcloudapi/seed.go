@@ -167,11 +167,11 @@ func (w *liveWorld) plant(seed World) error {
 	}
 	for _, n := range seed.Networks {
 		req := schema.NetworkCreateRequest{Name: n.Name, IPRange: n.IPRange, Subnets: n.Subnets, Routes: n.Routes, Labels: labelsOf(n.Labels)}
-		body, err := w.seedCall(createNetwork, "/networks", "network "+n.Name, req)
+		created, err := seedOp(&Tx{w}, "/networks", "network "+n.Name, req, (*Tx).CreateNetwork)
 		if err != nil {
 			return err
 		}
-		byName["network/"+n.Name] = body.(networkGet).Network.ID
+		byName["network/"+n.Name] = created.ID
 	}
 	for _, sv := range seed.Servers {
 		if err := w.seedServer(sv, byName); err != nil {
@@ -320,13 +320,40 @@ func (w *liveWorld) seedCall(h apiHandler, path, what string, body any, pathValu
 	var out any
 	aerr := breaches(contract.Default(), "POST", path, nil, data)
 	if aerr == nil {
-		_, out, aerr = h(&call{w: w, r: r, header: make(map[string][]string)})
+		_, out, aerr = h(&call{w: w, tx: &Tx{w}, r: r, header: make(map[string][]string)})
 	}
 	if aerr != nil {
 		if what != "" {
 			return nil, fmt.Errorf("seed %s: %s", what, aerr.Error())
 		}
 		return nil, fmt.Errorf("%s", aerr.Error())
+	}
+	return out, nil
+}
+
+// seedOp runs a typed operation as the API runs it for POST path: the
+// request is checked against the OpenAPI description and decoded
+// strictly, as a client's would be.
+func seedOp[R, V any](tx *Tx, path, what string, body any, op func(*Tx, R) (V, *apiError)) (V, error) {
+	var zero V
+	data, err := json.Marshal(body)
+	if err != nil {
+		return zero, err
+	}
+	var req R
+	aerr := breaches(contract.Default(), "POST", path, nil, data)
+	if aerr == nil {
+		aerr = decodeBytes(data, &req)
+	}
+	var out V
+	if aerr == nil {
+		out, aerr = op(tx, req)
+	}
+	if aerr != nil {
+		if what != "" {
+			return zero, fmt.Errorf("seed %s: %s", what, aerr.Error())
+		}
+		return zero, fmt.Errorf("%s", aerr.Error())
 	}
 	return out, nil
 }

@@ -120,17 +120,17 @@ func listServers(c *call) (int, any, *apiError) {
 	var items []*server
 	for _, id := range c.w.servers.ids {
 		s := c.w.servers.byID[id]
-		if (q.hasName && s.Name != q.name) ||
+		if (q.HasName && s.Name != q.Name) ||
 			(len(statuses) > 0 && !slices.Contains(statuses, s.Status)) ||
-			(q.hasSelector && !q.selector.Matches(s.Labels)) {
+			(q.HasSelector && !q.Selector.Matches(s.Labels)) {
 			continue
 		}
 		items = append(items, s)
 	}
-	if len(q.sort) > 0 {
+	if len(q.Sort) > 0 {
 		tieOrder(c.w, items, func(s *server) int64 { return s.ID })
 	}
-	if err := applySort(items, q.sort, serverSortKeys); err != nil {
+	if err := applySort(items, q.Sort, serverSortKeys); err != nil {
 		return 0, nil, err
 	}
 	page, meta := paginate(c.header, c.r, items, q)

@@ -31,11 +31,11 @@ func (s *Server) mountSSHKeys(r chi.Router) {
 		}
 		fp := c.r.URL.Query().Get("fingerprint")
 		items := slices.DeleteFunc(c.w.sshKeys.all(), func(k *schema.SSHKey) bool {
-			return (q.hasName && k.Name != q.name) || (q.hasSelector && !q.selector.Matches(k.Labels)) || (fp != "" && k.Fingerprint != fp)
+			return (q.HasName && k.Name != q.Name) || (q.HasSelector && !q.Selector.Matches(k.Labels)) || (fp != "" && k.Fingerprint != fp)
 		})
 		keys := byIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
 			func(k *schema.SSHKey) int64 { return k.Created.Unix() })
-		if err := applySort(items, q.sort, keys); err != nil {
+		if err := applySort(items, q.Sort, keys); err != nil {
 			return 0, nil, err
 		}
 		page, meta := paginate(c.header, c.r, items, q)

@@ -1,0 +1,94 @@
+package hcloudapi
+
+import (
+	"net/http"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// The adapters turn a typed operation of the world into an endpoint: they
+// read the path's {id} and decode the body (the world sees neither), call
+// the operation, and wrap its result in the API's envelope.
+
+// get serves GET of one resource.
+func get[V any](op func(*Tx, int64) (V, *apiError), wrap func(V) any) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		v, err := op(c.tx, id)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, wrap(v), nil
+	}
+}
+
+// create serves POST of a new resource.
+func create[R, V any](op func(*Tx, R) (V, *apiError), wrap func(V) any) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		var req R
+		if err := c.decode(&req); err != nil {
+			return 0, nil, err
+		}
+		v, err := op(c.tx, req)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, wrap(v), nil
+	}
+}
+
+// update serves PUT of one resource.
+func update[R, V any](op func(*Tx, int64, R) (V, *apiError), wrap func(V) any) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		var req R
+		if err := c.decode(&req); err != nil {
+			return 0, nil, err
+		}
+		v, err := op(c.tx, id, req)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusOK, wrap(v), nil
+	}
+}
+
+// del serves a DELETE answered 204.
+func del(op func(*Tx, int64) *apiError) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := op(c.tx, id); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusNoContent, nil, nil
+	}
+}
+
+// act serves POST /{family}/{id}/actions/{name}: the body is decoded
+// before the resource is looked up.
+func act[R any](op func(*Tx, int64, R) (schema.Action, *apiError)) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		var req R
+		if err := c.decode(&req); err != nil {
+			return 0, nil, err
+		}
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		a, err := op(c.tx, id, req)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, actionGet{a}, nil
+	}
+}

@@ -1,0 +1,17 @@
+package hcloudapi
+
+// Tx is one request's hold on the world: its methods are the typed
+// operations the API's endpoints perform, each validating its request
+// and changing the world completely or not at all. A Tx is valid only
+// inside the function the world runs it in, under the world's lock.
+// Results are copies in the API's schema, never the stored resources.
+type Tx struct{ w *liveWorld }
+
+// find returns the resource of a kind with the ID, or not_found.
+func find[T any](t *table[T], kind string, id int64) (*T, *apiError) {
+	v, ok := t.get(id)
+	if !ok {
+		return nil, notFound(kind, id)
+	}
+	return v, nil
+}
