@@ -92,3 +92,42 @@ func act[R any](op func(*Tx, int64, R) (schema.Action, *apiError)) apiHandler {
 		return http.StatusCreated, actionGet{a}, nil
 	}
 }
+
+// actOn serves an action on a resource of a kind that is looked up before
+// the body is read, so a missing resource answers not_found whatever the
+// body holds.
+func actOn[R any](kind string, op func(*Tx, int64, R) (schema.Action, *apiError)) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		if err := c.tx.exists(kind, id); err != nil {
+			return 0, nil, err
+		}
+		var req R
+		if err := c.decode(&req); err != nil {
+			return 0, nil, err
+		}
+		a, err := op(c.tx, id, req)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, actionGet{a}, nil
+	}
+}
+
+// actOnBodyless serves an action that takes no body; one sent is ignored.
+func actOnBodyless(kind string, op func(*Tx, int64) (schema.Action, *apiError)) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		id, err := c.id("id")
+		if err != nil {
+			return 0, nil, err
+		}
+		a, err := op(c.tx, id)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, actionGet{a}, nil
+	}
+}

@@ -211,11 +211,11 @@ func (w *liveWorld) seedServer(sv SeedServer, byName map[string]int64) error {
 	default:
 		return fmt.Errorf("status %q is not one of running, off", sv.Status)
 	}
-	body, err := w.seedCall(createServer, "/servers", "", req)
+	created, err := seedOp(&Tx{w}, "/servers", "", req, (*Tx).CreateServer)
 	if err != nil {
 		return err
 	}
-	id := body.(serverCreated).Server.ID
+	id := created.Server.ID
 	byName["server/"+sv.Name] = id
 	srv, _ := w.servers.get(id)
 	for _, sn := range sv.Networks {
@@ -230,7 +230,10 @@ func (w *liveWorld) seedServer(sv SeedServer, byName map[string]int64) error {
 		for _, a := range sn.AliasIPs {
 			at.AliasIPs = append(at.AliasIPs, &a)
 		}
-		if _, err := w.seedCall(serverAttachToNetwork, "/servers/{id}/actions/attach_to_network", "", at, "id", fmt.Sprint(id)); err != nil {
+		attach := func(tx *Tx, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apiError) {
+			return tx.AttachServerToNetwork(id, req)
+		}
+		if _, err := seedOp(&Tx{w}, "/servers/{id}/actions/attach_to_network", "", at, attach); err != nil {
 			return err
 		}
 	}

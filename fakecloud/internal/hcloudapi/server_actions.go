@@ -1,7 +1,6 @@
 package hcloudapi
 
 import (
-	"net/http"
 	"net/netip"
 	"slices"
 	"strings"
@@ -9,49 +8,60 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// serverActions are the simulated POST /servers/{id}/actions/{name}.
-var serverActions = map[string]apiHandler{
-	"poweron":             powerAction("start_server", "starting", "running"),
-	"poweroff":            powerAction("stop_server", "stopping", "off"),
-	"shutdown":            powerAction("shutdown_server", "stopping", "off"),
-	"reboot":              powerAction("reboot_server", "", "running"),
-	"reset":               powerAction("reset_server", "", "running"),
-	"attach_to_network":   serverAttachToNetwork,
-	"detach_from_network": serverDetachFromNetwork,
-	"change_protection":   serverChangeProtection,
-	"change_type":         serverChangeType,
-	"change_dns_ptr":      serverChangeDNSPtr,
+// The power actions move a server through a transitional status (if
+// any) to its final status when the action succeeds; a failed action puts
+// the previous status back.
+
+// PowerOnServer starts a server.
+func (t *Tx) PowerOnServer(id int64) (schema.Action, *apiError) {
+	return t.power(id, "start_server", "starting", "running")
 }
 
-// serverAction validates the server for an action: it exists and no other
-// action holds it. plan validates the request and returns the change; the
-// change is applied at once, the action's end does fin, and a failed
-// action restores the server as it was.
-func serverAction(c *call, command string, body any, plan func(s *server) (apply func(), fin finish, err *apiError)) (int, any, *apiError) {
-	return serverActionNaming(c, command, body, nil, plan)
+// PowerOffServer cuts a server's power.
+func (t *Tx) PowerOffServer(id int64) (schema.Action, *apiError) {
+	return t.power(id, "stop_server", "stopping", "off")
+}
+
+// ShutdownServer shuts a server down.
+func (t *Tx) ShutdownServer(id int64) (schema.Action, *apiError) {
+	return t.power(id, "shutdown_server", "stopping", "off")
+}
+
+// RebootServer reboots a server; one that is off stays off.
+func (t *Tx) RebootServer(id int64) (schema.Action, *apiError) {
+	return t.power(id, "reboot_server", "", "running")
+}
+
+// ResetServer resets a server; one that is off stays off.
+func (t *Tx) ResetServer(id int64) (schema.Action, *apiError) {
+	return t.power(id, "reset_server", "", "running")
+}
+
+// serverAction validates the server for an action: it exists and no
+// other action holds it. plan validates the request and returns the
+// change; the change is applied at once, the action's end does fin, and a
+// failed action restores the server as it was.
+func (t *Tx) serverAction(id int64, command string, plan func(s *server) (apply func(), fin finish, err *apiError)) (schema.Action, *apiError) {
+	return t.serverActionNaming(id, command, nil, plan)
 }
 
 // serverActionNaming is serverAction for an action that names more than
-// the server: also, read once the body is, lists the other resources.
-func serverActionNaming(c *call, command string, body any, also func() []resourceRef, plan func(s *server) (apply func(), fin finish, err *apiError)) (int, any, *apiError) {
-	s, err := c.server()
+// the server: also lists the other resources.
+func (t *Tx) serverActionNaming(id int64, command string, also func() []resourceRef, plan func(s *server) (apply func(), fin finish, err *apiError)) (schema.Action, *apiError) {
+	w := t.w
+	s, err := find(&w.servers, "server", id)
 	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		if err := c.decode(body); err != nil {
-			return 0, nil, err
-		}
+		return schema.Action{}, err
 	}
 	ref := resourceRef{"server", s.ID}
-	if err := c.w.checkLock(ref); err != nil {
-		return 0, nil, err
+	if err := w.checkLock(ref); err != nil {
+		return schema.Action{}, err
 	}
 	apply, fin, aerr := plan(s)
 	if aerr != nil {
-		return 0, nil, aerr
+		return schema.Action{}, aerr
 	}
-	undo := c.w.snapshotOf(ref)
+	undo := w.snapshotOf(ref)
 	if apply != nil {
 		apply()
 	}
@@ -59,8 +69,8 @@ func serverActionNaming(c *call, command string, body any, also func() []resourc
 	if also != nil {
 		refs = append(refs, also()...)
 	}
-	a := c.w.startAction(actionSpec{command: command, resources: refs, finish: fin, undo: undo})
-	return http.StatusCreated, actionGet{c.w.viewAction(a)}, nil
+	a := w.startAction(actionSpec{command: command, resources: refs, finish: fin, undo: undo})
+	return w.viewAction(a), nil
 }
 
 // naming returns the network a network action names beside the server,
@@ -70,40 +80,36 @@ func naming(network *int64) func() []resourceRef {
 	return func() []resourceRef { return []resourceRef{{"network", *network}} }
 }
 
-// powerAction moves a server through a transitional status (if any) to its
-// final status when the action succeeds; a failed action puts the previous
-// status back.
-func powerAction(command, during, final string) apiHandler {
-	return func(c *call) (int, any, *apiError) {
-		return serverAction(c, command, nil, func(s *server) (func(), finish, *apiError) {
-			if s.Status == "initializing" {
-				return nil, finish{}, locked("server", s.ID)
-			}
-			end := final
-			if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
-				end = "off"
-			}
-			var apply func()
-			if during != "" && s.Status != end {
-				apply = func() { s.Status = during }
-			}
-			return apply, finish{ServerStatus: end}, nil
-		})
-	}
+// power runs a power action.
+func (t *Tx) power(id int64, command, during, final string) (schema.Action, *apiError) {
+	return t.serverAction(id, command, func(s *server) (func(), finish, *apiError) {
+		if s.Status == "initializing" {
+			return nil, finish{}, locked("server", s.ID)
+		}
+		end := final
+		if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
+			end = "off"
+		}
+		var apply func()
+		if during != "" && s.Status != end {
+			apply = func() { s.Status = during }
+		}
+		return apply, finish{ServerStatus: end}, nil
+	})
 }
 
-func serverAttachToNetwork(c *call) (int, any, *apiError) {
-	var req schema.ServerActionAttachToNetworkRequest
-	return serverActionNaming(c, "attach_to_network", &req, naming(&req.Network), func(s *server) (func(), finish, *apiError) {
-		n, ok := c.w.networks.get(req.Network)
+// AttachServerToNetwork attaches a server to a network, at a requested or the next free address, with alias IPs.
+func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apiError) {
+	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *server) (func(), finish, *apiError) {
+		n, ok := t.w.networks.get(req.Network)
 		if !ok {
 			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
-		if err := c.w.networkLock(n.ID); err != nil {
+		if err := t.w.networkLock(n.ID); err != nil {
 			return nil, finish{}, err
 		}
 		ref := resourceRef{"server", s.ID}
-		if _, ok := c.w.memberOf(n.ID, ref); ok {
+		if _, ok := t.w.memberOf(n.ID, ref); ok {
 			return nil, finish{}, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
 		}
 		want, ipRange := "", ""
@@ -113,7 +119,7 @@ func serverAttachToNetwork(c *call) (int, any, *apiError) {
 		if req.IPRange != nil {
 			ipRange = *req.IPRange
 		}
-		ip, err := c.w.allocIP(n, s.Location.NetworkZone, want, ipRange)
+		ip, err := t.w.allocIP(n, s.Location.NetworkZone, want, ipRange)
 		if err != nil {
 			return nil, finish{}, err
 		}
@@ -124,36 +130,36 @@ func serverAttachToNetwork(c *call) (int, any, *apiError) {
 				continue
 			}
 			a, perr := netip.ParseAddr(*ap)
-			if perr != nil || a == ip || c.w.ipInUse(n.ID, a) || slices.Contains(m.alias, a) {
+			if perr != nil || a == ip || t.w.ipInUse(n.ID, a) || slices.Contains(m.alias, a) {
 				return nil, finish{}, errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
 			}
 			m.alias = append(m.alias, a)
 			aliases = append(aliases, a.String())
 		}
 		return func() {
-			c.w.attach(n.ID, m)
-			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: c.w.newMAC()})
+			t.w.attach(n.ID, m)
+			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: t.w.newMAC()})
 		}, finish{}, nil
 	})
 }
 
-func serverDetachFromNetwork(c *call) (int, any, *apiError) {
-	var req schema.ServerActionDetachFromNetworkRequest
-	return serverActionNaming(c, "detach_from_network", &req, naming(&req.Network), func(s *server) (func(), finish, *apiError) {
-		if _, ok := c.w.networks.get(req.Network); !ok {
+// DetachServerFromNetwork detaches a server from a network.
+func (t *Tx) DetachServerFromNetwork(id int64, req schema.ServerActionDetachFromNetworkRequest) (schema.Action, *apiError) {
+	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *server) (func(), finish, *apiError) {
+		if _, ok := t.w.networks.get(req.Network); !ok {
 			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
-		m, ok := c.w.memberOf(req.Network, resourceRef{"server", s.ID})
+		m, ok := t.w.memberOf(req.Network, resourceRef{"server", s.ID})
 		if !ok {
 			return nil, finish{}, errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
 		}
-		return func() { c.w.detach(m, req.Network) }, finish{}, nil
+		return func() { t.w.detach(m, req.Network) }, finish{}, nil
 	})
 }
 
-func serverChangeProtection(c *call) (int, any, *apiError) {
-	var req schema.ServerActionChangeProtectionRequest
-	return serverAction(c, "change_protection", &req, func(s *server) (func(), finish, *apiError) {
+// ChangeServerProtection sets a server's delete and rebuild protection, which go together.
+func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProtectionRequest) (schema.Action, *apiError) {
+	return t.serverAction(id, "change_protection", func(s *server) (func(), finish, *apiError) {
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
 			return nil, finish{}, invalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
@@ -168,10 +174,10 @@ func serverChangeProtection(c *call) (int, any, *apiError) {
 	})
 }
 
-func serverChangeType(c *call) (int, any, *apiError) {
-	var req schema.ServerActionChangeTypeRequest
-	return serverAction(c, "change_server_type", &req, func(s *server) (func(), finish, *apiError) {
-		st, ok := c.w.cat.ServerType(idOrNameString(req.ServerType))
+// ChangeServerType changes the type of a server that is off.
+func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest) (schema.Action, *apiError) {
+	return t.serverAction(id, "change_server_type", func(s *server) (func(), finish, *apiError) {
+		st, ok := t.w.cat.ServerType(idOrNameString(req.ServerType))
 		if !ok {
 			return nil, finish{}, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 		}
@@ -190,9 +196,9 @@ func serverChangeType(c *call) (int, any, *apiError) {
 	})
 }
 
-func serverChangeDNSPtr(c *call) (int, any, *apiError) {
-	var req schema.ServerActionChangeDNSPtrRequest
-	return serverAction(c, "change_dns_ptr", &req, func(s *server) (func(), finish, *apiError) {
+// ChangeServerDNSPtr sets the reverse DNS name of one of a server's public addresses.
+func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrRequest) (schema.Action, *apiError) {
+	return t.serverAction(id, "change_dns_ptr", func(s *server) (func(), finish, *apiError) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
 			return nil, finish{}, invalidField("ip", "%q is not an IP address", req.IP)
@@ -210,7 +216,7 @@ func serverChangeDNSPtr(c *call) (int, any, *apiError) {
 					ptr = defaultPTR(a)
 				}
 				s.PublicNet.IPv4.DNSPtr = ptr
-				if pip, ok := c.w.primaryIPs.get(s.PublicNet.IPv4.ID); ok {
+				if pip, ok := t.w.primaryIPs.get(s.PublicNet.IPv4.ID); ok {
 					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
 				}
 			}, finish{}, nil

@@ -15,3 +15,24 @@ func find[T any](t *table[T], kind string, id int64) (*T, *apiError) {
 	}
 	return v, nil
 }
+
+// exists answers not_found unless a resource of the kind has the ID.
+func (t *Tx) exists(kind string, id int64) *apiError {
+	var ok bool
+	switch kind {
+	case "server":
+		_, ok = t.w.servers.get(id)
+	case "load_balancer":
+		_, ok = t.w.loadBalancers.get(id)
+	case "certificate":
+		_, ok = t.w.certificates.get(id)
+	case "primary_ip":
+		_, ok = t.w.primaryIPs.get(id)
+	case "network":
+		_, ok = t.w.networks.get(id)
+	}
+	if !ok {
+		return notFound(kind, id)
+	}
+	return nil
+}
