@@ -40,11 +40,15 @@ func create[R, V any](op func(*Tx, R) (V, *apiError), wrap func(V) any) apiHandl
 	}
 }
 
-// update serves PUT of one resource.
-func update[R, V any](op func(*Tx, int64, R) (V, *apiError), wrap func(V) any) apiHandler {
+// update serves PUT of one resource of a kind, which is looked up before
+// the body is read.
+func update[R, V any](kind string, op func(*Tx, int64, R) (V, *apiError), wrap func(V) any) apiHandler {
 	return func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
 		if err != nil {
+			return 0, nil, err
+		}
+		if err := c.tx.exists(kind, id); err != nil {
 			return 0, nil, err
 		}
 		var req R

@@ -20,7 +20,7 @@ func (s *Server) mountNetworks(r chi.Router) {
 	r.Get("/networks", s.serve(listNetworks))
 	r.Post("/networks", s.serve(create((*Tx).CreateNetwork, func(n schema.Network) any { return networkGet{n} })))
 	r.Get("/networks/{id}", s.serve(get((*Tx).Network, func(n schema.Network) any { return networkGet{n} })))
-	r.Put("/networks/{id}", s.serve(update((*Tx).UpdateNetwork, func(n schema.Network) any { return networkGet{n} })))
+	r.Put("/networks/{id}", s.serve(update("network", (*Tx).UpdateNetwork, func(n schema.Network) any { return networkGet{n} })))
 	r.Delete("/networks/{id}", s.serve(del((*Tx).DeleteNetwork)))
 	s.actionRoutes(r, "networks", map[string]apiHandler{
 		"add_subnet":        act((*Tx).AddSubnet),

@@ -155,7 +155,8 @@ func (s *Server) Seed(seed World) error {
 func (w *liveWorld) plant(seed World) error {
 	byName := map[string]int64{}
 	for _, k := range seed.SSHKeys {
-		if _, err := w.seedCall(createSSHKey, "/ssh_keys", "ssh_key "+k.Name, schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: labelsOf(k.Labels)}); err != nil {
+		req := schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: labelsOf(k.Labels)}
+		if _, err := seedOp(&Tx{w}, "/ssh_keys", "ssh_key "+k.Name, req, (*Tx).CreateSSHKey); err != nil {
 			return err
 		}
 	}

@@ -20,7 +20,7 @@ func (s *Server) mountServers(r chi.Router) {
 	r.Get("/servers", s.serve(listServers))
 	r.Post("/servers", s.serve(create((*Tx).CreateServer, func(v ServerCreated) any { return v })))
 	r.Get("/servers/{id}", s.serve(get((*Tx).Server, func(v ServerView) any { return serverGet{v} })))
-	r.Put("/servers/{id}", s.serve(update((*Tx).UpdateServer, func(v ServerView) any { return serverGet{v} })))
+	r.Put("/servers/{id}", s.serve(update("server", (*Tx).UpdateServer, func(v ServerView) any { return serverGet{v} })))
 	r.Delete("/servers/{id}", s.serve(get((*Tx).DeleteServer, func(a schema.Action) any { return actionGet{a} })))
 	s.actionRoutes(r, "servers", serverActions)
 }

@@ -30,6 +30,8 @@ func (t *Tx) exists(kind string, id int64) *apiError {
 		_, ok = t.w.primaryIPs.get(id)
 	case "network":
 		_, ok = t.w.networks.get(id)
+	case "ssh_key":
+		_, ok = t.w.sshKeys.get(id)
 	}
 	if !ok {
 		return notFound(kind, id)
