@@ -162,7 +162,7 @@ func (w *liveWorld) plant(seed World) error {
 	}
 	for _, c := range seed.Certificates {
 		req := schema.CertificateCreateRequest{Name: c.Name, Type: c.Type, Certificate: c.Certificate, PrivateKey: c.PrivateKey, DomainNames: c.DomainNames, Labels: labelsOf(c.Labels)}
-		if _, err := w.seedCall(createCertificate, "/certificates", "certificate "+c.Name, req); err != nil {
+		if _, err := seedOp(&Tx{w}, "/certificates", "certificate "+c.Name, req, (*Tx).CreateCertificate); err != nil {
 			return err
 		}
 	}
