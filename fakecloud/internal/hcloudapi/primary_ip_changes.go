@@ -1,41 +1,33 @@
 package hcloudapi
 
 import (
-	"net/http"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// primaryIPActions are the simulated POST /primary_ips/{id}/actions/{name}:
-// moving a primary IP between servers, as the Console does.
-var primaryIPActions = map[string]apiHandler{
-	"assign":   primaryIPAssign,
-	"unassign": primaryIPUnassign,
-}
-
-// primaryIPUnassign takes a primary IP off its server, which must be off
+// UnassignPrimaryIP takes a primary IP off its server, which must be off
 // (the spec's server_not_stopped), and whose IPv4 must not be a load
 // balancer's target (server_is_load_balancer_target).
-func primaryIPUnassign(c *call) (int, any, *apiError) {
-	p, err := lookup(c, &c.w.primaryIPs, "primary_ip")
+func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apiError) {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
 	if err != nil {
-		return 0, nil, err
+		return schema.Action{}, err
 	}
 	if p.AssigneeID == nil {
-		return 0, nil, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
+		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
-	s, ok := c.w.servers.get(*p.AssigneeID)
+	s, ok := t.w.servers.get(*p.AssigneeID)
 	if !ok {
-		return 0, nil, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
+		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
 	if s.Status != "off" {
-		return 0, nil, errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
+		return schema.Action{}, errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
 	}
-	if p.Type == "ipv4" && c.w.publicTarget(s.ID) {
-		return 0, nil, errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
+	if p.Type == "ipv4" && t.w.publicTarget(s.ID) {
+		return schema.Action{}, errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
 	}
-	return c.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
+	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
 		p.AssigneeID = nil
 		if p.Type == "ipv4" {
 			s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
@@ -45,40 +37,36 @@ func primaryIPUnassign(c *call) (int, any, *apiError) {
 	})
 }
 
-// primaryIPAssign gives an unassigned primary IP to a server that is off,
+// AssignPrimaryIP gives an unassigned primary IP to a server that is off,
 // in its location, and without an address of that family.
-func primaryIPAssign(c *call) (int, any, *apiError) {
-	p, err := lookup(c, &c.w.primaryIPs, "primary_ip")
+func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) (schema.Action, *apiError) {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
 	if err != nil {
-		return 0, nil, err
-	}
-	var req schema.PrimaryIPActionAssignRequest
-	if err := c.decode(&req); err != nil {
-		return 0, nil, err
+		return schema.Action{}, err
 	}
 	if req.AssigneeType != "server" {
-		return 0, nil, invalidField("assignee_type", "must be server")
+		return schema.Action{}, invalidField("assignee_type", "must be server")
 	}
 	if p.AssigneeID != nil {
-		return 0, nil, errorf("primary_ip_already_assigned", "primary_ip %d is assigned to server %d", p.ID, *p.AssigneeID)
+		return schema.Action{}, errorf("primary_ip_already_assigned", "primary_ip %d is assigned to server %d", p.ID, *p.AssigneeID)
 	}
-	s, ok := c.w.servers.get(req.AssigneeID)
+	s, ok := t.w.servers.get(req.AssigneeID)
 	if !ok {
-		return 0, nil, invalidField("assignee_id", "server %d does not exist", req.AssigneeID)
+		return schema.Action{}, invalidField("assignee_id", "server %d does not exist", req.AssigneeID)
 	}
 	if s.Status != "off" {
-		return 0, nil, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
+		return schema.Action{}, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
 	}
 	if s.Location.Name != p.Location.Name {
-		return 0, nil, invalidField("assignee_id", "server %d is in %s, the primary IP in %s", s.ID, s.Location.Name, p.Location.Name)
+		return schema.Action{}, invalidField("assignee_id", "server %d is in %s, the primary IP in %s", s.ID, s.Location.Name, p.Location.Name)
 	}
 	if p.Type == "ipv4" && s.PublicNet.IPv4.IP != "" {
-		return 0, nil, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
+		return schema.Action{}, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
 	}
 	if p.Type == "ipv6" && s.PublicNet.IPv6.IP != "" {
-		return 0, nil, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
+		return schema.Action{}, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 	}
-	return c.w.primaryIPAction(p, s, "assign_primary_ip", func() { c.w.assignPrimaryIP(p, s) })
+	return t.w.primaryIPAction(p, s, "assign_primary_ip", func() { t.w.assignPrimaryIP(p, s) })
 }
 
 // assignPrimaryIP gives p to s.
@@ -101,19 +89,19 @@ func (w *liveWorld) assignPrimaryIP(p *schema.PrimaryIP, s *server) {
 // action leaves the addresses where they were. Under pessimistic realism
 // the action names the primary IP alone, and so is listed only under
 // /primary_ips/actions.
-func (w *liveWorld) primaryIPAction(p *schema.PrimaryIP, s *server, command string, change func()) (int, any, *apiError) {
+func (w *liveWorld) primaryIPAction(p *schema.PrimaryIP, s *server, command string, change func()) (schema.Action, *apiError) {
 	ref := resourceRef{"primary_ip", p.ID}
 	if err := w.checkLock(ref); err != nil {
-		return 0, nil, err
+		return schema.Action{}, err
 	}
 	if err := w.checkLock(resourceRef{"server", s.ID}); err != nil {
-		return 0, nil, err
+		return schema.Action{}, err
 	}
 	a := w.startAction(actionSpec{command: command, resources: w.primaryIPRefs(p.ID, s.ID)})
 	if a.Fail == nil {
 		change()
 	}
-	return http.StatusCreated, actionGet{w.viewAction(a)}, nil
+	return w.viewAction(a), nil
 }
 
 // primaryIPRefs are the resources a primary IP action names: the server
@@ -138,9 +126,9 @@ func (w *liveWorld) publicTarget(id int64) bool {
 	return false
 }
 
-// primaryIPCreateRequest is POST /primary_ips; location takes an ID or a
+// PrimaryIPCreateRequest is POST /primary_ips; location takes an ID or a
 // name, as the description allows.
-type primaryIPCreateRequest struct {
+type PrimaryIPCreateRequest struct {
 	Name         string             `json:"name"`
 	Type         string             `json:"type"`
 	AssigneeType string             `json:"assignee_type,omitempty"`
@@ -150,18 +138,16 @@ type primaryIPCreateRequest struct {
 	Location     *schema.IDOrName   `json:"location,omitempty"`
 }
 
-type primaryIPCreated struct {
+// PrimaryIPCreated is what creating a primary IP answers: one assigned at
+// once comes with its assign action.
+type PrimaryIPCreated struct {
 	PrimaryIP schema.PrimaryIP `json:"primary_ip"`
 	Action    *schema.Action   `json:"action"`
 }
 
-// createPrimaryIP makes a primary IP in a location, or assigned at once to
-// a server that is off (and then in the server's location).
-func createPrimaryIP(c *call) (int, any, *apiError) {
-	var req primaryIPCreateRequest
-	if err := c.decode(&req); err != nil {
-		return 0, nil, err
-	}
+// CreatePrimaryIP makes a primary IP in a location, or assigned at once
+// to a server that is off (and then in the server's location).
+func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *apiError) {
 	var f fieldErrors
 	checkName(&f, "name", req.Name)
 	labels := derefLabels(req.Labels)
@@ -180,74 +166,74 @@ func createPrimaryIP(c *call) (int, any, *apiError) {
 			f.add("location", "omit it with assignee_id: the server's location is taken")
 		}
 		var ok bool
-		if s, ok = c.w.servers.get(*req.AssigneeID); !ok {
+		if s, ok = t.w.servers.get(*req.AssigneeID); !ok {
 			f.add("assignee_id", "server %d does not exist", *req.AssigneeID)
 		} else {
 			loc = s.Location
 		}
 	case req.Location != nil:
 		var ok bool
-		if loc, ok = c.w.cat.Location(idOrNameString(*req.Location)); !ok {
+		if loc, ok = t.w.cat.Location(idOrNameString(*req.Location)); !ok {
 			f.add("location", "%q is not a location", idOrNameString(*req.Location))
 		}
 	default:
 		f.add("location", "is required without assignee_id")
 	}
 	if err := f.err(); err != nil {
-		return 0, nil, err
+		return PrimaryIPCreated{}, err
 	}
-	if _, dup := c.w.primaryIPs.find(func(p *schema.PrimaryIP) bool { return p.Name == req.Name }); dup {
-		return 0, nil, notUnique("name", "primary IP name %q is already used", req.Name)
+	if _, dup := t.w.primaryIPs.find(func(p *schema.PrimaryIP) bool { return p.Name == req.Name }); dup {
+		return PrimaryIPCreated{}, notUnique("name", "primary IP name %q is already used", req.Name)
 	}
 	if s != nil {
 		switch {
 		case s.Status != "off":
-			return 0, nil, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
+			return PrimaryIPCreated{}, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
 		case req.Type == "ipv4" && s.PublicNet.IPv4.IP != "":
-			return 0, nil, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
+			return PrimaryIPCreated{}, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
 		case req.Type == "ipv6" && s.PublicNet.IPv6.IP != "":
-			return 0, nil, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
+			return PrimaryIPCreated{}, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 		}
 	}
 	ip := ""
 	if req.Type == "ipv4" {
-		a, ok := c.w.pubIPv4.take()
+		a, ok := t.w.pubIPv4.take()
 		if !ok {
-			return 0, nil, errorf(codeResourceUnavailable, "no public IPv4 address is left")
+			return PrimaryIPCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
 		}
 		ip = a.String()
 	} else {
-		ip = c.w.newIPv6Net()
+		ip = t.w.newIPv6Net()
 	}
-	p := c.w.newPrimaryIP(req.Type, ip, loc, 0, c.w.now().UTC().Truncate(time.Second))
+	p := t.w.newPrimaryIP(req.Type, ip, loc, 0, t.w.now().UTC().Truncate(time.Second))
 	p.Name, p.Labels, p.AssigneeID, p.AutoDelete = req.Name, labels, nil, req.AutoDelete != nil && *req.AutoDelete
-	out := primaryIPCreated{}
+	out := PrimaryIPCreated{}
 	if s != nil {
-		a := c.w.startAction(actionSpec{command: "assign_primary_ip", resources: c.w.primaryIPRefs(p.ID, s.ID)})
-		c.w.assignPrimaryIP(p, s)
-		v := c.w.viewAction(a)
+		a := t.w.startAction(actionSpec{command: "assign_primary_ip", resources: t.w.primaryIPRefs(p.ID, s.ID)})
+		t.w.assignPrimaryIP(p, s)
+		v := t.w.viewAction(a)
 		out.Action = &v
 	}
 	out.PrimaryIP = viewPrimaryIP(p)
-	return http.StatusCreated, out, nil
+	return out, nil
 }
 
-// deletePrimaryIP deletes an unassigned primary IP (must_be_unassigned
+// DeletePrimaryIP deletes an unassigned primary IP (must_be_unassigned
 // otherwise, as the API answers since May 2026).
-func deletePrimaryIP(c *call) (int, any, *apiError) {
-	p, err := lookup(c, &c.w.primaryIPs, "primary_ip")
+func (t *Tx) DeletePrimaryIP(id int64) *apiError {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
 	if err != nil {
-		return 0, nil, err
+		return err
 	}
 	if p.AssigneeID != nil {
-		return 0, nil, errorf("must_be_unassigned", "primary_ip %d is assigned to server %d; unassign it first", p.ID, *p.AssigneeID)
+		return errorf("must_be_unassigned", "primary_ip %d is assigned to server %d; unassign it first", p.ID, *p.AssigneeID)
 	}
-	if err := c.w.checkLock(resourceRef{"primary_ip", p.ID}); err != nil {
-		return 0, nil, err
+	if err := t.w.checkLock(resourceRef{"primary_ip", p.ID}); err != nil {
+		return err
 	}
 	if p.Type == "ipv4" {
-		c.w.pubIPv4.release(p.IP)
+		t.w.pubIPv4.release(p.IP)
 	}
-	c.w.primaryIPs.del(p.ID)
-	return http.StatusNoContent, nil, nil
+	t.w.primaryIPs.del(p.ID)
+	return nil
 }

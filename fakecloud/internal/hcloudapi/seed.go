@@ -186,8 +186,8 @@ func (w *liveWorld) plant(seed World) error {
 	}
 	for _, p := range seed.PrimaryIPs {
 		loc := schema.IDOrName{Name: orDefault(p.Location, "fsn1")}
-		req := primaryIPCreateRequest{Name: p.Name, Type: p.Type, Location: &loc, Labels: labelsOf(p.Labels)}
-		if _, err := w.seedCall(createPrimaryIP, "/primary_ips", "primary_ip "+p.Name, req); err != nil {
+		req := PrimaryIPCreateRequest{Name: p.Name, Type: p.Type, Location: &loc, Labels: labelsOf(p.Labels)}
+		if _, err := seedOp(&Tx{w}, "/primary_ips", "primary_ip "+p.Name, req, (*Tx).CreatePrimaryIP); err != nil {
 			return err
 		}
 	}
