@@ -10,8 +10,13 @@ import (
 // read the path's {id} and decode the body (the world sees neither), call
 // the operation, and wrap its result in the API's envelope.
 
-// get serves GET of one resource.
-func get[V any](op func(*Tx, int64) (V, *apiError), wrap func(V) any) apiHandler {
+// get serves GET of one resource (or a DELETE that answers with an
+// action), answered 200 or the status given.
+func get[V any](op func(*Tx, int64) (V, *apiError), wrap func(V) any, status ...int) apiHandler {
+	code := http.StatusOK
+	if len(status) > 0 {
+		code = status[0]
+	}
 	return func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
 		if err != nil {
@@ -21,7 +26,7 @@ func get[V any](op func(*Tx, int64) (V, *apiError), wrap func(V) any) apiHandler
 		if err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, wrap(v), nil
+		return code, wrap(v), nil
 	}
 }
 

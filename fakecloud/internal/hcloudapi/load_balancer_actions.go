@@ -1,55 +1,32 @@
 package hcloudapi
 
 import (
-	"net/http"
 	"net/netip"
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// lbActions are the simulated POST /load_balancers/{id}/actions/{name}.
-var lbActions = map[string]apiHandler{
-	"add_service":              lbAddService,
-	"update_service":           lbUpdateService,
-	"delete_service":           lbDeleteService,
-	"add_target":               lbAddTarget,
-	"remove_target":            lbRemoveTarget,
-	"attach_to_network":        lbAttachToNetwork,
-	"detach_from_network":      lbDetachFromNetwork,
-	"change_algorithm":         lbChangeAlgorithm,
-	"change_type":              lbChangeType,
-	"enable_public_interface":  lbSetPublicInterface(true),
-	"disable_public_interface": lbSetPublicInterface(false),
-	"change_dns_ptr":           lbChangeDNSPtr,
-	"change_protection":        lbChangeProtection,
-}
-
-// lbAction decodes the body, checks the load balancer is free, applies the
-// change plan validated and starts its action, which undoes the change if
-// it fails.
-func lbAction(c *call, command string, body any, plan func(lb *loadBalancer) (func(), *apiError)) (int, any, *apiError) {
-	lb, err := c.loadBalancer()
+// lbAction checks the load balancer is free, applies the change plan
+// validated and starts its action, which undoes the change if it fails.
+func (t *Tx) lbAction(id int64, command string, plan func(lb *loadBalancer) (func(), *apiError)) (schema.Action, *apiError) {
+	w := t.w
+	lb, err := find(&w.loadBalancers, "load_balancer", id)
 	if err != nil {
-		return 0, nil, err
-	}
-	if body != nil {
-		if err := c.decode(body); err != nil {
-			return 0, nil, err
-		}
+		return schema.Action{}, err
 	}
 	ref := resourceRef{"load_balancer", lb.ID}
-	if err := c.w.checkLock(ref); err != nil {
-		return 0, nil, err
+	if err := w.checkLock(ref); err != nil {
+		return schema.Action{}, err
 	}
 	apply, aerr := plan(lb)
 	if aerr != nil {
-		return 0, nil, aerr
+		return schema.Action{}, aerr
 	}
-	undo := c.w.snapshotOf(ref)
+	undo := w.snapshotOf(ref)
 	apply()
-	a := c.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
-	return http.StatusCreated, actionGet{c.w.viewAction(a)}, nil
+	a := w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
+	return w.viewAction(a), nil
 }
 
 // withLimits checks that lb after change still fits its type.
@@ -61,27 +38,27 @@ func (w *liveWorld) withLimits(lb *loadBalancer, change func(copy *loadBalancer)
 	return w.checkLBLimits(&cp, cp.LoadBalancerType)
 }
 
-func lbAddService(c *call) (int, any, *apiError) {
-	var spec serviceSpec
-	return lbAction(c, "add_service", &spec, func(lb *loadBalancer) (func(), *apiError) {
+// AddService adds a service to a load balancer.
+func (t *Tx) AddService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "add_service", func(lb *loadBalancer) (func(), *apiError) {
 		var f fieldErrors
-		svc := c.w.buildService(schema.LoadBalancerService{}, spec, &f, "")
+		svc := t.w.buildService(schema.LoadBalancerService{}, spec, &f, "")
 		if err := f.err(); err != nil {
 			return nil, err
 		}
 		if slices.ContainsFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == svc.ListenPort }) {
 			return nil, errorf("source_port_already_used", "listen port %d is already used by a service of load balancer %d", svc.ListenPort, lb.ID)
 		}
-		if err := c.w.withLimits(lb, func(cp *loadBalancer) { cp.Services = append(cp.Services, svc) }); err != nil {
+		if err := t.w.withLimits(lb, func(cp *loadBalancer) { cp.Services = append(cp.Services, svc) }); err != nil {
 			return nil, err
 		}
 		return func() { lb.Services = append(lb.Services, svc) }, nil
 	})
 }
 
-func lbUpdateService(c *call) (int, any, *apiError) {
-	var spec serviceSpec
-	return lbAction(c, "update_service", &spec, func(lb *loadBalancer) (func(), *apiError) {
+// UpdateService changes the service on a listen port.
+func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "update_service", func(lb *loadBalancer) (func(), *apiError) {
 		if spec.ListenPort == nil {
 			return nil, invalidField("listen_port", "is required")
 		}
@@ -90,11 +67,11 @@ func lbUpdateService(c *call) (int, any, *apiError) {
 			return nil, invalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, *spec.ListenPort)
 		}
 		var f fieldErrors
-		svc := c.w.buildService(lb.Services[i], spec, &f, "")
+		svc := t.w.buildService(lb.Services[i], spec, &f, "")
 		if err := f.err(); err != nil {
 			return nil, err
 		}
-		if err := c.w.withLimits(lb, func(cp *loadBalancer) { cp.Services[i] = svc }); err != nil {
+		if err := t.w.withLimits(lb, func(cp *loadBalancer) { cp.Services[i] = svc }); err != nil {
 			return nil, err
 		}
 		port := svc.ListenPort
@@ -106,9 +83,9 @@ func lbUpdateService(c *call) (int, any, *apiError) {
 	})
 }
 
-func lbDeleteService(c *call) (int, any, *apiError) {
-	var req schema.LoadBalancerDeleteServiceRequest
-	return lbAction(c, "delete_service", &req, func(lb *loadBalancer) (func(), *apiError) {
+// DeleteService deletes the service on a listen port.
+func (t *Tx) DeleteService(id int64, req schema.LoadBalancerDeleteServiceRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "delete_service", func(lb *loadBalancer) (func(), *apiError) {
 		match := func(o schema.LoadBalancerService) bool { return o.ListenPort == req.ListenPort }
 		if !slices.ContainsFunc(lb.Services, match) {
 			return nil, invalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, req.ListenPort)
@@ -117,32 +94,31 @@ func lbDeleteService(c *call) (int, any, *apiError) {
 	})
 }
 
-func lbAddTarget(c *call) (int, any, *apiError) {
-	var spec targetSpec
-	return lbAction(c, "add_target", &spec, func(lb *loadBalancer) (func(), *apiError) {
+// AddTarget adds a server, label selector or IP target to a load balancer.
+func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "add_target", func(lb *loadBalancer) (func(), *apiError) {
 		var f fieldErrors
-		t, err := c.w.buildTarget(lb, spec, &f, "")
+		tg, err := t.w.buildTarget(lb, spec, &f, "")
 		if ferr := f.err(); ferr != nil {
 			return nil, ferr
 		}
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(lb.Targets, func(o lbTarget) bool { return sameTarget(o, t) }) {
+		if slices.ContainsFunc(lb.Targets, func(o lbTarget) bool { return sameTarget(o, tg) }) {
 			return nil, errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
 		}
-		if err := c.w.withLimits(lb, func(cp *loadBalancer) { cp.Targets = append(cp.Targets, t) }); err != nil {
+		if err := t.w.withLimits(lb, func(cp *loadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
 			return nil, err
 		}
-		return func() { lb.Targets = append(lb.Targets, t) }, nil
+		return func() { lb.Targets = append(lb.Targets, tg) }, nil
 	})
 }
 
-// lbRemoveTarget removes a target; a server target whose server was
+// RemoveTarget removes a target; a server target whose server was
 // deleted can still be removed.
-func lbRemoveTarget(c *call) (int, any, *apiError) {
-	var spec targetSpec
-	return lbAction(c, "remove_target", &spec, func(lb *loadBalancer) (func(), *apiError) {
+func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "remove_target", func(lb *loadBalancer) (func(), *apiError) {
 		want := lbTarget{Type: spec.Type}
 		switch {
 		case spec.Type == "server" && spec.Server != nil:
@@ -162,14 +138,14 @@ func lbRemoveTarget(c *call) (int, any, *apiError) {
 	})
 }
 
-func lbAttachToNetwork(c *call) (int, any, *apiError) {
-	var req schema.LoadBalancerActionAttachToNetworkRequest
-	return lbAction(c, "attach_to_network", &req, func(lb *loadBalancer) (func(), *apiError) {
-		n, ok := c.w.networks.get(req.Network)
+// AttachLoadBalancerToNetwork attaches a load balancer to a network.
+func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "attach_to_network", func(lb *loadBalancer) (func(), *apiError) {
+		n, ok := t.w.networks.get(req.Network)
 		if !ok {
 			return nil, invalidField("network", "network %d does not exist", req.Network)
 		}
-		if err := c.w.networkLock(n.ID); err != nil {
+		if err := t.w.networkLock(n.ID); err != nil {
 			return nil, err
 		}
 		if len(lb.PrivateNet) > 0 {
@@ -182,21 +158,21 @@ func lbAttachToNetwork(c *call) (int, any, *apiError) {
 		if req.IPRange != nil {
 			ipRange = *req.IPRange
 		}
-		ip, err := c.w.allocIP(n, lb.Location.NetworkZone, want, ipRange)
+		ip, err := t.w.allocIP(n, lb.Location.NetworkZone, want, ipRange)
 		if err != nil {
 			return nil, err
 		}
 		return func() {
-			c.w.attach(n.ID, member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: ip})
+			t.w.attach(n.ID, member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: ip})
 			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
 		}, nil
 	})
 }
 
-func lbDetachFromNetwork(c *call) (int, any, *apiError) {
-	var req schema.LoadBalancerActionDetachFromNetworkRequest
-	return lbAction(c, "detach_from_network", &req, func(lb *loadBalancer) (func(), *apiError) {
-		m, ok := c.w.memberOf(req.Network, resourceRef{"load_balancer", lb.ID})
+// DetachLoadBalancerFromNetwork detaches a load balancer from a network.
+func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActionDetachFromNetworkRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "detach_from_network", func(lb *loadBalancer) (func(), *apiError) {
+		m, ok := t.w.memberOf(req.Network, resourceRef{"load_balancer", lb.ID})
 		if !ok {
 			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
 		}
@@ -206,13 +182,13 @@ func lbDetachFromNetwork(c *call) (int, any, *apiError) {
 		if slices.ContainsFunc(lb.Targets, lbTarget.private) {
 			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
 		}
-		return func() { c.w.detach(m, req.Network) }, nil
+		return func() { t.w.detach(m, req.Network) }, nil
 	})
 }
 
-func lbChangeAlgorithm(c *call) (int, any, *apiError) {
-	var req schema.LoadBalancerActionChangeAlgorithmRequest
-	return lbAction(c, "change_algorithm", &req, func(lb *loadBalancer) (func(), *apiError) {
+// ChangeAlgorithm sets how a load balancer spreads connections.
+func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgorithmRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_algorithm", func(lb *loadBalancer) (func(), *apiError) {
 		if !slices.Contains(lbAlgorithms, req.Type) {
 			return nil, invalidField("type", "%q is not one of round_robin, least_connections", req.Type)
 		}
@@ -220,36 +196,46 @@ func lbChangeAlgorithm(c *call) (int, any, *apiError) {
 	})
 }
 
-func lbChangeType(c *call) (int, any, *apiError) {
-	var req schema.LoadBalancerActionChangeTypeRequest
-	return lbAction(c, "change_load_balancer_type", &req, func(lb *loadBalancer) (func(), *apiError) {
-		lt, ok := c.w.cat.LBType(idOrNameString(req.LoadBalancerType))
+// ChangeLoadBalancerType changes the type of a load balancer whose
+// services and targets fit the new one.
+func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChangeTypeRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_load_balancer_type", func(lb *loadBalancer) (func(), *apiError) {
+		lt, ok := t.w.cat.LBType(idOrNameString(req.LoadBalancerType))
 		if !ok {
 			return nil, invalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 		}
-		if err := c.w.checkLBLimits(lb, lt); err != nil {
+		if err := t.w.checkLBLimits(lb, lt); err != nil {
 			return nil, errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
 		}
 		return func() { lb.LoadBalancerType = lt }, nil
 	})
 }
 
-func lbSetPublicInterface(enabled bool) apiHandler {
+// EnablePublicInterface turns a load balancer's public interface on.
+func (t *Tx) EnablePublicInterface(id int64) (schema.Action, *apiError) {
+	return t.setPublicInterface(id, true)
+}
+
+// DisablePublicInterface turns the public interface of a load balancer
+// attached to a network, whose targets use private IPs, off.
+func (t *Tx) DisablePublicInterface(id int64) (schema.Action, *apiError) {
+	return t.setPublicInterface(id, false)
+}
+
+func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apiError) {
 	command := "disable_public_interface"
 	if enabled {
 		command = "enable_public_interface"
 	}
-	return func(c *call) (int, any, *apiError) {
-		return lbAction(c, command, nil, func(lb *loadBalancer) (func(), *apiError) {
-			if !enabled && len(lb.PrivateNet) == 0 {
-				return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
-			}
-			if !enabled && publicTargets(lb) {
-				return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
-			}
-			return func() { lb.PublicNet.Enabled = enabled }, nil
-		})
-	}
+	return t.lbAction(id, command, func(lb *loadBalancer) (func(), *apiError) {
+		if !enabled && len(lb.PrivateNet) == 0 {
+			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
+		}
+		if !enabled && publicTargets(lb) {
+			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
+		}
+		return func() { lb.PublicNet.Enabled = enabled }, nil
+	})
 }
 
 // publicTargets reports whether a target of lb is reached on its public IP.
@@ -257,9 +243,10 @@ func publicTargets(lb *loadBalancer) bool {
 	return slices.ContainsFunc(lb.Targets, func(t lbTarget) bool { return t.Type != "ip" && !t.private() })
 }
 
-func lbChangeDNSPtr(c *call) (int, any, *apiError) {
-	var req schema.LoadBalancerActionChangeDNSPtrRequest
-	return lbAction(c, "change_dns_ptr", &req, func(lb *loadBalancer) (func(), *apiError) {
+// ChangeLoadBalancerDNSPtr sets the reverse DNS name of a load
+// balancer's public address.
+func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionChangeDNSPtrRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_dns_ptr", func(lb *loadBalancer) (func(), *apiError) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
 			return nil, invalidField("ip", "%q is not an IP address", req.IP)
@@ -283,9 +270,9 @@ func lbChangeDNSPtr(c *call) (int, any, *apiError) {
 	})
 }
 
-func lbChangeProtection(c *call) (int, any, *apiError) {
-	var req schema.LoadBalancerActionChangeProtectionRequest
-	return lbAction(c, "change_protection", &req, func(lb *loadBalancer) (func(), *apiError) {
+// ChangeLoadBalancerProtection sets a load balancer's delete protection.
+func (t *Tx) ChangeLoadBalancerProtection(id int64, req schema.LoadBalancerActionChangeProtectionRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_protection", func(lb *loadBalancer) (func(), *apiError) {
 		return func() {
 			if req.Delete != nil {
 				lb.Protection.Delete = *req.Delete

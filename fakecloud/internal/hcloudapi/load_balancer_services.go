@@ -6,9 +6,9 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// serviceSpec is a load balancer service as create, add_service and
+// ServiceSpec is a load balancer service as create, add_service and
 // update_service send it: every field optional.
-type serviceSpec struct {
+type ServiceSpec struct {
 	Protocol        *string          `json:"protocol"`
 	ListenPort      *int             `json:"listen_port"`
 	DestinationPort *int             `json:"destination_port"`
@@ -51,7 +51,7 @@ func set[T any](dst *T, src *T) {
 
 // buildService merges spec over base (the zero service for a new one),
 // fills the API's defaults and validates; field names are prefixed.
-func (w *liveWorld) buildService(base schema.LoadBalancerService, spec serviceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
+func (w *liveWorld) buildService(base schema.LoadBalancerService, spec ServiceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
 	s := base
 	if base.HTTP != nil {
 		h := *base.HTTP

@@ -10,8 +10,8 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
 )
 
-// targetSpec is a target as create, add_target and remove_target send it.
-type targetSpec struct {
+// TargetSpec is a target as create, add_target and remove_target send it.
+type TargetSpec struct {
 	Type   string `json:"type"`
 	Server *struct {
 		ID int64 `json:"id"`
@@ -50,7 +50,7 @@ type lbHealth struct {
 func (t lbTarget) private() bool { return t.UsePrivateIP != nil && *t.UsePrivateIP }
 
 // buildTarget validates a target for a load balancer and returns it as stored.
-func (w *liveWorld) buildTarget(lb *loadBalancer, spec targetSpec, f *fieldErrors, prefix string) (lbTarget, *apiError) {
+func (w *liveWorld) buildTarget(lb *loadBalancer, spec TargetSpec, f *fieldErrors, prefix string) (lbTarget, *apiError) {
 	t := lbTarget{Type: spec.Type}
 	private := spec.UsePrivateIP != nil && *spec.UsePrivateIP
 	if spec.Type != "ip" {

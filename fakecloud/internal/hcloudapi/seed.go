@@ -270,7 +270,7 @@ func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 		// as anywhere else in a seed.
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(new(serviceSpec)); err != nil {
+		if err := dec.Decode(new(ServiceSpec)); err != nil {
 			return fmt.Errorf("load_balancer %s: services.%d: %s", lb.Name, i, strings.TrimPrefix(err.Error(), "json: "))
 		}
 	}
@@ -300,11 +300,11 @@ func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 	if len(targets) > 0 {
 		req["targets"] = targets
 	}
-	body, err := w.seedCall(createLoadBalancer, "/load_balancers", "", req)
+	out, err := seedOp(&Tx{w}, "/load_balancers", "", req, (*Tx).CreateLoadBalancer)
 	if err != nil {
 		return err
 	}
-	created, _ := w.loadBalancers.get(body.(lbCreated).LoadBalancer.ID)
+	created, _ := w.loadBalancers.get(out.LoadBalancer.ID)
 	created.Protection.Delete = lb.Protected
 	return nil
 }
