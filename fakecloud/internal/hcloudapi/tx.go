@@ -18,23 +18,30 @@ func find[T any](t *table[T], kind string, id int64) (*T, *apiError) {
 
 // exists answers not_found unless a resource of the kind has the ID.
 func (t *Tx) exists(kind string, id int64) *apiError {
-	var ok bool
-	switch kind {
-	case "server":
-		_, ok = t.w.servers.get(id)
-	case "load_balancer":
-		_, ok = t.w.loadBalancers.get(id)
-	case "certificate":
-		_, ok = t.w.certificates.get(id)
-	case "primary_ip":
-		_, ok = t.w.primaryIPs.get(id)
-	case "network":
-		_, ok = t.w.networks.get(id)
-	case "ssh_key":
+	ok := t.w.exists(kind, id)
+	if kind == "ssh_key" {
 		_, ok = t.w.sshKeys.get(id)
 	}
 	if !ok {
 		return notFound(kind, id)
 	}
 	return nil
+}
+
+// exists reports whether a resource of a kind that actions name has the ID.
+func (w *liveWorld) exists(kind string, id int64) bool {
+	var ok bool
+	switch kind {
+	case "server":
+		_, ok = w.servers.get(id)
+	case "load_balancer":
+		_, ok = w.loadBalancers.get(id)
+	case "network":
+		_, ok = w.networks.get(id)
+	case "certificate":
+		_, ok = w.certificates.get(id)
+	case "primary_ip":
+		_, ok = w.primaryIPs.get(id)
+	}
+	return ok
 }
