@@ -40,7 +40,7 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 		if err != nil {
 			return 0, nil, err
 		}
-		items := slices.DeleteFunc(slices.Clone(e.items(c.w.cat)), func(it T) bool {
+		items := slices.DeleteFunc(slices.Clone(e.items(c.tx.Catalog())), func(it T) bool {
 			return (q.HasName && e.name(it) != q.Name) || (e.keep != nil && !e.keep(c, it)) ||
 				(q.HasSelector && e.labels != nil && !q.Selector.Matches(e.labels(it)))
 		})
@@ -50,7 +50,7 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 		page, meta := paginate(c.header, c.r, items, q)
 		out := map[string]any{e.family: page, "meta": meta}
 		if e.listExtra != nil {
-			maps.Copy(out, e.listExtra(c.w.cat))
+			maps.Copy(out, e.listExtra(c.tx.Catalog()))
 		}
 		return http.StatusOK, out, nil
 	}))
@@ -59,7 +59,7 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 		if err != nil {
 			return 0, nil, err
 		}
-		for _, it := range e.items(c.w.cat) {
+		for _, it := range e.items(c.tx.Catalog()) {
 			if e.id(it) == id {
 				return http.StatusOK, map[string]any{e.single: it}, nil
 			}

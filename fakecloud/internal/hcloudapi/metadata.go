@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
-	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
 // The metadata service a server reaches at 169.254.169.254 answers for
@@ -21,10 +18,7 @@ import (
 // and is not counted as an API request.
 func (s *Server) metadataRoutes() http.Handler {
 	r := chi.NewRouter()
-	byRef := func(r *http.Request) func(*server) bool {
-		ref := chi.URLParam(r, "server")
-		return func(v *server) bool { return v.Name == ref || strconv.FormatInt(v.ID, 10) == ref }
-	}
+	byRef := func(r *http.Request) ServerRef { return ServerRef{NameOrID: chi.URLParam(r, "server")} }
 	r.Get("/{server}/hetzner/v1/metadata", s.metadata(byRef, metadataAll))
 	r.Get("/{server}/hetzner/v1/metadata/{key}", s.metadata(byRef, metadataKey))
 	return r
@@ -35,55 +29,54 @@ func (s *Server) metadataRoutes() http.Handler {
 // from. A test environment that sends 169.254.169.254 to fakecloud (a DNAT
 // rule on each node) then needs no setting in the program under test.
 func (s *Server) sourceMetadataRoutes(r chi.Router) {
-	bySource := func(r *http.Request) func(*server) bool {
+	bySource := func(r *http.Request) ServerRef {
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
-			return func(*server) bool { return false }
+			return ServerRef{}
 		}
-		return func(v *server) bool {
-			return v.PublicNet.IPv4.IP == host || slices.ContainsFunc(v.PrivateNet, func(pn schema.ServerPrivateNet) bool { return pn.IP == host })
-		}
+		return ServerRef{Address: host}
 	}
 	r.Get("/hetzner/v1/metadata", s.metadata(bySource, metadataAll))
 	r.Get("/hetzner/v1/metadata/{key}", s.metadata(bySource, metadataKey))
 }
 
-func metadataKey(m metadataDoc, r *http.Request) (string, bool) { return m.key(chi.URLParam(r, "key")) }
-
-// metadataDoc is what the service knows of one server.
-type metadataDoc struct {
-	hostname, region, zone, ipv4 string
-	id                           int64
-	networks                     []string // YAML list items of private-networks
+// networks are the YAML list items of private-networks.
+func networks(m Metadata) []string {
+	var out []string
+	for _, n := range m.Networks {
+		out = append(out, fmt.Sprintf("- ip: %s\n  alias_ips: [%s]\n  interface_num: %d\n  mac_address: %s\n  network_id: %d\n  network_name: %s\n  network: %s\n  subnet: %s\n  gateway: %s\n",
+			n.IP, strings.Join(n.AliasIPs, ", "), n.Interface, n.MAC, n.ID, n.Name, n.IPRange, n.Subnet, n.Gateway))
+	}
+	return out
 }
 
-func (m metadataDoc) key(k string) (string, bool) {
-	switch k {
+func metadataKey(m Metadata, r *http.Request) (string, bool) {
+	switch chi.URLParam(r, "key") {
 	case "hostname":
-		return m.hostname, true
+		return m.Hostname, true
 	case "instance-id":
-		return strconv.FormatInt(m.id, 10), true
+		return strconv.FormatInt(m.ID, 10), true
 	case "public-ipv4":
-		return m.ipv4, true
+		return m.IPv4, true
 	case "region":
-		return m.region, true
+		return m.Region, true
 	case "availability-zone":
-		return m.zone, true
+		return m.Zone, true
 	case "private-networks":
-		return strings.Join(m.networks, ""), true
+		return strings.Join(networks(m), ""), true
 	}
 	return "", false
 }
 
-func metadataAll(m metadataDoc, _ *http.Request) (string, bool) {
+func metadataAll(m Metadata, _ *http.Request) (string, bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "availability-zone: %s\nhostname: %s\ninstance-id: %d\nlocal-ipv4: ''\npublic-ipv4: %s\nregion: %s\n",
-		m.zone, m.hostname, m.id, m.ipv4, m.region)
-	if len(m.networks) == 0 {
+		m.Zone, m.Hostname, m.ID, m.IPv4, m.Region)
+	if len(m.Networks) == 0 {
 		b.WriteString("private-networks: []\n")
 	} else {
 		b.WriteString("private-networks:\n")
-		for _, n := range m.networks {
+		for _, n := range networks(m) {
 			b.WriteString(indent(n))
 		}
 	}
@@ -100,9 +93,11 @@ func indent(s string) string {
 	return strings.Join(lines, "")
 }
 
-func (s *Server) metadata(which func(*http.Request) func(*server) bool, answer func(metadataDoc, *http.Request) (string, bool)) http.HandlerFunc {
+func (s *Server) metadata(which func(*http.Request) ServerRef, answer func(Metadata, *http.Request) (string, bool)) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		doc, ok := s.metadataOf(which(r))
+		var doc Metadata
+		var ok bool
+		s.world.read(func(tx *Tx) { doc, ok = tx.ServerMetadata(which(r)) })
 		var text string
 		if ok {
 			text, ok = answer(doc, r)
@@ -114,46 +109,4 @@ func (s *Server) metadata(which func(*http.Request) func(*server) bool, answer f
 		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		_, _ = rw.Write([]byte(text))
 	}
-}
-
-// metadataOf describes the server match finds.
-func (s *Server) metadataOf(match func(*server) bool) (metadataDoc, bool) {
-	w := s.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
-	srv, ok := w.servers.find(match)
-	if !ok {
-		return metadataDoc{}, false
-	}
-	m := metadataDoc{hostname: srv.Name, id: srv.ID, region: srv.Location.Name, zone: srv.Location.Name, ipv4: srv.PublicNet.IPv4.IP}
-	for _, dc := range w.cat.Datacenters() {
-		if dc.Location.Name == srv.Location.Name {
-			m.zone = dc.Name
-		}
-	}
-	for i, pn := range srv.PrivateNet {
-		n, ok := w.networks.get(pn.Network)
-		if !ok {
-			continue
-		}
-		subnet, gateway := subnetOf(n, pn.IP)
-		m.networks = append(m.networks, fmt.Sprintf("- ip: %s\n  alias_ips: [%s]\n  interface_num: %d\n  mac_address: %s\n  network_id: %d\n  network_name: %s\n  network: %s\n  subnet: %s\n  gateway: %s\n",
-			pn.IP, strings.Join(pn.AliasIPs, ", "), i+1, pn.MACAddress, n.ID, n.Name, n.IPRange, subnet, gateway))
-	}
-	return m, true
-}
-
-// subnetOf finds the subnet of a network that holds ip, and its gateway.
-func subnetOf(n *schema.Network, ip string) (subnet, gateway string) {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil {
-		return "", ""
-	}
-	for _, sn := range n.Subnets {
-		if p, err := netip.ParsePrefix(sn.IPRange); err == nil && p.Contains(addr) {
-			return sn.IPRange, sn.Gateway
-		}
-	}
-	return "", ""
 }

@@ -11,6 +11,6 @@ import (
 // mountPricing serves GET /pricing.
 func (s *Server) mountPricing(r chi.Router) {
 	r.Get("/pricing", s.serve(func(c *call) (int, any, *apiError) {
-		return http.StatusOK, map[string]catalog.Pricing{"pricing": c.w.cat.Pricing()}, nil
+		return http.StatusOK, map[string]catalog.Pricing{"pricing": c.tx.Catalog().Pricing()}, nil
 	}))
 }

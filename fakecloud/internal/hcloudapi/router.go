@@ -80,7 +80,7 @@ type apiHandler func(c *call) (int, any, *apiError)
 // encodes the answer before the lock is released.
 func (s *Server) serve(h apiHandler) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		status, body, started, aerr := s.world.run(h, &call{w: s.world, tx: &Tx{s.world}, r: r, header: rw.Header()})
+		status, body, started, aerr := s.world.run(h, &call{tx: &Tx{s.world}, r: r, header: rw.Header()})
 		if n, ok := r.Context().Value(noteKey{}).(*requestNote); ok {
 			n.actions = started
 		}

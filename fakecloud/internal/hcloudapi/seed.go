@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"strings"
 
@@ -307,32 +306,6 @@ func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 	created, _ := w.loadBalancers.get(out.LoadBalancer.ID)
 	created.Protection.Delete = lb.Protected
 	return nil
-}
-
-// seedCall runs the API handler of POST path in-process with a JSON body
-// and path values, after the OpenAPI description's check that the API
-// would make.
-func (w *liveWorld) seedCall(h apiHandler, path, what string, body any, pathValues ...string) (any, error) {
-	data, err := json.Marshal(body)
-	if err != nil {
-		return nil, err
-	}
-	r := httptest.NewRequest("POST", "/", bytes.NewReader(data))
-	for i := 0; i+1 < len(pathValues); i += 2 {
-		r.SetPathValue(pathValues[i], pathValues[i+1])
-	}
-	var out any
-	aerr := breaches(contract.Default(), "POST", path, nil, data)
-	if aerr == nil {
-		_, out, aerr = h(&call{w: w, tx: &Tx{w}, r: r, header: make(map[string][]string)})
-	}
-	if aerr != nil {
-		if what != "" {
-			return nil, fmt.Errorf("seed %s: %s", what, aerr.Error())
-		}
-		return nil, fmt.Errorf("%s", aerr.Error())
-	}
-	return out, nil
 }
 
 // seedOp runs a typed operation as the API runs it for POST path: the

@@ -1,11 +1,26 @@
 package hcloudapi
 
+import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
+
 // Tx is one request's hold on the world: its methods are the typed
 // operations the API's endpoints perform, each validating its request
 // and changing the world completely or not at all. A Tx is valid only
 // inside the function the world runs it in, under the world's lock.
 // Results are copies in the API's schema, never the stored resources.
 type Tx struct{ w *liveWorld }
+
+// read runs f under the world's lock, after settling due actions, for a
+// read that is not an API request (the metadata service).
+func (w *liveWorld) read(f func(*Tx)) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle()
+	f(&Tx{w})
+}
+
+// Catalog is the catalogue: locations, datacenters, types, images and
+// prices. It does not change.
+func (t *Tx) Catalog() *catalog.Catalog { return t.w.cat }
 
 // find returns the resource of a kind with the ID, or not_found.
 func find[T any](t *table[T], kind string, id int64) (*T, *apiError) {
