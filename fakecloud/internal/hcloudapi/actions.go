@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // actionFamilies maps a URL family to the resource type its actions name.
@@ -63,7 +65,7 @@ func (c *call) resourceID(kind string) (int64, *apiError) {
 	if err != nil {
 		return 0, err
 	}
-	if err := c.tx.exists(kind, id); err != nil {
+	if err := c.tx.Exists(kind, id); err != nil {
 		return 0, err
 	}
 	return id, nil
@@ -89,7 +91,7 @@ func (c *call) listActions(kind string, resource int64) (int, any, *apiError) {
 		return 0, nil, err
 	}
 	query := c.r.URL.Query()
-	page, total, err := c.tx.Actions(q, ActionFilter{Kind: kind, Resource: resource, IDs: query["id"], Statuses: query["status"]})
+	page, total, err := c.tx.Actions(q, world.ActionFilter{Kind: kind, Resource: resource, IDs: query["id"], Statuses: query["status"]})
 	if err != nil {
 		return 0, nil, err
 	}

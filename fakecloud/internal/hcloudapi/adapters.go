@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // The adapters turn a typed operation of the world into an endpoint: they
@@ -12,7 +14,7 @@ import (
 
 // get serves GET of one resource (or a DELETE that answers with an
 // action), answered 200 or the status given.
-func get[V any](op func(*Tx, int64) (V, *apiError), wrap func(V) any, status ...int) apiHandler {
+func get[V any](op func(*world.Tx, int64) (V, *apiError), wrap func(V) any, status ...int) apiHandler {
 	code := http.StatusOK
 	if len(status) > 0 {
 		code = status[0]
@@ -31,7 +33,7 @@ func get[V any](op func(*Tx, int64) (V, *apiError), wrap func(V) any, status ...
 }
 
 // create serves POST of a new resource.
-func create[R, V any](op func(*Tx, R) (V, *apiError), wrap func(V) any) apiHandler {
+func create[R, V any](op func(*world.Tx, R) (V, *apiError), wrap func(V) any) apiHandler {
 	return func(c *call) (int, any, *apiError) {
 		var req R
 		if err := c.decode(&req); err != nil {
@@ -47,13 +49,13 @@ func create[R, V any](op func(*Tx, R) (V, *apiError), wrap func(V) any) apiHandl
 
 // update serves PUT of one resource of a kind, which is looked up before
 // the body is read.
-func update[R, V any](kind string, op func(*Tx, int64, R) (V, *apiError), wrap func(V) any) apiHandler {
+func update[R, V any](kind string, op func(*world.Tx, int64, R) (V, *apiError), wrap func(V) any) apiHandler {
 	return func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := c.tx.exists(kind, id); err != nil {
+		if err := c.tx.Exists(kind, id); err != nil {
 			return 0, nil, err
 		}
 		var req R
@@ -69,7 +71,7 @@ func update[R, V any](kind string, op func(*Tx, int64, R) (V, *apiError), wrap f
 }
 
 // del serves a DELETE answered 204.
-func del(op func(*Tx, int64) *apiError) apiHandler {
+func del(op func(*world.Tx, int64) *apiError) apiHandler {
 	return func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
 		if err != nil {
@@ -84,7 +86,7 @@ func del(op func(*Tx, int64) *apiError) apiHandler {
 
 // act serves POST /{family}/{id}/actions/{name}: the body is decoded
 // before the resource is looked up.
-func act[R any](op func(*Tx, int64, R) (schema.Action, *apiError)) apiHandler {
+func act[R any](op func(*world.Tx, int64, R) (schema.Action, *apiError)) apiHandler {
 	return func(c *call) (int, any, *apiError) {
 		var req R
 		if err := c.decode(&req); err != nil {
@@ -105,13 +107,13 @@ func act[R any](op func(*Tx, int64, R) (schema.Action, *apiError)) apiHandler {
 // actOn serves an action on a resource of a kind that is looked up before
 // the body is read, so a missing resource answers not_found whatever the
 // body holds.
-func actOn[R any](kind string, op func(*Tx, int64, R) (schema.Action, *apiError)) apiHandler {
+func actOn[R any](kind string, op func(*world.Tx, int64, R) (schema.Action, *apiError)) apiHandler {
 	return func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
 		}
-		if err := c.tx.exists(kind, id); err != nil {
+		if err := c.tx.Exists(kind, id); err != nil {
 			return 0, nil, err
 		}
 		var req R
@@ -127,7 +129,7 @@ func actOn[R any](kind string, op func(*Tx, int64, R) (schema.Action, *apiError)
 }
 
 // actOnBodyless serves an action that takes no body; one sent is ignored.
-func actOnBodyless(kind string, op func(*Tx, int64) (schema.Action, *apiError)) apiHandler {
+func actOnBodyless(kind string, op func(*world.Tx, int64) (schema.Action, *apiError)) apiHandler {
 	return func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
 		if err != nil {

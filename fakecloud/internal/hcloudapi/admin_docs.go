@@ -1,9 +1,8 @@
 package hcloudapi
 
-// What the admin API's routes and the event types do, in words: the
-// reference pages docs/reference/fakecloud/admin-api.md and events.md are
-// generated from these, and a test fails when a route or an event type
-// has no entry here, or an entry has no route or type.
+// What the admin API's routes do, in words: the reference page
+// docs/reference/fakecloud/admin-api.md is generated from these, and a
+// test fails when a route has no entry here, or an entry has no route.
 
 // adminRouteDocs says what each admin route does, by "METHOD /path".
 var adminRouteDocs = []struct{ route, does string }{
@@ -29,21 +28,4 @@ var adminRouteDocs = []struct{ route, does string }{
 	{"DELETE /counters", "reset the counters"},
 	{"GET /robot/limits", "the Robot webservice's spent limits (`usage`: `user`, `endpoint`, `used`, `limit`, `interval`) and blocked client IPs (`blocked`: `ip`, `until`)"},
 	{"DELETE /robot/limits", "forget the Robot webservice's limits and blocks"},
-}
-
-// eventDocs says what each event type does, in eventTypes' order.
-var eventDocs = map[string]string{
-	"delete_server":     "deletes the server behind the clients' back; records `delete_server`",
-	"power_off_server":  "powers the server off; records `stop_server`, or, under pessimistic realism, nothing (a shutdown from inside the server)",
-	"power_on_server":   "powers the server on; records `start_server`",
-	"set_target_health": "sets a load balancer target's `health_status` (`healthy`, `unhealthy`, `unknown`) for the service on `listen_port` (0: every service); it wins over real health checks",
-	"lock":              "locks a `resource` (`server`, `load_balancer`, `network`, `certificate`) for `for`: changes to it answer 423 `locked`",
-	"set_server_ip":     "gives the server public IPv4 `ip`, recording `unassign_primary_ip` and `assign_primary_ip` (naming the server and the primary IP; under pessimistic realism the primary IP alone); with `network`, its private IP there instead, recording `detach_from_network` and `attach_to_network`",
-
-	"add_dedicated_server":       "a Robot dedicated server, as in a seed's `dedicated_servers`, listed from now on",
-	"remove_dedicated_server":    "gone from `GET /server`; its number answers `SERVER_NOT_FOUND`",
-	"cancel_dedicated_server":    "`cancelled: true`, still listed until removed",
-	"power_off_dedicated_server": "`operating_status` `shut off`; refused for a tower server",
-	"power_on_dedicated_server":  "`operating_status` `running`; refused for a tower server",
-	"rename_dedicated_server":    "`server_name` becomes `name`",
 }

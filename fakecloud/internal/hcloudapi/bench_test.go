@@ -1,6 +1,7 @@
 package hcloudapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,7 +24,15 @@ func benchWorld(b *testing.B, n int) (*Server, []int64) {
 	if err := fc.Seed(w); err != nil {
 		b.Fatal(err)
 	}
-	return fc, fc.world.servers.ids
+	var st state
+	if err := json.Unmarshal([]byte(export(b, fc)), &st); err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]int64, 0, len(st.Servers))
+	for _, s := range st.Servers {
+		ids = append(ids, s.ID)
+	}
+	return fc, ids
 }
 
 func serveInProcess(b *testing.B, fc *Server, path string) *httptest.ResponseRecorder {
@@ -96,7 +105,7 @@ func BenchmarkCreateLoadBalancer(b *testing.B) {
 		targets = append(targets, hcloud.LoadBalancerCreateOptsTarget{Type: hcloud.LoadBalancerTargetTypeServer,
 			Server: hcloud.LoadBalancerCreateOptsTargetServer{Server: &hcloud.Server{ID: id}}, UsePrivateIP: hcloud.Ptr(true)})
 	}
-	network := &hcloud.Network{ID: fc.world.networks.ids[0]}
+	network := &hcloud.Network{ID: worldOf(b, fc).Networks[0].ID}
 	for b.Loop() {
 		res, _, err := client.LoadBalancer.Create(b.Context(), hcloud.LoadBalancerCreateOpts{
 			Name: "lb", LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}, Network: network,
@@ -134,18 +143,4 @@ func BenchmarkExport10k(b *testing.B) {
 	}
 	b.ReportMetric(float64(size), "bytes")
 	b.ReportMetric(float64(size)/10000, "bytes/server")
-}
-
-// BenchmarkSnapshotLock10k is the part of BenchmarkExport10k that holds
-// the world lock: the copy of 10,000 servers' world, encoded after the
-// lock is released.
-func BenchmarkSnapshotLock10k(b *testing.B) {
-	fc, _ := benchWorld(b, 10000)
-	for b.Loop() {
-		fc.world.locked(func() {
-			if _, err := fc.world.snapshot(); err != nil {
-				b.Fatal(err)
-			}
-		})
-	}
 }

@@ -1,10 +1,14 @@
 package hcloudapi
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+)
 
 // call is one API request being served under the world lock.
 type call struct {
-	tx     *Tx
+	tx     *world.Tx
 	r      *http.Request
 	header http.Header
 }

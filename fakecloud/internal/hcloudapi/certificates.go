@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 type certGet struct {
@@ -29,9 +31,9 @@ func (s *Server) mountCertificates(r chi.Router) {
 		}
 		return http.StatusOK, certList{Certificates: page, Meta: metaOf(c.header, c.r, total, q)}, nil
 	}))
-	r.Post("/certificates", s.serve(create((*Tx).CreateCertificate, func(v CertificateCreated) any { return v })))
-	r.Get("/certificates/{id}", s.serve(get((*Tx).Certificate, wrap)))
-	r.Put("/certificates/{id}", s.serve(update("certificate", (*Tx).UpdateCertificate, wrap)))
-	r.Delete("/certificates/{id}", s.serve(del((*Tx).DeleteCertificate)))
-	s.actionRoutes(r, "certificates", map[string]apiHandler{"retry": actOnBodyless("certificate", (*Tx).RetryCertificate)})
+	r.Post("/certificates", s.serve(create((*world.Tx).CreateCertificate, func(v world.CertificateCreated) any { return v })))
+	r.Get("/certificates/{id}", s.serve(get((*world.Tx).Certificate, wrap)))
+	r.Put("/certificates/{id}", s.serve(update("certificate", (*world.Tx).UpdateCertificate, wrap)))
+	r.Delete("/certificates/{id}", s.serve(del((*world.Tx).DeleteCertificate)))
+	s.actionRoutes(r, "certificates", map[string]apiHandler{"retry": actOnBodyless("certificate", (*world.Tx).RetryCertificate)})
 }

@@ -300,21 +300,19 @@ func TestCertificateManagedIssuance(t *testing.T) {
 func TestCertificateRetryFailedIssuance(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := t.Context()
+	// Issuance fails as an action fault makes its action fail.
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "create_certificate", ErrorCode: "dns_zone_not_found", Count: 1}); err != nil {
+		t.Fatal(err)
+	}
 	res, _, err := f.client.Certificate.CreateCertificate(ctx, hcloud.CertificateCreateOpts{
 		Name: "managed", Type: hcloud.CertificateTypeManaged, DomainNames: []string{"example.org"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.client.Action.WaitFor(ctx, res.Action); err != nil {
-		t.Fatal(err)
+	if err := f.client.Action.WaitFor(ctx, res.Action); err == nil {
+		t.Fatal("the issuance action succeeded, want it failed by the action fault")
 	}
-	// No API request makes issuance fail, so mark it failed in the world.
-	w := f.fc.world
-	w.mu.Lock()
-	stored, _ := w.certificates.get(res.Certificate.ID)
-	stored.Status.Issuance = "failed"
-	w.mu.Unlock()
 
 	failed, _, err := f.client.Certificate.GetByID(ctx, res.Certificate.ID)
 	if err != nil || failed == nil || !failed.Status.IsFailed() {

@@ -2,20 +2,14 @@ package hcloudapi
 
 // Reset empties the world (the catalogue stays); faults, journal and
 // counters are kept.
-func (s *Server) Reset() {
-	w := s.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.reset()
-	w.changes++
-}
+func (s *Server) Reset() { s.world.Reset() }
 
 // ResetToSeed replaces the world with the last world seeded, or empties
 // it when none was.
 func (s *Server) ResetToSeed() error {
-	s.world.mu.Lock()
+	s.mu.Lock()
 	seed := s.seed
-	s.world.mu.Unlock()
+	s.mu.Unlock()
 	if seed == nil {
 		s.Reset()
 		return nil

@@ -37,13 +37,9 @@ const (
 )
 
 var (
-	errorf        = apierr.Errorf
-	notFound      = apierr.NotFound
-	locked        = apierr.Locked
-	protectedErr  = apierr.Protected
-	invalidField  = apierr.InvalidField
-	limitExceeded = apierr.LimitExceeded
-	notUnique     = apierr.NotUnique
+	errorf       = apierr.Errorf
+	notFound     = apierr.NotFound
+	invalidField = apierr.InvalidField
 )
 
 // StatusForCode returns the HTTP status the API uses for an error code.

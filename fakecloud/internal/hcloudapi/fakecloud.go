@@ -15,6 +15,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
@@ -102,19 +103,21 @@ type Options struct {
 // Server is a running simulated Hetzner Cloud. It is an http.Handler serving
 // the API under /v1 (and /, as some clients use a bare base URL).
 type Server struct {
-	opts    Options
-	world   *liveWorld
-	limiter *ratelimit.Bucket
-	faults  *faults.Set
-	rec     *journal.Recorder
-	api     chi.Router // the API's routes, for naming request templates
-	handler http.Handler
-	tokens  map[string]bool // token -> may write
-	closing chan struct{}   // closed by Close: hung requests end
-	closed  sync.Once
-	seed    *World // the last world seeded, for ResetToSeed
-	traffic *lbtraffic.Plane
-	robot   *robot.Handler // the Robot webservice under /robot
+	opts     Options
+	world    *world.State
+	limiter  *ratelimit.Bucket
+	faults   *faults.Set
+	rec      *journal.Recorder
+	api      chi.Router // the API's routes, for naming request templates
+	handler  http.Handler
+	tokens   map[string]bool // token -> may write
+	closing  chan struct{}   // closed by Close: hung requests end
+	closed   sync.Once
+	mu       sync.Mutex  // guards seed and schedule
+	seed     *World      // the last world seeded, for ResetToSeed
+	schedule []scheduled // scenario steps waiting for their time, soonest first
+	traffic  *lbtraffic.Plane
+	robot    *robot.Handler // the Robot webservice under /robot
 	// stateFile writes the state file, when there is one.
 	stateFile atomic.Pointer[StateFile]
 }
@@ -127,9 +130,10 @@ func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{opts: opts, world: newLiveWorld(opts), tokens: map[string]bool{}, closing: make(chan struct{}),
+	s := &Server{opts: opts, tokens: map[string]bool{}, closing: make(chan struct{}),
 		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize)}
-	s.world.actionFault = s.faults.ForAction
+	s.world = world.New(world.Config{Now: opts.Now, ActionDuration: opts.ActionDuration, ActionPolls: opts.ActionPolls,
+		IDSeed: opts.IDSeed, Realism: opts.Realism, ActionFault: s.faults.ForAction})
 	if len(opts.Tokens) == 0 {
 		s.tokens[DefaultToken] = true
 	}
@@ -150,7 +154,7 @@ func New(opts Options) *Server {
 		}
 		s.limiter = ratelimit.New(limit, refill, opts.Now)
 	}
-	s.robot = robot.New(robot.Options{User: opts.RobotUser, Password: opts.RobotPassword, Servers: s.dedicatedServers, Now: opts.Now,
+	s.robot = robot.New(robot.Options{User: opts.RobotUser, Password: opts.RobotPassword, Servers: s.world.DedicatedServers, Now: opts.Now,
 		RateLimitScale: opts.RobotRateLimitScale, RateLimitInterval: opts.RobotRateLimitInterval, Prefix: robotPrefix, Wrap: s.injectRobotFaults})
 	s.handler = limitURI(s.routes())
 	if opts.LoadBalancerIPv4Range.IsValid() {

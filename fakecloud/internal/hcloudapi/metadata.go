@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // The metadata service a server reaches at 169.254.169.254 answers for
@@ -18,7 +20,7 @@ import (
 // and is not counted as an API request.
 func (s *Server) metadataRoutes() http.Handler {
 	r := chi.NewRouter()
-	byRef := func(r *http.Request) ServerRef { return ServerRef{NameOrID: chi.URLParam(r, "server")} }
+	byRef := func(r *http.Request) world.ServerRef { return world.ServerRef{NameOrID: chi.URLParam(r, "server")} }
 	r.Get("/{server}/hetzner/v1/metadata", s.metadata(byRef, metadataAll))
 	r.Get("/{server}/hetzner/v1/metadata/{key}", s.metadata(byRef, metadataKey))
 	return r
@@ -29,19 +31,19 @@ func (s *Server) metadataRoutes() http.Handler {
 // from. A test environment that sends 169.254.169.254 to fakecloud (a DNAT
 // rule on each node) then needs no setting in the program under test.
 func (s *Server) sourceMetadataRoutes(r chi.Router) {
-	bySource := func(r *http.Request) ServerRef {
+	bySource := func(r *http.Request) world.ServerRef {
 		host, _, err := net.SplitHostPort(r.RemoteAddr)
 		if err != nil {
-			return ServerRef{}
+			return world.ServerRef{}
 		}
-		return ServerRef{Address: host}
+		return world.ServerRef{Address: host}
 	}
 	r.Get("/hetzner/v1/metadata", s.metadata(bySource, metadataAll))
 	r.Get("/hetzner/v1/metadata/{key}", s.metadata(bySource, metadataKey))
 }
 
 // networks are the YAML list items of private-networks.
-func networks(m Metadata) []string {
+func networks(m world.Metadata) []string {
 	var out []string
 	for _, n := range m.Networks {
 		out = append(out, fmt.Sprintf("- ip: %s\n  alias_ips: [%s]\n  interface_num: %d\n  mac_address: %s\n  network_id: %d\n  network_name: %s\n  network: %s\n  subnet: %s\n  gateway: %s\n",
@@ -50,7 +52,7 @@ func networks(m Metadata) []string {
 	return out
 }
 
-func metadataKey(m Metadata, r *http.Request) (string, bool) {
+func metadataKey(m world.Metadata, r *http.Request) (string, bool) {
 	switch chi.URLParam(r, "key") {
 	case "hostname":
 		return m.Hostname, true
@@ -68,7 +70,7 @@ func metadataKey(m Metadata, r *http.Request) (string, bool) {
 	return "", false
 }
 
-func metadataAll(m Metadata, _ *http.Request) (string, bool) {
+func metadataAll(m world.Metadata, _ *http.Request) (string, bool) {
 	var b strings.Builder
 	fmt.Fprintf(&b, "availability-zone: %s\nhostname: %s\ninstance-id: %d\nlocal-ipv4: ''\npublic-ipv4: %s\nregion: %s\n",
 		m.Zone, m.Hostname, m.ID, m.IPv4, m.Region)
@@ -93,11 +95,11 @@ func indent(s string) string {
 	return strings.Join(lines, "")
 }
 
-func (s *Server) metadata(which func(*http.Request) ServerRef, answer func(Metadata, *http.Request) (string, bool)) http.HandlerFunc {
+func (s *Server) metadata(which func(*http.Request) world.ServerRef, answer func(world.Metadata, *http.Request) (string, bool)) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		var doc Metadata
+		var doc world.Metadata
 		var ok bool
-		s.world.read(func(tx *Tx) { doc, ok = tx.ServerMetadata(which(r)) })
+		s.world.Read(func(tx *world.Tx) { doc, ok = tx.ServerMetadata(which(r)) })
 		var text string
 		if ok {
 			text, ok = answer(doc, r)

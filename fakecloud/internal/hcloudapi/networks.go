@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 type networkGet struct {
@@ -18,17 +20,17 @@ type networkList struct {
 
 func (s *Server) mountNetworks(r chi.Router) {
 	r.Get("/networks", s.serve(listNetworks))
-	r.Post("/networks", s.serve(create((*Tx).CreateNetwork, func(n schema.Network) any { return networkGet{n} })))
-	r.Get("/networks/{id}", s.serve(get((*Tx).Network, func(n schema.Network) any { return networkGet{n} })))
-	r.Put("/networks/{id}", s.serve(update("network", (*Tx).UpdateNetwork, func(n schema.Network) any { return networkGet{n} })))
-	r.Delete("/networks/{id}", s.serve(del((*Tx).DeleteNetwork)))
+	r.Post("/networks", s.serve(create((*world.Tx).CreateNetwork, func(n schema.Network) any { return networkGet{n} })))
+	r.Get("/networks/{id}", s.serve(get((*world.Tx).Network, func(n schema.Network) any { return networkGet{n} })))
+	r.Put("/networks/{id}", s.serve(update("network", (*world.Tx).UpdateNetwork, func(n schema.Network) any { return networkGet{n} })))
+	r.Delete("/networks/{id}", s.serve(del((*world.Tx).DeleteNetwork)))
 	s.actionRoutes(r, "networks", map[string]apiHandler{
-		"add_subnet":        act((*Tx).AddSubnet),
-		"delete_subnet":     act((*Tx).DeleteSubnet),
-		"add_route":         act((*Tx).AddRoute),
-		"delete_route":      act((*Tx).DeleteRoute),
-		"change_ip_range":   act((*Tx).ChangeIPRange),
-		"change_protection": act((*Tx).ChangeNetworkProtection),
+		"add_subnet":        act((*world.Tx).AddSubnet),
+		"delete_subnet":     act((*world.Tx).DeleteSubnet),
+		"add_route":         act((*world.Tx).AddRoute),
+		"delete_route":      act((*world.Tx).DeleteRoute),
+		"change_ip_range":   act((*world.Tx).ChangeIPRange),
+		"change_protection": act((*world.Tx).ChangeNetworkProtection),
 	})
 }
 

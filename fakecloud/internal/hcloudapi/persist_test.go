@@ -130,7 +130,5 @@ func serversIn(t *testing.T, path string) int {
 	if _, err := fc.LoadStateFile(path); err != nil {
 		t.Fatal(err)
 	}
-	n := 0
-	fc.world.locked(func() { n = len(fc.world.servers.all()) })
-	return n
+	return len(worldOf(t, fc).Servers)
 }

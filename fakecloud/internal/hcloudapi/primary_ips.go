@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 type primaryIPGet struct {
@@ -21,12 +23,12 @@ type primaryIPList struct {
 func (s *Server) mountPrimaryIPs(r chi.Router) {
 	wrap := func(p schema.PrimaryIP) any { return primaryIPGet{p} }
 	s.actionRoutes(r, "primary_ips", map[string]apiHandler{
-		"assign":   actOn("primary_ip", (*Tx).AssignPrimaryIP),
-		"unassign": actOnBodyless("primary_ip", (*Tx).UnassignPrimaryIP),
+		"assign":   actOn("primary_ip", (*world.Tx).AssignPrimaryIP),
+		"unassign": actOnBodyless("primary_ip", (*world.Tx).UnassignPrimaryIP),
 	})
-	r.Post("/primary_ips", s.serve(create((*Tx).CreatePrimaryIP, func(v PrimaryIPCreated) any { return v })))
-	r.Delete("/primary_ips/{id}", s.serve(del((*Tx).DeletePrimaryIP)))
-	r.Put("/primary_ips/{id}", s.serve(update("primary_ip", (*Tx).UpdatePrimaryIP, wrap)))
+	r.Post("/primary_ips", s.serve(create((*world.Tx).CreatePrimaryIP, func(v world.PrimaryIPCreated) any { return v })))
+	r.Delete("/primary_ips/{id}", s.serve(del((*world.Tx).DeletePrimaryIP)))
+	r.Put("/primary_ips/{id}", s.serve(update("primary_ip", (*world.Tx).UpdatePrimaryIP, wrap)))
 	r.Get("/primary_ips", s.serve(func(c *call) (int, any, *apiError) {
 		q, err := parseList(c.r)
 		if err != nil {
@@ -38,5 +40,5 @@ func (s *Server) mountPrimaryIPs(r chi.Router) {
 		}
 		return http.StatusOK, primaryIPList{PrimaryIPs: page, Meta: metaOf(c.header, c.r, total, q)}, nil
 	}))
-	r.Get("/primary_ips/{id}", s.serve(get((*Tx).PrimaryIP, wrap)))
+	r.Get("/primary_ips/{id}", s.serve(get((*world.Tx).PrimaryIP, wrap)))
 }

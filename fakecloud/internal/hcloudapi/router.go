@@ -8,6 +8,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // routes builds the handler: the API under /v1 and / (observed,
@@ -76,12 +77,32 @@ func (s *Server) actionRoutes(r chi.Router, family string, table map[string]apiH
 // or an API error. A nil body with 204 sends no body.
 type apiHandler func(c *call) (int, any, *apiError)
 
-// serve runs h under the world lock, after settling due actions, and
-// encodes the answer before the lock is released.
+// serve runs h as one request of the world, after settling due actions,
+// and encodes the answer before the world's lock is released. A panic in
+// h releases the lock and goes on to observe, which answers server_error.
 func (s *Server) serve(h apiHandler) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
-		status, body, started, aerr := s.world.run(h, &call{tx: &Tx{s.world}, r: r, header: rw.Header()})
-		if n, ok := r.Context().Value(noteKey{}).(*requestNote); ok {
+		var status int
+		var body []byte
+		var aerr *apiError
+		started := s.world.Run(func(tx *world.Tx) bool {
+			var v any
+			status, v, aerr = h(&call{tx: tx, r: r, header: rw.Header()})
+			if aerr != nil {
+				return false
+			}
+			if v != nil {
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
+				enc.SetEscapeHTML(false)
+				if err := enc.Encode(v); err != nil {
+					aerr = errorf(codeServerError, "encode response: %v", err)
+				}
+				body = buf.Bytes()
+			}
+			return r.Method != http.MethodGet
+		})
+		if n, ok := r.Context().Value(noteKey{}).(*requestNote); ok && aerr == nil {
 			n.actions = started
 		}
 		switch {
@@ -95,41 +116,4 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 			_, _ = rw.Write(body)
 		}
 	}
-}
-
-// run calls h holding the world lock and returns its answer encoded. The
-// lock is released however h ends: a panic goes on to observe, which
-// answers server_error, and the next request is served as usual. It also
-// returns the commands of the actions h started, for the journal.
-func (w *liveWorld) run(h apiHandler, c *call) (int, []byte, []string, *apiError) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
-	w.started = nil
-	status, body, aerr := h(c)
-	started := w.started
-	w.started = nil
-	if aerr != nil {
-		return 0, nil, nil, aerr
-	}
-	if c.r.Method != http.MethodGet {
-		w.changes++
-	}
-	if body == nil {
-		return status, nil, started, nil
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(body); err != nil {
-		return 0, nil, started, errorf(codeServerError, "encode response: %v", err)
-	}
-	return status, buf.Bytes(), started, nil
-}
-
-// locked runs f holding the world lock, released however f ends.
-func (w *liveWorld) locked(f func()) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	f()
 }

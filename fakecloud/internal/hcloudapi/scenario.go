@@ -6,6 +6,8 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // Scenario is a script of cloud trouble: timed steps, each a fault rule,
@@ -104,7 +106,7 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		case st.ActionFault != nil:
 			err = s.faults.CheckAction(*st.ActionFault)
 		case st.Event != nil:
-			err = st.Event.check()
+			err = world.CheckEvent(*st.Event)
 		case st.RateLimit != nil:
 			if s.limiter == nil {
 				err = errors.New("rate_limit: rate limiting is off")
@@ -120,12 +122,11 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		return err
 	}
 	now := s.opts.Now()
-	w := s.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	if sc.Realism != nil {
-		w.realism = *sc.Realism
+		_ = s.world.SetRealism(*sc.Realism) // checked above
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, st := range sc.Steps {
 		switch {
 		case st.Fault != nil:
@@ -137,25 +138,23 @@ func (s *Server) LoadScenario(sc Scenario) error {
 			a.Start += st.At
 			_, _ = s.faults.AddAction(a)
 		default:
-			w.schedule = append(w.schedule, scheduled{at: now.Add(time.Duration(st.At)), event: st.Event, rateLimit: st.RateLimit})
+			s.schedule = append(s.schedule, scheduled{at: now.Add(time.Duration(st.At)), event: st.Event, rateLimit: st.RateLimit})
 		}
 	}
-	slices.SortStableFunc(w.schedule, func(a, b scheduled) int { return a.at.Compare(b.at) })
+	slices.SortStableFunc(s.schedule, func(a, b scheduled) int { return a.at.Compare(b.at) })
 	return nil
 }
 
 // runDue applies the scheduled steps whose time has come.
 func (s *Server) runDue() {
-	w := s.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	now := s.opts.Now()
-	for len(w.schedule) > 0 && !now.Before(w.schedule[0].at) {
-		st := w.schedule[0]
-		w.schedule = w.schedule[1:]
+	for len(s.schedule) > 0 && !now.Before(s.schedule[0].at) {
+		st := s.schedule[0]
+		s.schedule = s.schedule[1:]
 		if st.event != nil {
-			w.settle()
-			if err := w.apply(*st.event); err != nil {
+			if err := s.world.Apply(*st.event); err != nil {
 				s.opts.Logger.Warn("scenario event failed", "type", st.event.Type, "error", err)
 			}
 		}

@@ -2,6 +2,7 @@ package hcloudapi
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
@@ -134,73 +136,61 @@ func ParseWorld(data []byte) (World, error) {
 // changes nothing (not the world, its ID counters, nor the seed that
 // ResetToSeed plants), and the error names the resource and the reason.
 func (s *Server) Seed(seed World) error {
-	w := s.world
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
-	fresh := w.scratch()
-	// Action faults are meant for API clients: seeding neither spends nor
-	// meets them.
-	fresh.actionDuration, fresh.actionPolls, fresh.actionFault = 0, 0, nil
-	if err := fresh.plant(seed); err != nil {
+	if err := s.world.Replace(func(tx *world.Tx) error { return plant(tx, seed) }); err != nil {
 		return err
 	}
-	w.adopt(fresh)
-	w.changes++
+	s.mu.Lock()
 	s.seed = &seed
+	s.mu.Unlock()
 	return nil
 }
 
-func (w *liveWorld) plant(seed World) error {
+// plant creates a seed's resources through the API's operations.
+func plant(tx *world.Tx, seed World) error {
 	byName := map[string]int64{}
 	for _, k := range seed.SSHKeys {
 		req := schema.SSHKeyCreateRequest{Name: k.Name, PublicKey: k.PublicKey, Labels: labelsOf(k.Labels)}
-		if _, err := seedOp(&Tx{w}, "/ssh_keys", "ssh_key "+k.Name, req, (*Tx).CreateSSHKey); err != nil {
+		if _, err := seedOp(tx, "/ssh_keys", "ssh_key "+k.Name, req, (*world.Tx).CreateSSHKey); err != nil {
 			return err
 		}
 	}
 	for _, c := range seed.Certificates {
 		req := schema.CertificateCreateRequest{Name: c.Name, Type: c.Type, Certificate: c.Certificate, PrivateKey: c.PrivateKey, DomainNames: c.DomainNames, Labels: labelsOf(c.Labels)}
-		if _, err := seedOp(&Tx{w}, "/certificates", "certificate "+c.Name, req, (*Tx).CreateCertificate); err != nil {
+		if _, err := seedOp(tx, "/certificates", "certificate "+c.Name, req, (*world.Tx).CreateCertificate); err != nil {
 			return err
 		}
 	}
 	for _, n := range seed.Networks {
 		req := schema.NetworkCreateRequest{Name: n.Name, IPRange: n.IPRange, Subnets: n.Subnets, Routes: n.Routes, Labels: labelsOf(n.Labels)}
-		created, err := seedOp(&Tx{w}, "/networks", "network "+n.Name, req, (*Tx).CreateNetwork)
+		created, err := seedOp(tx, "/networks", "network "+n.Name, req, (*world.Tx).CreateNetwork)
 		if err != nil {
 			return err
 		}
 		byName["network/"+n.Name] = created.ID
 	}
 	for _, sv := range seed.Servers {
-		if err := w.seedServer(sv, byName); err != nil {
+		if err := seedServer(tx, sv, byName); err != nil {
 			return fmt.Errorf("seed server %s: %w", sv.Name, err)
 		}
 	}
 	for _, lb := range seed.LoadBalancers {
-		if err := w.seedLB(lb, byName); err != nil {
+		if err := seedLB(tx, lb, byName); err != nil {
 			return fmt.Errorf("seed load_balancer %s: %w", lb.Name, err)
 		}
 	}
 	for _, p := range seed.PrimaryIPs {
-		loc := schema.IDOrName{Name: orDefault(p.Location, "fsn1")}
-		req := PrimaryIPCreateRequest{Name: p.Name, Type: p.Type, Location: &loc, Labels: labelsOf(p.Labels)}
-		if _, err := seedOp(&Tx{w}, "/primary_ips", "primary_ip "+p.Name, req, (*Tx).CreatePrimaryIP); err != nil {
+		loc := schema.IDOrName{Name: cmp.Or(p.Location, "fsn1")}
+		req := world.PrimaryIPCreateRequest{Name: p.Name, Type: p.Type, Location: &loc, Labels: labelsOf(p.Labels)}
+		if _, err := seedOp(tx, "/primary_ips", "primary_ip "+p.Name, req, (*world.Tx).CreatePrimaryIP); err != nil {
 			return err
 		}
 	}
-	for i, d := range seed.DedicatedServers {
-		if _, err := w.addDedicated(d); err != nil {
-			return prefixLines(fmt.Sprintf("seed dedicated_servers[%d] (%s): ", i, d.Name), err)
-		}
-	}
-	return nil
+	return tx.AddDedicatedServers(seed.DedicatedServers)
 }
 
-func (w *liveWorld) seedServer(sv SeedServer, byName map[string]int64) error {
-	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: orDefault(sv.ServerType, "cx22")},
-		Image: schema.IDOrName{Name: orDefault(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: labelsOf(sv.Labels),
+func seedServer(tx *world.Tx, sv SeedServer, byName map[string]int64) error {
+	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: cmp.Or(sv.ServerType, "cx22")},
+		Image: schema.IDOrName{Name: cmp.Or(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: labelsOf(sv.Labels),
 		PublicNet: &schema.ServerCreatePublicNet{EnableIPv4: sv.PublicIPv4 == nil || *sv.PublicIPv4, EnableIPv6: sv.PublicIPv6 == nil || *sv.PublicIPv6}}
 	start := sv.Status != "off"
 	req.StartAfterCreate = &start
@@ -211,13 +201,12 @@ func (w *liveWorld) seedServer(sv SeedServer, byName map[string]int64) error {
 	default:
 		return fmt.Errorf("status %q is not one of running, off", sv.Status)
 	}
-	created, err := seedOp(&Tx{w}, "/servers", "", req, (*Tx).CreateServer)
+	created, err := seedOp(tx, "/servers", "", req, (*world.Tx).CreateServer)
 	if err != nil {
 		return err
 	}
 	id := created.Server.ID
 	byName["server/"+sv.Name] = id
-	srv, _ := w.servers.get(id)
 	for _, sn := range sv.Networks {
 		netID, ok := byName["network/"+sn.Network]
 		if !ok {
@@ -230,19 +219,19 @@ func (w *liveWorld) seedServer(sv SeedServer, byName map[string]int64) error {
 		for _, a := range sn.AliasIPs {
 			at.AliasIPs = append(at.AliasIPs, &a)
 		}
-		attach := func(tx *Tx, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apiError) {
+		attach := func(tx *world.Tx, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apiError) {
 			return tx.AttachServerToNetwork(id, req)
 		}
-		if _, err := seedOp(&Tx{w}, "/servers/{id}/actions/attach_to_network", "", at, attach); err != nil {
+		if _, err := seedOp(tx, "/servers/{id}/actions/attach_to_network", "", at, attach); err != nil {
 			return err
 		}
 	}
-	srv.Protection.Delete, srv.Protection.Rebuild = sv.Protected, sv.Protected
+	tx.SetSeedProtection("server", id, sv.Protected)
 	return nil
 }
 
-func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
-	req := map[string]any{"name": lb.Name, "load_balancer_type": orDefault(lb.Type, "lb11"), "labels": labelsOf(lb.Labels)}
+func seedLB(tx *world.Tx, lb SeedLoadBalancer, byName map[string]int64) error {
+	req := map[string]any{"name": lb.Name, "load_balancer_type": cmp.Or(lb.Type, "lb11"), "labels": labelsOf(lb.Labels)}
 	switch {
 	case lb.Location != "":
 		req["location"] = lb.Location
@@ -269,7 +258,7 @@ func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 		// as anywhere else in a seed.
 		dec := json.NewDecoder(bytes.NewReader(raw))
 		dec.DisallowUnknownFields()
-		if err := dec.Decode(new(ServiceSpec)); err != nil {
+		if err := dec.Decode(new(world.ServiceSpec)); err != nil {
 			return fmt.Errorf("load_balancer %s: services.%d: %s", lb.Name, i, strings.TrimPrefix(err.Error(), "json: "))
 		}
 	}
@@ -299,19 +288,18 @@ func (w *liveWorld) seedLB(lb SeedLoadBalancer, byName map[string]int64) error {
 	if len(targets) > 0 {
 		req["targets"] = targets
 	}
-	out, err := seedOp(&Tx{w}, "/load_balancers", "", req, (*Tx).CreateLoadBalancer)
+	out, err := seedOp(tx, "/load_balancers", "", req, (*world.Tx).CreateLoadBalancer)
 	if err != nil {
 		return err
 	}
-	created, _ := w.loadBalancers.get(out.LoadBalancer.ID)
-	created.Protection.Delete = lb.Protected
+	tx.SetSeedProtection("load_balancer", out.LoadBalancer.ID, lb.Protected)
 	return nil
 }
 
 // seedOp runs a typed operation as the API runs it for POST path: the
 // request is checked against the OpenAPI description and decoded
 // strictly, as a client's would be.
-func seedOp[R, V any](tx *Tx, path, what string, body any, op func(*Tx, R) (V, *apiError)) (V, error) {
+func seedOp[R, V any](tx *world.Tx, path, what string, body any, op func(*world.Tx, R) (V, *apiError)) (V, error) {
 	var zero V
 	data, err := json.Marshal(body)
 	if err != nil {
@@ -342,11 +330,4 @@ func labelsOf(labels map[string]string) *map[string]string {
 		labels = map[string]string{}
 	}
 	return &labels
-}
-
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 type sshKeyGet struct {
@@ -29,8 +31,8 @@ func (s *Server) mountSSHKeys(r chi.Router) {
 		}
 		return http.StatusOK, sshKeyList{SSHKeys: page, Meta: metaOf(c.header, c.r, total, q)}, nil
 	}))
-	r.Post("/ssh_keys", s.serve(create((*Tx).CreateSSHKey, wrap)))
-	r.Get("/ssh_keys/{id}", s.serve(get((*Tx).SSHKey, wrap)))
-	r.Put("/ssh_keys/{id}", s.serve(update("ssh_key", (*Tx).UpdateSSHKey, wrap)))
-	r.Delete("/ssh_keys/{id}", s.serve(del((*Tx).DeleteSSHKey)))
+	r.Post("/ssh_keys", s.serve(create((*world.Tx).CreateSSHKey, wrap)))
+	r.Get("/ssh_keys/{id}", s.serve(get((*world.Tx).SSHKey, wrap)))
+	r.Put("/ssh_keys/{id}", s.serve(update("ssh_key", (*world.Tx).UpdateSSHKey, wrap)))
+	r.Delete("/ssh_keys/{id}", s.serve(del((*world.Tx).DeleteSSHKey)))
 }

@@ -31,23 +31,3 @@ func (s *Server) OpenStateFile(path string) (f *StateFile, restored bool, err er
 func (s *Server) StateFileStatus() (st StateFileStatus, ok bool) {
 	return statefile.StatusOf(s.stateFile.Load())
 }
-
-// ExportChanged is Export when the world changed since the change count
-// since (or always), with the count; data is nil otherwise.
-func (s *Server) ExportChanged(since uint64, always bool) (data []byte, changes uint64, err error) {
-	w := s.world
-	var st state
-	changed := false
-	w.locked(func() {
-		changes = w.changes
-		if changed = changes != since || always; changed {
-			w.settle()
-			st, err = w.snapshot()
-		}
-	})
-	if err != nil || !changed {
-		return nil, changes, err
-	}
-	data, err = encodeState(st)
-	return data, changes, err
-}

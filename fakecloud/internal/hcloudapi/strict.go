@@ -8,23 +8,6 @@ var (
 	parseDecimal  = strict.ParseDecimal
 	parseID       = strict.ParseID
 	checkJSONText = strict.CheckJSONText
-	nullLabels    = strict.NullLabels
 	exactKeysOf   = strict.ExactKeysOf
-	inexactKey    = strict.InexactKey
-	jsonType      = strict.JSONType
 	strictObject  = strict.Object
 )
-
-// checkUnique refuses an item listed twice in one request (a network to
-// attach, a certificate to serve): the API names the field. A client that
-// repeats one would otherwise pass here and fail in production.
-func checkUnique[T comparable](f *fieldErrors, field string, items []T) {
-	seen := make(map[T]bool, len(items))
-	for _, it := range items {
-		if seen[it] {
-			f.add(field, "%v is given more than once", it)
-			return
-		}
-		seen[it] = true
-	}
-}

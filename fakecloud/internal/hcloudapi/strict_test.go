@@ -160,7 +160,7 @@ func TestEventsKeepAddressesOwned(t *testing.T) {
 		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "10.0.0.255"}, // its broadcast
 		{Type: "set_server_ip", Server: a.ID, Network: nw, IP: "192.168.0.1"},
 	}
-	before, changes := export(t, fc), fc.world.changes
+	before, changes := export(t, fc), changesOf(t, fc)
 	for _, e := range bad {
 		if err := fc.Apply(e); err == nil {
 			t.Errorf("%+v was applied, want an error", e)
@@ -169,8 +169,8 @@ func TestEventsKeepAddressesOwned(t *testing.T) {
 	if diff := cmp.Diff(before, export(t, fc)); diff != "" {
 		t.Errorf("refused events changed the world:\n%s", diff)
 	}
-	if fc.world.changes != changes {
-		t.Errorf("refused events counted as %d changes, which persistence would write", fc.world.changes-changes)
+	if now := changesOf(t, fc); now != changes {
+		t.Errorf("refused events counted as %d changes, which persistence would write", now-changes)
 	}
 	for _, e := range []Event{{Type: "set_server_ip", Server: a.ID, IP: "203.0.113.50"}, {Type: "set_server_ip", Server: a.ID, Network: nw, IP: "10.0.0.200"}} {
 		if err := fc.Apply(e); err != nil {

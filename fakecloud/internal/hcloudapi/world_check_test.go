@@ -6,9 +6,12 @@ import (
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
-// checkWorld is checkInvariants and what else an export makes checkable:
+// checkWorld is the world's own invariants and what else an export makes checkable:
 // IDs and names unique per kind, SSH keys unique, one attachment per
 // network and resource, routes that the API would still accept next to
 // the subnets, gateways inside their networks, primary IPs and their
@@ -17,9 +20,8 @@ import (
 // may outlive its server: deleteServer keeps it, reported unhealthy, as
 // the API does.
 func checkWorld(st *state) []error {
-	errs := checkInvariants(st)
+	errs := world.CheckInvariants(st)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
-	errs = append(errs, uniqueIDs(*st)...)
 	for _, n := range st.Networks {
 		checkRoutes(n, bad)
 	}
@@ -46,7 +48,7 @@ func checkRoutes(n *schema.Network, bad func(string, ...any)) {
 	for _, s := range n.Subnets {
 		p, err := netip.ParsePrefix(s.IPRange)
 		if err != nil {
-			continue // checkInvariants reports it
+			continue // the world's invariants report it
 		}
 		subnets = append(subnets, p)
 		if g, err := netip.ParseAddr(s.Gateway); err != nil || !ipRange.Contains(g) {
@@ -60,7 +62,7 @@ func checkRoutes(n *schema.Network, bad func(string, ...any)) {
 		case err != nil || d != d.Masked():
 			bad("%s: route destination %q is not a network address", who, r.Destination)
 			continue
-		case d.Bits() != 0 && !rfc1918(d):
+		case d.Bits() != 0 && !netaddr.RFC1918(d):
 			bad("%s: route destination %s is neither private nor 0.0.0.0/0", who, d)
 		case slices.ContainsFunc(subnets, d.Overlaps):
 			bad("%s: route destination %s overlaps a subnet", who, d)
@@ -118,7 +120,7 @@ func checkPrimaryIPs(st *state, bad func(string, ...any)) {
 		}
 		s := servers[*p.AssigneeID]
 		if s == nil {
-			continue // checkInvariants reports it
+			continue // the world's invariants report it
 		}
 		named := s.PublicNet.IPv4.ID
 		if p.Type == "ipv6" {
@@ -132,7 +134,7 @@ func checkPrimaryIPs(st *state, bad func(string, ...any)) {
 
 // checkLBConfig: listen ports unique, certificates of services exist,
 // each target listed once.
-func checkLBConfig(lb *loadBalancer, certs map[int64]bool, bad func(string, ...any)) {
+func checkLBConfig(lb *world.StoredLoadBalancer, certs map[int64]bool, bad func(string, ...any)) {
 	who := fmt.Sprintf("load balancer %d", lb.ID)
 	ports := map[int]bool{}
 	for _, s := range lb.Services {

@@ -1,0 +1,32 @@
+package hcloudapi
+
+import (
+	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+)
+
+// The tests read exports as the world's snapshot type, and check the
+// API's documented limits.
+type (
+	state       = world.Snapshot
+	server      = world.StoredServer
+	ipPoolState = world.PoolState
+)
+
+// publicIPv4Range is where servers' public IPv4 addresses come from.
+var publicIPv4Range = netaddr.PublicIPv4Range
+
+// changesOf is the world's change count, which persistence watches.
+func changesOf(t testing.TB, fc *Server) uint64 {
+	t.Helper()
+	_, changes, err := fc.ExportChanged(^uint64(0), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changes
+}
+
+// maxRoutes is how many routes a network may have, as the API documents.
+const maxRoutes = 100

@@ -1,0 +1,54 @@
+// Package trafficspec describes what fakecloud's load balancers should
+// serve: the world writes it, the data plane (package lbtraffic) serves
+// it. It is data only.
+package trafficspec
+
+import (
+	"net/netip"
+	"time"
+)
+
+// LoadBalancer is what one load balancer should serve.
+type LoadBalancer struct {
+	ID        int64
+	Addr      netip.Addr
+	Algorithm string // round_robin (default) or least_connections
+	Services  []Service
+	Targets   []Target
+}
+
+// Target is where traffic may go.
+type Target struct {
+	Key  string     // identity, e.g. "server:42": health and sticky cookies follow it
+	Addr netip.Addr // the address dialled, with the service's destination port
+}
+
+// Service is one listen port.
+type Service struct {
+	Protocol        string // tcp, http or https
+	ListenPort      int
+	DestinationPort int
+	ProxyProtocol   bool
+	StickySessions  bool
+	CookieName      string        // default HCLBSTICKY
+	CookieLifetime  time.Duration // default 300s
+	RedirectHTTP    bool          // https: port 80 answers with a redirect
+	TLSNames        []string      // https: names of the certificate served
+	HealthCheck     HealthCheck
+	// Forced maps a target key to a status a script set; it wins over the
+	// checks.
+	Forced map[string]string
+}
+
+// HealthCheck says how targets are probed.
+type HealthCheck struct {
+	Protocol    string // tcp, http or https
+	Port        int
+	Interval    time.Duration
+	Timeout     time.Duration
+	Retries     int // failures in a row that make a target unhealthy, and successes that heal it
+	Domain      string
+	Path        string
+	Response    string   // the body must contain it, if set
+	StatusCodes []string // e.g. "2??", "301"; default 2?? and 3??
+}

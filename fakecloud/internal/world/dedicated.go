@@ -1,0 +1,188 @@
+package world
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+)
+
+// The Robot webservice's dedicated servers live in the world beside the
+// cloud's resources: seeded, persisted and changed by events with them.
+
+// robotIPv4Range gives dedicated servers their main IPv4 when a seed
+// names none: TEST-NET-3, outside the cloud's ranges.
+var robotIPv4Range = netip.MustParsePrefix("203.0.113.0/24")
+
+// firstServerNumber is one below the first number handed out.
+const firstServerNumber = 2000000
+
+// SeedDedicatedServer is a dedicated server of a seed world or an
+// add_dedicated_server event; the fields are named as the webservice
+// names them, and every one but server_name has a default.
+type SeedDedicatedServer struct {
+	Number           int64              `json:"server_number,omitempty"`   // default: the next number, from 2000001
+	Name             string             `json:"server_name"`               //
+	IPv4             string             `json:"server_ip,omitempty"`       // default: the next free address of 203.0.113.0/24
+	IPv6Net          string             `json:"server_ipv6_net,omitempty"` // default: 3fff:<number>::, a documentation prefix
+	Product          string             `json:"product,omitempty"`         // default AX41-NVMe
+	DC               string             `json:"dc,omitempty"`              // default FSN1-DC14
+	Traffic          string             `json:"traffic,omitempty"`         // default unlimited
+	Status           string             `json:"status,omitempty"`          // ready (default) or "in process"
+	Cancelled        bool               `json:"cancelled,omitempty"`
+	PaidUntil        string             `json:"paid_until,omitempty"` // default: the last day of the month
+	IPs              []string           `json:"ip,omitempty"`         // default [server_ip]
+	Subnets          []dedicated.Subnet `json:"subnet,omitempty"`     // default the IPv6 /64
+	Reset            *bool              `json:"reset,omitempty"`      // default true
+	LinkedStorageBox *int64             `json:"linked_storagebox,omitempty"`
+	// OperatingStatus is running (default), "shut off", or "not supported"
+	// for a tower server, whose power state the webservice cannot read.
+	OperatingStatus string `json:"operating_status,omitempty"`
+}
+
+// DedicatedServers copies the dedicated servers, in number order, for
+// the webservice.
+func (w *State) DedicatedServers() []dedicated.Server {
+	var out []dedicated.Server
+	w.locked(func() {
+		for _, d := range w.dedicated.all() {
+			c := *d
+			c.IPs, c.Subnets = slices.Clone(d.IPs), slices.Clone(d.Subnets)
+			out = append(out, c)
+		}
+	})
+	return out
+}
+
+// addDedicated fills in a seed's defaults, checks the server against the
+// world and stores it. Errors name the field, one a line.
+func (w *State) addDedicated(sd SeedDedicatedServer) (*dedicated.Server, error) {
+	d := dedicated.Server{Number: sd.Number, Name: sd.Name, IPv4: sd.IPv4, IPv6Net: sd.IPv6Net, Product: cmp.Or(sd.Product, "AX41-NVMe"),
+		DC: cmp.Or(sd.DC, "FSN1-DC14"), Traffic: cmp.Or(sd.Traffic, "unlimited"), Status: cmp.Or(sd.Status, dedicated.StatusReady),
+		Cancelled: sd.Cancelled, PaidUntil: sd.PaidUntil, IPs: sd.IPs, Subnets: sd.Subnets, Reset: sd.Reset == nil || *sd.Reset,
+		LinkedStorageBox: sd.LinkedStorageBox, OperatingStatus: cmp.Or(sd.OperatingStatus, dedicated.Running)}
+	if d.Number == 0 {
+		d.Number = max(w.lastID["dedicated_server"], firstServerNumber) + 1
+	}
+	if d.IPv4 == "" {
+		ip, ok := w.freeDedicatedIPv4()
+		if !ok {
+			return nil, fmt.Errorf("server_ip: every address of %s is taken; give one", robotIPv4Range)
+		}
+		d.IPv4 = ip
+	}
+	if d.IPv6Net == "" && d.Number > 0 {
+		d.IPv6Net = fmt.Sprintf("3fff:%x:%x::", d.Number>>16&0xfff, d.Number&0xffff)
+	}
+	if d.PaidUntil == "" {
+		y, m, _ := w.now().UTC().Date()
+		d.PaidUntil = time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
+	}
+	if d.IPs == nil {
+		d.IPs = []string{d.IPv4}
+	}
+	if d.Subnets == nil && d.IPv6Net != "" {
+		d.Subnets = []dedicated.Subnet{{IP: d.IPv6Net, Mask: "64"}}
+	}
+	if err := errors.Join(d.Check(), w.checkDedicated(&d)); err != nil {
+		return nil, err
+	}
+	w.dedicated.put(d.Number, &d)
+	w.lastID["dedicated_server"] = max(w.lastID["dedicated_server"], d.Number)
+	return &d, nil
+}
+
+// checkDedicated checks what the world decides for a new dedicated
+// server: its number and main IPv4 are its own, and the address is not
+// one of fakecloud's cloud ranges.
+func (w *State) checkDedicated(d *dedicated.Server) error {
+	var errs []error
+	if _, taken := w.dedicated.get(d.Number); taken {
+		errs = append(errs, fmt.Errorf("server_number: %d is taken", d.Number))
+	}
+	if holder, ok := w.dedicated.find(func(o *dedicated.Server) bool { return o.IPv4 == d.IPv4 }); ok {
+		errs = append(errs, fmt.Errorf("server_ip: %s is held by dedicated server %d", d.IPv4, holder.Number))
+	}
+	if a, err := netip.ParseAddr(d.IPv4); err == nil && (publicIPv4Range.Contains(a) || (w.lbIPv4.IsValid() && w.lbIPv4.Contains(a))) {
+		errs = append(errs, fmt.Errorf("server_ip: %s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", a, publicIPv4Range))
+	}
+	return errors.Join(errs...)
+}
+
+// freeDedicatedIPv4 is the lowest address of robotIPv4Range that no
+// dedicated server holds, from .2 (.1 plays the gateway) to the last
+// before the broadcast address.
+func (w *State) freeDedicatedIPv4() (string, bool) {
+	for a := robotIPv4Range.Addr().Next().Next(); robotIPv4Range.Contains(a.Next()); a = a.Next() {
+		if _, held := w.dedicated.find(func(d *dedicated.Server) bool { return d.IPv4 == a.String() }); !held {
+			return a.String(), true
+		}
+	}
+	return "", false
+}
+
+// dedicatedEvents are the event types that change a dedicated server.
+var dedicatedEvents = []string{"add_dedicated_server", "remove_dedicated_server", "cancel_dedicated_server",
+	"power_off_dedicated_server", "power_on_dedicated_server", "rename_dedicated_server"}
+
+// applyDedicated makes a dedicated server's event happen; it changes
+// nothing when it fails.
+func (w *State) applyDedicated(e Event) error {
+	if e.Type == "add_dedicated_server" {
+		_, err := w.addDedicated(*e.DedicatedServer)
+		return prefixLines("dedicated_server.", err)
+	}
+	d, ok := w.dedicated.get(e.ServerNumber)
+	if !ok {
+		return fmt.Errorf("server_number: no dedicated server has number %d", e.ServerNumber)
+	}
+	switch e.Type {
+	case "remove_dedicated_server":
+		w.dedicated.del(d.Number)
+	case "cancel_dedicated_server":
+		d.Cancelled = true
+	case "power_off_dedicated_server", "power_on_dedicated_server":
+		if d.OperatingStatus == dedicated.NotSupported {
+			return fmt.Errorf("server_number: dedicated server %d is a tower server, whose power state the webservice does not read (operating_status \"not supported\")", d.Number)
+		}
+		d.OperatingStatus = dedicated.ShutOff
+		if e.Type == "power_on_dedicated_server" {
+			d.OperatingStatus = dedicated.Running
+		}
+	case "rename_dedicated_server":
+		d.Name = e.Name
+	}
+	return nil
+}
+
+// loadDedicated checks a snapshot's dedicated servers, each as a new one
+// would be (so no number or main IPv4 twice), and stores them in the
+// scratch world being loaded.
+func (w *State) loadDedicated(servers []*dedicated.Server) []error {
+	var errs []error
+	for i, d := range servers {
+		if err := errors.Join(d.Check(), w.checkDedicated(d)); err != nil {
+			errs = append(errs, prefixLines(fmt.Sprintf("dedicated_servers[%d].", i), err))
+			continue
+		}
+		w.dedicated.put(d.Number, d)
+	}
+	return errs
+}
+
+// prefixLines puts prefix before every line of err.
+func prefixLines(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = prefix + l
+	}
+	return errors.New(strings.Join(lines, "\n"))
+}

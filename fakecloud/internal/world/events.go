@@ -1,0 +1,304 @@
+package world
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// Event is something that happens to the cloud behind its clients' back.
+// Like an operator's change through the Console or the API, every change
+// records the actions the real API records for it, already finished.
+type Event struct {
+	// Type is delete_server, power_off_server, power_on_server,
+	// set_target_health, lock, set_server_ip, or one of a dedicated
+	// server's: add_dedicated_server, remove_dedicated_server,
+	// cancel_dedicated_server, power_off_dedicated_server,
+	// power_on_dedicated_server, rename_dedicated_server.
+	Type string `json:"type"`
+
+	Server       int64 `json:"server,omitempty"`        // delete_server, power_*_server, set_server_ip, set_target_health
+	LoadBalancer int64 `json:"load_balancer,omitempty"` // set_target_health
+	// ServerName and LoadBalancerName name the resource instead of its ID,
+	// for scenarios written before the IDs are known.
+	ServerName       string   `json:"server_name,omitempty"`
+	LoadBalancerName string   `json:"load_balancer_name,omitempty"`
+	IP               string   `json:"ip,omitempty"`          // set_target_health (an ip target), set_server_ip (the new address)
+	ListenPort       int      `json:"listen_port,omitempty"` // set_target_health; 0 for every service
+	Health           string   `json:"health,omitempty"`      // set_target_health: healthy, unhealthy or unknown
+	Resource         string   `json:"resource,omitempty"`    // lock: server, load_balancer, network or certificate
+	ID               int64    `json:"id,omitempty"`          // lock
+	For              Duration `json:"for,omitempty"`         // lock
+	Network          int64    `json:"network,omitempty"`     // set_server_ip: change the IP in this network instead of the public IPv4
+
+	// ServerNumber names a dedicated server (the *_dedicated_server events
+	// but add); Name is its new name (rename_dedicated_server).
+	ServerNumber int64  `json:"server_number,omitempty"`
+	Name         string `json:"name,omitempty"`
+	// DedicatedServer is the server add_dedicated_server adds.
+	DedicatedServer *SeedDedicatedServer `json:"dedicated_server,omitempty"`
+}
+
+// Apply makes an event happen now. It fails, changing nothing, when the
+// event is malformed or names a resource that does not exist.
+func (w *State) Apply(e Event) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.settle()
+	return w.apply(e)
+}
+
+// apply makes an event happen; the caller holds the world lock. A refused
+// event changes nothing, the change counter that persistence watches
+// included.
+func (w *State) apply(e Event) error {
+	if err := w.applyEvent(e); err != nil {
+		return err
+	}
+	w.changes++
+	return nil
+}
+
+func (w *State) applyEvent(e Event) error {
+	if err := e.check(); err != nil {
+		return err
+	}
+	if slices.Contains(dedicatedEvents, e.Type) {
+		return w.applyDedicated(e)
+	}
+	if e.ServerName != "" {
+		srv, ok := w.servers.find(func(s *StoredServer) bool { return s.Name == e.ServerName })
+		if !ok {
+			return fmt.Errorf("server_name: no server is named %q", e.ServerName)
+		}
+		e.Server = srv.ID
+	}
+	if e.LoadBalancerName != "" {
+		lb, ok := w.loadBalancers.find(func(lb *StoredLoadBalancer) bool { return lb.Name == e.LoadBalancerName })
+		if !ok {
+			return fmt.Errorf("load_balancer_name: no load balancer is named %q", e.LoadBalancerName)
+		}
+		e.LoadBalancer = lb.ID
+		if e.Type == "lock" && e.Resource == "load_balancer" && e.ID == 0 {
+			e.ID = lb.ID
+		}
+	}
+	if e.Type == "lock" && e.Resource == "server" && e.ID == 0 {
+		e.ID = e.Server
+	}
+	switch e.Type {
+	case "delete_server":
+		srv, err := w.eventServer(e)
+		if err != nil {
+			return err
+		}
+		w.removeServer(srv)
+		w.dropLocks(resourceRef{"server", srv.ID})
+		w.recordDone("delete_server", resourceRef{"server", srv.ID})
+	case "power_off_server", "power_on_server":
+		srv, err := w.eventServer(e)
+		if err != nil {
+			return err
+		}
+		status, command := "off", "stop_server"
+		if e.Type == "power_on_server" {
+			status, command = "running", "start_server"
+		}
+		srv.Status = status
+		if e.Type == "power_off_server" && w.realism.pessimistic() {
+			return nil // shut down from inside: no action
+		}
+		w.recordDone(command, resourceRef{"server", srv.ID})
+	case "set_target_health":
+		return w.setTargetHealth(e)
+	case "lock":
+		ref := resourceRef{e.Resource, e.ID}
+		if !slices.Contains([]string{"server", "load_balancer", "network", "certificate"}, e.Resource) {
+			return fmt.Errorf("resource: %q is not one of server, load_balancer, network, certificate", e.Resource)
+		}
+		if !w.exists(e.Resource, e.ID) {
+			return fmt.Errorf("id: %s %d does not exist", e.Resource, e.ID)
+		}
+		if e.For <= 0 {
+			return fmt.Errorf("for: a lock needs a duration, e.g. \"30s\"")
+		}
+		w.locks[ref] = w.now().Add(time.Duration(e.For))
+	case "set_server_ip":
+		return w.setServerIP(e)
+	}
+	return nil
+}
+
+func (w *State) eventServer(e Event) (*StoredServer, error) {
+	srv, ok := w.servers.get(e.Server)
+	if !ok {
+		return nil, fmt.Errorf("server: server %d does not exist", e.Server)
+	}
+	return srv, nil
+}
+
+// dropLocks ends the running actions and locks on a resource that is gone.
+func (w *State) dropLocks(ref resourceRef) {
+	delete(w.lockedBy, ref)
+	delete(w.locks, ref)
+}
+
+func (w *State) setTargetHealth(e Event) error {
+	lb, ok := w.loadBalancers.get(e.LoadBalancer)
+	if !ok {
+		return fmt.Errorf("load_balancer: load balancer %d does not exist", e.LoadBalancer)
+	}
+	if !slices.Contains([]string{"healthy", "unhealthy", "unknown"}, e.Health) {
+		return fmt.Errorf("health: %q is not one of healthy, unhealthy, unknown", e.Health)
+	}
+	var key string
+	switch {
+	case e.Server != 0:
+		key = fmt.Sprintf("server:%d", e.Server)
+	case e.IP != "":
+		key = "ip:" + e.IP
+	default:
+		return fmt.Errorf("server: set_target_health needs server or ip")
+	}
+	if !w.lbTargets(lb, key) {
+		return fmt.Errorf("server: %s is not a target of load balancer %d", key, lb.ID)
+	}
+	if e.ListenPort != 0 {
+		if !slices.ContainsFunc(lb.Services, func(s schema.LoadBalancerService) bool { return s.ListenPort == e.ListenPort }) {
+			return fmt.Errorf("listen_port: load balancer %d has no service on port %d", lb.ID, e.ListenPort)
+		}
+		key += fmt.Sprintf("/%d", e.ListenPort)
+	}
+	if lb.Health == nil {
+		lb.Health = map[string]string{}
+	}
+	lb.Health[key] = e.Health
+	return nil
+}
+
+// lbTargets reports whether a target key names a target of the load
+// balancer, directly or through a label selector.
+func (w *State) lbTargets(lb *StoredLoadBalancer, key string) bool {
+	for _, t := range lb.Targets {
+		if targetKey(t) == key {
+			return true
+		}
+		if t.LabelSelector != nil {
+			for _, s := range w.selected(t.LabelSelector.Selector) {
+				if fmt.Sprintf("server:%d", s.ID) == key {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (w *State) setServerIP(e Event) error {
+	srv, err := w.eventServer(e)
+	if err != nil {
+		return err
+	}
+	a, perr := netip.ParseAddr(e.IP)
+	if perr != nil || !a.Is4() {
+		return fmt.Errorf("ip: %q is not an IPv4 address", e.IP)
+	}
+	if e.Network == 0 {
+		return w.setPublicIPv4(srv, a)
+	}
+	return w.setPrivateIP(srv, e.Network, a)
+}
+
+// setPublicIPv4 moves a server's public IPv4, and its primary IP, to a:
+// a public unicast address that no other server, primary IP or load
+// balancer holds. From fakecloud's own pool only a released address can
+// be taken; one not yet handed out would later be handed out twice.
+func (w *State) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
+	old := srv.PublicNet.IPv4.IP
+	switch {
+	case old == "":
+		return fmt.Errorf("server: server %d has no public IPv4 to change", srv.ID)
+	case old == a.String():
+		return nil
+	case !hostAddr(a) || a.IsPrivate():
+		return fmt.Errorf("ip: %s is not a public unicast address", a)
+	}
+	if holder := w.publicIPv4Holder(a); holder != "" {
+		return fmt.Errorf("ip: %s is held by %s", a, holder)
+	}
+	if publicIPv4Range.Contains(a) && !w.pubIPv4.claim(a) {
+		return fmt.Errorf("ip: %s is in fakecloud's address pool %s and not free; choose a released address or one outside the pool", a, publicIPv4Range)
+	}
+	w.pubIPv4.release(old)
+	srv.PublicNet.IPv4.IP = a.String()
+	srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
+	refs := []resourceRef{{"server", srv.ID}}
+	if pip, ok := w.primaryIPs.get(srv.PublicNet.IPv4.ID); ok {
+		pip.IP = a.String()
+		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
+		refs = w.primaryIPRefs(pip.ID, srv.ID)
+	}
+	// A user unassigns the primary IP and assigns one with the new address.
+	// The spec's descriptions of both actions name no resources; their
+	// examples carry the server and the primary IP, so these do too, but
+	// under pessimistic realism they name the primary IP alone.
+	w.recordDone("unassign_primary_ip", refs...)
+	w.recordDone("assign_primary_ip", refs...)
+	return nil
+}
+
+// setPrivateIP moves a server's address in a network to a, which must be
+// free and inside a subnet of the network in the server's zone, as for an
+// address asked for when attaching.
+func (w *State) setPrivateIP(srv *StoredServer, netID int64, a netip.Addr) error {
+	ref := resourceRef{"server", srv.ID}
+	m, ok := w.memberOf(netID, ref)
+	if !ok {
+		return fmt.Errorf("network: server %d is not attached to network %d", srv.ID, netID)
+	}
+	i := slices.IndexFunc(srv.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == netID })
+	if i < 0 {
+		return fmt.Errorf("network: server %d is still being attached to network %d", srv.ID, netID)
+	}
+	if m.ip == a {
+		return nil
+	}
+	if w.checkLock(resourceRef{"network", netID}) != nil {
+		return fmt.Errorf("network: network %d is being changed by a running action; try again when it ends", netID)
+	}
+	n, _ := w.networks.get(netID)
+	if _, aerr := w.allocIP(n, srv.Location.NetworkZone, a.String(), ""); aerr != nil {
+		return fmt.Errorf("ip: %s", aerr.Message)
+	}
+	pn := srv.PrivateNet[i]
+	pn.IP = a.String()
+	w.detach(m, netID) // also drops the private_net entry
+	m.ip = a
+	w.attach(netID, m)
+	srv.PrivateNet = append(srv.PrivateNet, pn)
+	// A user detaches the server and attaches it again with the new IP;
+	// the spec's examples of both actions carry the server and the network.
+	refs := []resourceRef{{"server", srv.ID}, {"network", netID}}
+	w.recordDone("detach_from_network", refs...)
+	w.recordDone("attach_to_network", refs...)
+	return nil
+}
+
+// publicIPv4Holder names the server, primary IP or load balancer that
+// holds a public IPv4, or is "".
+func (w *State) publicIPv4Holder(a netip.Addr) string {
+	ip := a.String()
+	if s, ok := w.servers.find(func(s *StoredServer) bool { return s.PublicNet.IPv4.IP == ip }); ok {
+		return fmt.Sprintf("server %d", s.ID)
+	}
+	if p, ok := w.primaryIPs.find(func(p *schema.PrimaryIP) bool { return p.IP == ip }); ok {
+		return fmt.Sprintf("primary IP %d", p.ID)
+	}
+	if lb, ok := w.loadBalancers.find(func(lb *StoredLoadBalancer) bool { return lb.PublicNet.IPv4.IP == ip }); ok {
+		return fmt.Sprintf("load balancer %d", lb.ID)
+	}
+	return ""
+}

@@ -1,0 +1,282 @@
+package world
+
+import (
+	"net/netip"
+	"slices"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// lbAction checks the load balancer is free, applies the change plan
+// validated and starts its action, which undoes the change if it fails.
+func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer) (func(), *apiError)) (schema.Action, *apiError) {
+	w := t.w
+	lb, err := find(&w.loadBalancers, "load_balancer", id)
+	if err != nil {
+		return schema.Action{}, err
+	}
+	ref := resourceRef{"load_balancer", lb.ID}
+	if err := w.checkLock(ref); err != nil {
+		return schema.Action{}, err
+	}
+	apply, aerr := plan(lb)
+	if aerr != nil {
+		return schema.Action{}, aerr
+	}
+	undo := w.snapshotOf(ref)
+	apply()
+	a := w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
+	return w.viewAction(a), nil
+}
+
+// withLimits checks that lb after change still fits its type.
+func (w *State) withLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apiError {
+	cp := *lb
+	cp.Services = slices.Clone(lb.Services)
+	cp.Targets = slices.Clone(lb.Targets)
+	change(&cp)
+	return w.checkLBLimits(&cp, cp.LoadBalancerType)
+}
+
+// AddService adds a service to a load balancer.
+func (t *Tx) AddService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "add_service", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		var f fieldErrors
+		svc := t.w.buildService(schema.LoadBalancerService{}, spec, &f, "")
+		if err := f.err(); err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == svc.ListenPort }) {
+			return nil, errorf("source_port_already_used", "listen port %d is already used by a service of load balancer %d", svc.ListenPort, lb.ID)
+		}
+		if err := t.w.withLimits(lb, func(cp *StoredLoadBalancer) { cp.Services = append(cp.Services, svc) }); err != nil {
+			return nil, err
+		}
+		return func() { lb.Services = append(lb.Services, svc) }, nil
+	})
+}
+
+// UpdateService changes the service on a listen port.
+func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "update_service", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		if spec.ListenPort == nil {
+			return nil, invalidField("listen_port", "is required")
+		}
+		i := slices.IndexFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == *spec.ListenPort })
+		if i < 0 {
+			return nil, invalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, *spec.ListenPort)
+		}
+		var f fieldErrors
+		svc := t.w.buildService(lb.Services[i], spec, &f, "")
+		if err := f.err(); err != nil {
+			return nil, err
+		}
+		if err := t.w.withLimits(lb, func(cp *StoredLoadBalancer) { cp.Services[i] = svc }); err != nil {
+			return nil, err
+		}
+		port := svc.ListenPort
+		return func() {
+			if j := slices.IndexFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == port }); j >= 0 {
+				lb.Services[j] = svc
+			}
+		}, nil
+	})
+}
+
+// DeleteService deletes the service on a listen port.
+func (t *Tx) DeleteService(id int64, req schema.LoadBalancerDeleteServiceRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "delete_service", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		match := func(o schema.LoadBalancerService) bool { return o.ListenPort == req.ListenPort }
+		if !slices.ContainsFunc(lb.Services, match) {
+			return nil, invalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, req.ListenPort)
+		}
+		return func() { lb.Services = slices.DeleteFunc(lb.Services, match) }, nil
+	})
+}
+
+// AddTarget adds a server, label selector or IP target to a load balancer.
+func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "add_target", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		var f fieldErrors
+		tg, err := t.w.buildTarget(lb, spec, &f, "")
+		if ferr := f.err(); ferr != nil {
+			return nil, ferr
+		}
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(lb.Targets, func(o lbTarget) bool { return sameTarget(o, tg) }) {
+			return nil, errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
+		}
+		if err := t.w.withLimits(lb, func(cp *StoredLoadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
+			return nil, err
+		}
+		return func() { lb.Targets = append(lb.Targets, tg) }, nil
+	})
+}
+
+// RemoveTarget removes a target; a server target whose server was
+// deleted can still be removed.
+func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
+	return t.lbAction(id, "remove_target", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		want := lbTarget{Type: spec.Type}
+		switch {
+		case spec.Type == "server" && spec.Server != nil:
+			want.Server = &lbTargetServer{ID: spec.Server.ID}
+		case spec.Type == "label_selector" && spec.LabelSelector != nil:
+			want.LabelSelector = &schema.LoadBalancerTargetLabelSelector{Selector: spec.LabelSelector.Selector}
+		case spec.Type == "ip" && spec.IP != nil:
+			want.IP = &schema.LoadBalancerTargetIP{IP: spec.IP.IP}
+		default:
+			return nil, invalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
+		}
+		match := func(o lbTarget) bool { return sameTarget(o, want) }
+		if !slices.ContainsFunc(lb.Targets, match) {
+			return nil, errorf("target_not_found", "load balancer %d has no such target", lb.ID)
+		}
+		return func() { lb.Targets = slices.DeleteFunc(lb.Targets, match) }, nil
+	})
+}
+
+// AttachLoadBalancerToNetwork attaches a load balancer to a network.
+func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "attach_to_network", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		n, ok := t.w.networks.get(req.Network)
+		if !ok {
+			return nil, invalidField("network", "network %d does not exist", req.Network)
+		}
+		if err := t.w.networkLock(n.ID); err != nil {
+			return nil, err
+		}
+		if len(lb.PrivateNet) > 0 {
+			return nil, errorf("load_balancer_already_attached", "load balancer %d is already attached to network %d", lb.ID, lb.PrivateNet[0].Network)
+		}
+		want, ipRange := "", ""
+		if req.IP != nil {
+			want = *req.IP
+		}
+		if req.IPRange != nil {
+			ipRange = *req.IPRange
+		}
+		ip, err := t.w.allocIP(n, lb.Location.NetworkZone, want, ipRange)
+		if err != nil {
+			return nil, err
+		}
+		return func() {
+			t.w.attach(n.ID, member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: ip})
+			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
+		}, nil
+	})
+}
+
+// DetachLoadBalancerFromNetwork detaches a load balancer from a network.
+func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActionDetachFromNetworkRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "detach_from_network", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		m, ok := t.w.memberOf(req.Network, resourceRef{"load_balancer", lb.ID})
+		if !ok {
+			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
+		}
+		if !lb.PublicNet.Enabled {
+			return nil, errorf("load_balancer_public_interface_disabled", "load balancer %d has no public interface; enable it before detaching its network", lb.ID)
+		}
+		if slices.ContainsFunc(lb.Targets, lbTarget.private) {
+			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
+		}
+		return func() { t.w.detach(m, req.Network) }, nil
+	})
+}
+
+// ChangeAlgorithm sets how a load balancer spreads connections.
+func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgorithmRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_algorithm", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		if !slices.Contains(lbAlgorithms, req.Type) {
+			return nil, invalidField("type", "%q is not one of round_robin, least_connections", req.Type)
+		}
+		return func() { lb.Algorithm.Type = req.Type }, nil
+	})
+}
+
+// ChangeLoadBalancerType changes the type of a load balancer whose
+// services and targets fit the new one.
+func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChangeTypeRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_load_balancer_type", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		lt, ok := t.w.cat.LBType(idOrNameString(req.LoadBalancerType))
+		if !ok {
+			return nil, invalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
+		}
+		if err := t.w.checkLBLimits(lb, lt); err != nil {
+			return nil, errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
+		}
+		return func() { lb.LoadBalancerType = lt }, nil
+	})
+}
+
+// EnablePublicInterface turns a load balancer's public interface on.
+func (t *Tx) EnablePublicInterface(id int64) (schema.Action, *apiError) {
+	return t.setPublicInterface(id, true)
+}
+
+// DisablePublicInterface turns the public interface of a load balancer
+// attached to a network, whose targets use private IPs, off.
+func (t *Tx) DisablePublicInterface(id int64) (schema.Action, *apiError) {
+	return t.setPublicInterface(id, false)
+}
+
+func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apiError) {
+	command := "disable_public_interface"
+	if enabled {
+		command = "enable_public_interface"
+	}
+	return t.lbAction(id, command, func(lb *StoredLoadBalancer) (func(), *apiError) {
+		if !enabled && len(lb.PrivateNet) == 0 {
+			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
+		}
+		if !enabled && publicTargets(lb) {
+			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
+		}
+		return func() { lb.PublicNet.Enabled = enabled }, nil
+	})
+}
+
+// publicTargets reports whether a target of lb is reached on its public IP.
+func publicTargets(lb *StoredLoadBalancer) bool {
+	return slices.ContainsFunc(lb.Targets, func(t lbTarget) bool { return t.Type != "ip" && !t.private() })
+}
+
+// ChangeLoadBalancerDNSPtr sets the reverse DNS name of a load
+// balancer's public address.
+func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionChangeDNSPtrRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_dns_ptr", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		a, err := netip.ParseAddr(req.IP)
+		if err != nil {
+			return nil, invalidField("ip", "%q is not an IP address", req.IP)
+		}
+		ptr := ""
+		if req.DNSPtr != nil {
+			ptr = *req.DNSPtr
+		}
+		switch a.String() {
+		case lb.PublicNet.IPv4.IP:
+			return func() {
+				if ptr == "" {
+					ptr = defaultPTR(a)
+				}
+				lb.PublicNet.IPv4.DNSPtr = ptr
+			}, nil
+		case lb.PublicNet.IPv6.IP:
+			return func() { lb.PublicNet.IPv6.DNSPtr = ptr }, nil
+		}
+		return nil, invalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
+	})
+}
+
+// ChangeLoadBalancerProtection sets a load balancer's delete protection.
+func (t *Tx) ChangeLoadBalancerProtection(id int64, req schema.LoadBalancerActionChangeProtectionRequest) (schema.Action, *apiError) {
+	return t.lbAction(id, "change_protection", func(lb *StoredLoadBalancer) (func(), *apiError) {
+		return func() {
+			if req.Delete != nil {
+				lb.Protection.Delete = *req.Delete
+			}
+		}, nil
+	})
+}

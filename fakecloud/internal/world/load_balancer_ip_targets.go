@@ -1,0 +1,72 @@
+package world
+
+import (
+	"net/netip"
+	"slices"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+)
+
+// checkIPTarget applies the API's rules for an ip target: the address of
+// a dedicated (Robot) server of the project, public or in a vSwitch
+// subnet of a network the load balancer is attached to; addresses of
+// Hetzner Cloud resources are refused. Sources: the add_target error
+// table and the TargetTypeIP description in the OpenAPI description.
+// fakecloud cannot know which public addresses the project's dedicated
+// servers own (ip_not_owned), so it counts every public unicast address
+// outside its cloud ranges as theirs.
+func (w *State) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apiError) {
+	switch {
+	case a.Zone() != "" || a.Is4In6():
+		return "is written with a zone or as an IPv4-mapped IPv6 address; write the plain address", nil
+	case !hostAddr(a):
+		return a.String() + " is not a unicast address a load balancer can reach", nil
+	case w.dedicatedAddr(a):
+		// A dedicated server's own address, which is what ip targets are
+		// for, even in a private range (as when kind's node containers
+		// play dedicated servers).
+		return "", nil
+	case a.IsPrivate():
+		return "", w.checkVSwitchTarget(lb, a)
+	case publicIPv4Range.Contains(a) || publicIPv6Cloud.Contains(a) || (w.lbIPv4.IsValid() && w.lbIPv4.Contains(a)):
+		return "", errorf("cloud_resource_ip_not_allowed", "IP %s belongs to a Hetzner Cloud resource; add the server instead", a)
+	}
+	return "", nil
+}
+
+// checkVSwitchTarget: a private ip target must lie in a vSwitch subnet of
+// a network the load balancer is attached to.
+func (w *State) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiError {
+	if len(lb.PrivateNet) == 0 {
+		return errorf("load_balancer_not_attached_to_network", "IP %s is private and load balancer %d is not attached to a network", a, lb.ID)
+	}
+	vswitch := false
+	for _, pn := range lb.PrivateNet {
+		n, ok := w.networks.get(pn.Network)
+		if !ok {
+			continue
+		}
+		for _, s := range n.Subnets {
+			if s.Type != "vswitch" {
+				continue
+			}
+			vswitch = true
+			if p, err := netip.ParsePrefix(s.IPRange); err == nil && p.Contains(a) {
+				return nil
+			}
+		}
+	}
+	if !vswitch {
+		return errorf("network_has_no_vswitch_subnet", "IP %s is private and no network of load balancer %d has a vSwitch subnet", a, lb.ID)
+	}
+	return errorf("ip_not_in_vswitch_subnet", "IP %s is not inside a vSwitch subnet of the networks load balancer %d is attached to", a, lb.ID)
+}
+
+// dedicatedAddr says whether a dedicated server of the Robot webservice
+// has the address: its main IPv4 or one of its single IPs.
+func (w *State) dedicatedAddr(a netip.Addr) bool {
+	_, ok := w.dedicated.find(func(d *dedicated.Server) bool {
+		return d.IPv4 == a.String() || slices.Contains(d.IPs, a.String())
+	})
+	return ok
+}

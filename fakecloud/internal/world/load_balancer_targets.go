@@ -1,0 +1,235 @@
+package world
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
+)
+
+// TargetSpec is a target as create, add_target and remove_target send it.
+type TargetSpec struct {
+	Type   string `json:"type"`
+	Server *struct {
+		ID int64 `json:"id"`
+	} `json:"server"`
+	LabelSelector *struct {
+		Selector string `json:"selector"`
+	} `json:"label_selector"`
+	IP *struct {
+		IP string `json:"ip"`
+	} `json:"ip"`
+	UsePrivateIP *bool `json:"use_private_ip"`
+}
+
+// lbTarget is a target as stored and shown: a server target carries the
+// IP traffic goes to, which schema.LoadBalancerTarget lacks.
+type lbTarget struct {
+	Type          string                                  `json:"type"`
+	Server        *lbTargetServer                         `json:"server,omitempty"`
+	LabelSelector *schema.LoadBalancerTargetLabelSelector `json:"label_selector,omitempty"`
+	IP            *schema.LoadBalancerTargetIP            `json:"ip,omitempty"`
+	HealthStatus  *[]lbHealth                             `json:"health_status,omitempty"` // server and ip targets
+	UsePrivateIP  *bool                                   `json:"use_private_ip,omitempty"`
+	Targets       *[]lbTarget                             `json:"targets,omitempty"` // label_selector targets
+}
+
+type lbTargetServer struct {
+	ID int64  `json:"id"`
+	IP string `json:"ip"`
+}
+
+type lbHealth struct {
+	ListenPort int    `json:"listen_port"`
+	Status     string `json:"status"`
+}
+
+func (t lbTarget) private() bool { return t.UsePrivateIP != nil && *t.UsePrivateIP }
+
+// buildTarget validates a target for a load balancer and returns it as stored.
+func (w *State) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErrors, prefix string) (lbTarget, *apiError) {
+	t := lbTarget{Type: spec.Type}
+	private := spec.UsePrivateIP != nil && *spec.UsePrivateIP
+	if spec.Type != "ip" {
+		t.UsePrivateIP = &private
+	}
+	switch spec.Type {
+	case "server":
+		if spec.Server == nil {
+			f.add(prefix+"server", "is required for type server")
+			return t, nil
+		}
+		s, ok := w.servers.get(spec.Server.ID)
+		if !ok {
+			f.add(prefix+"server.id", "server with ID %d not found", spec.Server.ID)
+			return t, nil
+		}
+		ip, err := w.serverTargetIP(lb, s, private)
+		if err != nil {
+			return t, err
+		}
+		t.Server = &lbTargetServer{ID: s.ID, IP: ip}
+	case "label_selector":
+		if spec.LabelSelector == nil {
+			f.add(prefix+"label_selector", "is required for type label_selector")
+			return t, nil
+		}
+		if _, err := labelselector.Parse(spec.LabelSelector.Selector); err != nil || spec.LabelSelector.Selector == "" {
+			f.add(prefix+"label_selector.selector", "is not a valid label selector: %v", err)
+			return t, nil
+		}
+		t.LabelSelector = &schema.LoadBalancerTargetLabelSelector{Selector: spec.LabelSelector.Selector}
+		if private && len(lb.PrivateNet) == 0 {
+			return t, errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
+		}
+	case "ip":
+		if spec.IP == nil {
+			f.add(prefix+"ip", "is required for type ip")
+			return t, nil
+		}
+		a, err := netip.ParseAddr(spec.IP.IP)
+		if err != nil {
+			f.add(prefix+"ip.ip", "%q is not an IP address", spec.IP.IP)
+			return t, nil
+		}
+		if private {
+			f.add(prefix+"use_private_ip", "is not allowed for targets of type ip")
+		}
+		msg, aerr := w.checkIPTarget(lb, a)
+		if msg != "" {
+			f.add(prefix+"ip.ip", "%s", msg)
+			return t, nil
+		}
+		if aerr != nil {
+			return t, aerr
+		}
+		t.IP = &schema.LoadBalancerTargetIP{IP: a.String()}
+	default:
+		f.add(prefix+"type", "%q is not one of server, label_selector, ip", spec.Type)
+	}
+	return t, nil
+}
+
+// serverTargetIP is the address the load balancer sends a server target's
+// traffic to: its IP in a shared network, or its public IPv4.
+func (w *State) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bool) (string, *apiError) {
+	if private {
+		if len(lb.PrivateNet) == 0 {
+			return "", errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
+		}
+		for _, pn := range lb.PrivateNet {
+			if i := slices.IndexFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == pn.Network }); i >= 0 {
+				return s.PrivateNet[i].IP, nil
+			}
+		}
+		return "", errorf("resolve_cloud_private_targets_error", "server %d is not attached to the same network as load balancer %d", s.ID, lb.ID)
+	}
+	if s.PublicNet.IPv4.IP == "" {
+		return "", errorf("resolve_cloud_public_targets_error", "server %d has no public IPv4 address to be a public target", s.ID)
+	}
+	return s.PublicNet.IPv4.IP, nil
+}
+
+// sameTarget reports whether two targets name the same thing.
+func sameTarget(a, b lbTarget) bool {
+	if a.Type != b.Type {
+		return false
+	}
+	switch a.Type {
+	case "server":
+		return a.Server != nil && b.Server != nil && a.Server.ID == b.Server.ID
+	case "label_selector":
+		return a.LabelSelector != nil && b.LabelSelector != nil && a.LabelSelector.Selector == b.LabelSelector.Selector
+	case "ip":
+		return a.IP != nil && b.IP != nil && a.IP.IP == b.IP.IP
+	}
+	return false
+}
+
+func targetKey(t lbTarget) string {
+	switch {
+	case t.Server != nil:
+		return fmt.Sprintf("server:%d", t.Server.ID)
+	case t.IP != nil:
+		return "ip:" + t.IP.IP
+	}
+	return ""
+}
+
+// selected resolves a label selector target to the servers it matches now.
+func (w *State) selected(sel string) []*StoredServer {
+	s, err := labelselector.Parse(sel)
+	if err != nil {
+		return nil
+	}
+	var out []*StoredServer
+	for _, id := range w.servers.ids {
+		if srv := w.servers.byID[id]; s.Matches(srv.Labels) {
+			out = append(out, srv)
+		}
+	}
+	return out
+}
+
+// targetCount counts targets as the type limit does: a label selector
+// counts the servers it matches.
+func (w *State) targetCount(targets []lbTarget) int {
+	n := 0
+	for _, t := range targets {
+		if t.Type == "label_selector" && t.LabelSelector != nil {
+			n += len(w.selected(t.LabelSelector.Selector))
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// viewTargets renders targets with health per service port and label
+// selectors resolved live.
+func (w *State) viewTargets(lb *StoredLoadBalancer) []lbTarget {
+	out := make([]lbTarget, 0, len(lb.Targets))
+	for _, t := range lb.Targets {
+		v := t
+		if t.Type == "label_selector" && t.LabelSelector != nil {
+			subs := []lbTarget{}
+			for _, s := range w.selected(t.LabelSelector.Selector) {
+				ip, _ := w.serverTargetIP(lb, s, t.private())
+				sub := lbTarget{Type: "server", Server: &lbTargetServer{ID: s.ID, IP: ip}, UsePrivateIP: t.UsePrivateIP}
+				h := w.health(lb, sub)
+				sub.HealthStatus = &h
+				subs = append(subs, sub)
+			}
+			v.Targets = &subs
+		} else {
+			h := w.health(lb, t)
+			v.HealthStatus = &h
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// health is a target's status per service: one a script forced, else
+// the checked one when load balancers carry traffic (unknown until
+// checked), else healthy.
+func (w *State) health(lb *StoredLoadBalancer, t lbTarget) []lbHealth {
+	out := []lbHealth{}
+	key := targetKey(t)
+	for _, svc := range lb.Services {
+		st, ok := w.forcedHealth(lb, key, svc.ListenPort)
+		if !ok && w.probed != nil {
+			if st, ok = w.probed(lb.ID, svc.ListenPort, key); !ok {
+				st = "unknown"
+			}
+		}
+		if st == "" {
+			st = "healthy"
+		}
+		out = append(out, lbHealth{ListenPort: svc.ListenPort, Status: st})
+	}
+	return out
+}

@@ -1,0 +1,79 @@
+package world
+
+import (
+	"regexp"
+	"unicode"
+)
+
+var hostnameRe = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
+
+// checkName accepts the names the API accepts for most resources: present,
+// at most 128 characters, no whitespace or control characters.
+func checkName(f *fieldErrors, field, name string) {
+	if name == "" {
+		f.add(field, "is required")
+		return
+	}
+	if len(name) > 128 {
+		f.add(field, "is longer than 128 characters")
+		return
+	}
+	for _, r := range name {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			f.add(field, "must not contain whitespace or control characters")
+			return
+		}
+	}
+}
+
+// checkHostname accepts server names: valid hostnames as per RFC 1123.
+func checkHostname(f *fieldErrors, field, name string) {
+	switch {
+	case name == "":
+		f.add(field, "is required")
+	case len(name) > 253 || !hostnameRe.MatchString(name):
+		f.add(field, "%q is not a valid hostname as per RFC 1123", name)
+	}
+}
+
+// renameRelabel validates and applies the name and labels of a PUT; name
+// must be unique among resources of the kind (taken reports another one).
+func renameRelabel(kind string, newName *string, newLabels *map[string]string, check func(*fieldErrors, string, string),
+	taken func(string) bool, name *string, labels *map[string]string) *apiError {
+	var f fieldErrors
+	if newName != nil {
+		check(&f, "name", *newName)
+	}
+	if newLabels != nil {
+		validateLabels(&f, "labels", *newLabels)
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	if newName != nil && *newName != *name && taken(*newName) {
+		return notUnique("name", "%s name %q is already used", kind, *newName)
+	}
+	if newName != nil {
+		*name = *newName
+	}
+	if newLabels != nil {
+		*labels = copyLabels(*newLabels)
+	}
+	return nil
+}
+
+// nameTaken reports whether a resource of the table has the name.
+func nameTaken[T any](t *table[T], name func(*T) string) func(string) bool {
+	return func(n string) bool {
+		_, dup := t.find(func(v *T) bool { return name(v) == n })
+		return dup
+	}
+}
+
+// nonEmpty is nil for "", for requests whose omitted name decodes as "".
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,297 @@
+package world
+
+import (
+	"net/netip"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+)
+
+const (
+	maxRoutes  = 100
+	maxSubnets = 50
+)
+
+// Network is the network with the ID.
+func (t *Tx) Network(id int64) (schema.Network, *apiError) {
+	n, err := find(&t.w.networks, "network", id)
+	if err != nil {
+		return schema.Network{}, err
+	}
+	return t.w.viewNetwork(n), nil
+}
+
+// Networks lists the networks a query selects, one page of them, and how
+// many it selects in all.
+func (t *Tx) Networks(q ListQuery) ([]schema.Network, int, *apiError) {
+	items := slices.DeleteFunc(t.w.networks.all(), func(n *schema.Network) bool { return !q.keeps(n.Name, n.Labels) })
+	if err := ApplySort(items, q.Sort, networkSortKeys); err != nil {
+		return nil, 0, err
+	}
+	page := Cut(items, q)
+	out := make([]schema.Network, 0, len(page))
+	for _, n := range page {
+		out = append(out, t.w.viewNetwork(n))
+	}
+	return out, len(items), nil
+}
+
+// CreateNetwork creates a network with its subnets and routes.
+func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *apiError) {
+	w := t.w
+	var f fieldErrors
+	checkName(&f, "name", req.Name)
+	if _, dup := w.networks.find(func(n *schema.Network) bool { return n.Name == req.Name }); dup {
+		return schema.Network{}, notUnique("name", "network name %q is already used", req.Name)
+	}
+	ipRange, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
+	n := &schema.Network{Name: req.Name, IPRange: req.IPRange, Labels: derefLabels(req.Labels),
+		ExposeRoutesToVSwitch: req.ExposeRoutesToVSwitch, Subnets: []schema.NetworkSubnet{}, Routes: []schema.NetworkRoute{}}
+	validateLabels(&f, "labels", n.Labels)
+	if ok {
+		n.IPRange = ipRange.String()
+		for i, sn := range req.Subnets {
+			sub, serr := checkSubnet(w, n, ipRange, schema.NetworkActionAddSubnetRequest{Type: sn.Type, IPRange: sn.IPRange, NetworkZone: sn.NetworkZone, VSwitchID: sn.VSwitchID})
+			if serr != "" {
+				f.add(fieldAt("subnets", i, "ip_range"), "%s", serr)
+				continue
+			}
+			n.Subnets = append(n.Subnets, sub)
+		}
+		for i, rt := range req.Routes {
+			route, rerr := checkRoute(n, ipRange, rt.Destination, rt.Gateway)
+			if rerr != "" {
+				f.add(fieldAt("routes", i, "destination"), "%s", rerr)
+				continue
+			}
+			n.Routes = append(n.Routes, route)
+		}
+	}
+	if len(req.Routes) > maxRoutes {
+		return schema.Network{}, limitExceeded("routes", "a network has at most %d routes", maxRoutes)
+	}
+	if err := f.err(); err != nil {
+		return schema.Network{}, err
+	}
+	n.ID = w.newID("network")
+	n.Created = w.now().UTC().Truncate(time.Second)
+	w.networks.put(n.ID, n)
+	return w.viewNetwork(n), nil
+}
+
+// UpdateNetwork renames and relabels a network and sets whether its
+// routes are exposed to a vSwitch.
+func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Network, *apiError) {
+	n, err := find(&t.w.networks, "network", id)
+	if err != nil {
+		return schema.Network{}, err
+	}
+	taken := nameTaken(&t.w.networks, func(o *schema.Network) string { return o.Name })
+	if err := renameRelabel("network", nonEmpty(req.Name), req.Labels, checkName, taken, &n.Name, &n.Labels); err != nil {
+		return schema.Network{}, err
+	}
+	if req.ExposeRoutesToVSwitch != nil {
+		n.ExposeRoutesToVSwitch = *req.ExposeRoutesToVSwitch
+	}
+	return t.w.viewNetwork(n), nil
+}
+
+// DeleteNetwork deletes a network; attached resources are detached, as
+// the API documents.
+func (t *Tx) DeleteNetwork(id int64) *apiError {
+	w := t.w
+	n, err := find(&w.networks, "network", id)
+	if err != nil {
+		return err
+	}
+	if n.Protection.Delete {
+		return protectedErr("network", n.ID)
+	}
+	if err := w.networkLock(n.ID); err != nil {
+		return err
+	}
+	for _, m := range slices.Clone(w.netMembers[n.ID]) {
+		w.detach(m, n.ID)
+	}
+	delete(w.netMembers, n.ID)
+	delete(w.netUsed, n.ID)
+	delete(w.netHint, n.ID)
+	w.networks.del(n.ID)
+	return nil
+}
+
+func fieldAt(list string, i int, field string) string {
+	return list + "[" + strconv.Itoa(i) + "]." + field
+}
+
+// networkLock answers conflict while an action runs on the network, as the
+// API documents for networks.
+func (w *State) networkLock(id int64) *apiError {
+	if err := w.checkLock(resourceRef{"network", id}); err != nil {
+		return errorf(codeConflict, "network %d is being changed by a running action, please retry", id)
+	}
+	return nil
+}
+
+// viewNetwork is the network as the API shows it, with its members.
+func (w *State) viewNetwork(n *schema.Network) schema.Network {
+	v := *n
+	v.Labels = copyLabels(n.Labels)
+	v.Subnets = append([]schema.NetworkSubnet{}, n.Subnets...)
+	v.Routes = append([]schema.NetworkRoute{}, n.Routes...)
+	v.Servers = []int64{}
+	v.LoadBalancers = []int64{}
+	for _, m := range w.netMembers[n.ID] {
+		switch m.Type {
+		case "server":
+			v.Servers = append(v.Servers, m.ID)
+		case "load_balancer":
+			v.LoadBalancers = append(v.LoadBalancers, m.ID)
+		}
+	}
+	slices.Sort(v.Servers)
+	v.Servers = slices.Compact(v.Servers)
+	slices.Sort(v.LoadBalancers)
+	v.LoadBalancers = slices.Compact(v.LoadBalancers)
+	return v
+}
+
+var networkSortKeys = byIDNameCreated(
+	func(n *schema.Network) int64 { return n.ID },
+	func(n *schema.Network) string { return n.Name },
+	func(n *schema.Network) int64 { return n.Created.Unix() })
+
+// networkAction validates the network for an action, applies the change
+// and starts the action, which undoes it if it fails.
+func (t *Tx) networkAction(id int64, command string, check func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError)) (schema.Action, *apiError) {
+	n, err := find(&t.w.networks, "network", id)
+	if err != nil {
+		return schema.Action{}, err
+	}
+	if err := t.w.networkLock(n.ID); err != nil {
+		return schema.Action{}, err
+	}
+	ipRange, _ := netip.ParsePrefix(n.IPRange)
+	apply, aerr := check(n, ipRange)
+	if aerr != nil {
+		return schema.Action{}, aerr
+	}
+	ref := resourceRef{"network", n.ID}
+	undo := t.w.snapshotOf(ref)
+	apply()
+	a := t.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
+	return t.w.viewAction(a), nil
+}
+
+// AddSubnet adds a subnet to a network.
+func (t *Tx) AddSubnet(id int64, req schema.NetworkActionAddSubnetRequest) (schema.Action, *apiError) {
+	return t.networkAction(id, "add_subnet", func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError) {
+		if len(n.Subnets) >= maxSubnets {
+			return nil, limitExceeded("subnets", "a network has at most %d subnets", maxSubnets)
+		}
+		sub, msg := checkSubnet(t.w, n, ipRange, req)
+		if msg != "" {
+			return nil, invalidField("ip_range", "%s", msg)
+		}
+		return func() { n.Subnets = append(n.Subnets, sub) }, nil
+	})
+}
+
+// DeleteSubnet deletes a subnet that holds no attached resource.
+func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest) (schema.Action, *apiError) {
+	return t.networkAction(id, "delete_subnet", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
+		p, msg := parseIPv4Net(req.IPRange)
+		if msg != "" {
+			return nil, invalidField("ip_range", "%s", msg)
+		}
+		i := slices.IndexFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.String() })
+		if i < 0 {
+			return nil, invalidField("ip_range", "network %d has no subnet %q", n.ID, req.IPRange)
+		}
+		for _, m := range t.w.netMembers[n.ID] {
+			if p.Contains(m.ip) {
+				return nil, invalidField("ip_range", "subnet %s has attached resources; detach them first", req.IPRange)
+			}
+		}
+		return func() {
+			n.Subnets = slices.DeleteFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.String() })
+		}, nil
+	})
+}
+
+// AddRoute adds a route to a network.
+func (t *Tx) AddRoute(id int64, req schema.NetworkActionAddRouteRequest) (schema.Action, *apiError) {
+	return t.networkAction(id, "add_route", func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError) {
+		if len(n.Routes) >= maxRoutes {
+			return nil, limitExceeded("routes", "a network has at most %d routes", maxRoutes)
+		}
+		route, msg := checkRoute(n, ipRange, req.Destination, req.Gateway)
+		if msg != "" {
+			return nil, invalidField("destination", "%s", msg)
+		}
+		return func() { n.Routes = append(n.Routes, route) }, nil
+	})
+}
+
+// DeleteRoute deletes a route of a network.
+func (t *Tx) DeleteRoute(id int64, req schema.NetworkActionDeleteRouteRequest) (schema.Action, *apiError) {
+	return t.networkAction(id, "delete_route", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
+		d, msg := parseIPv4Net(req.Destination)
+		if msg != "" {
+			return nil, invalidField("destination", "%s", msg)
+		}
+		g, gerr := netip.ParseAddr(req.Gateway)
+		match := func(r schema.NetworkRoute) bool {
+			return gerr == nil && r.Destination == d.String() && r.Gateway == g.String()
+		}
+		if !slices.ContainsFunc(n.Routes, match) {
+			return nil, invalidField("destination", "network %d has no route %s via %s", n.ID, req.Destination, req.Gateway)
+		}
+		return func() { n.Routes = slices.DeleteFunc(n.Routes, match) }, nil
+	})
+}
+
+// ChangeIPRange widens a network's range.
+func (t *Tx) ChangeIPRange(id int64, req schema.NetworkActionChangeIPRangeRequest) (schema.Action, *apiError) {
+	return t.networkAction(id, "change_ip_range", func(n *schema.Network, old netip.Prefix) (func(), *apiError) {
+		var f fieldErrors
+		p, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
+		if ok && !within(old, p) {
+			f.add("ip_range", "the new range %s must contain the current range %s", p, old)
+		}
+		if err := f.err(); err != nil {
+			return nil, err
+		}
+		return func() { n.IPRange = p.String() }, nil
+	})
+}
+
+// ChangeNetworkProtection sets a network's delete protection.
+func (t *Tx) ChangeNetworkProtection(id int64, req schema.NetworkActionChangeProtectionRequest) (schema.Action, *apiError) {
+	return t.networkAction(id, "change_protection", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
+		return func() {
+			if req.Delete != nil {
+				n.Protection.Delete = *req.Delete
+			}
+		}, nil
+	})
+}
+
+// parseNetworkRange checks a network ip_range: an RFC 1918 prefix of /24 or larger.
+func parseNetworkRange(f *fieldErrors, field, s string) (netip.Prefix, bool) {
+	p, msg := netaddr.NetworkRange(s)
+	if msg != "" {
+		f.add(field, "%s", msg)
+		return netip.Prefix{}, false
+	}
+	return p, true
+}
+
+// checkSubnet validates a subnet for a network in w's catalogue's zones.
+func checkSubnet(w *State, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
+	return netaddr.CheckSubnet(w.cat.NetworkZone, n, ipRange, req)
+}

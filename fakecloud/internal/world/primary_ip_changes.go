@@ -1,0 +1,239 @@
+package world
+
+import (
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// UnassignPrimaryIP takes a primary IP off its server, which must be off
+// (the spec's server_not_stopped), and whose IPv4 must not be a load
+// balancer's target (server_is_load_balancer_target).
+func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apiError) {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	if err != nil {
+		return schema.Action{}, err
+	}
+	if p.AssigneeID == nil {
+		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
+	}
+	s, ok := t.w.servers.get(*p.AssigneeID)
+	if !ok {
+		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
+	}
+	if s.Status != "off" {
+		return schema.Action{}, errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
+	}
+	if p.Type == "ipv4" && t.w.publicTarget(s.ID) {
+		return schema.Action{}, errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
+	}
+	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
+		p.AssigneeID = nil
+		if p.Type == "ipv4" {
+			s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
+		} else {
+			s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{}
+		}
+	})
+}
+
+// AssignPrimaryIP gives an unassigned primary IP to a server that is off,
+// in its location, and without an address of that family.
+func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) (schema.Action, *apiError) {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	if err != nil {
+		return schema.Action{}, err
+	}
+	if req.AssigneeType != "server" {
+		return schema.Action{}, invalidField("assignee_type", "must be server")
+	}
+	if p.AssigneeID != nil {
+		return schema.Action{}, errorf("primary_ip_already_assigned", "primary_ip %d is assigned to server %d", p.ID, *p.AssigneeID)
+	}
+	s, ok := t.w.servers.get(req.AssigneeID)
+	if !ok {
+		return schema.Action{}, invalidField("assignee_id", "server %d does not exist", req.AssigneeID)
+	}
+	if s.Status != "off" {
+		return schema.Action{}, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
+	}
+	if s.Location.Name != p.Location.Name {
+		return schema.Action{}, invalidField("assignee_id", "server %d is in %s, the primary IP in %s", s.ID, s.Location.Name, p.Location.Name)
+	}
+	if p.Type == "ipv4" && s.PublicNet.IPv4.IP != "" {
+		return schema.Action{}, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
+	}
+	if p.Type == "ipv6" && s.PublicNet.IPv6.IP != "" {
+		return schema.Action{}, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
+	}
+	return t.w.primaryIPAction(p, s, "assign_primary_ip", func() { t.w.assignPrimaryIP(p, s) })
+}
+
+// assignPrimaryIP gives p to s.
+func (w *State) assignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
+	id := s.ID
+	p.AssigneeID, p.AssigneeType = &id, "server"
+	if p.Type == "ipv4" {
+		ptr := ""
+		if len(p.DNSPtr) > 0 {
+			ptr = p.DNSPtr[0].DNSPtr
+		}
+		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: p.ID, IP: p.IP, DNSPtr: ptr}
+	} else {
+		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: p.ID, IP: p.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
+	}
+}
+
+// primaryIPAction starts a primary IP action and makes its change, unless
+// the action is planned to fail: then nothing changes, as the API's failed
+// action leaves the addresses where they were. Under pessimistic realism
+// the action names the primary IP alone, and so is listed only under
+// /primary_ips/actions.
+func (w *State) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apiError) {
+	ref := resourceRef{"primary_ip", p.ID}
+	if err := w.checkLock(ref); err != nil {
+		return schema.Action{}, err
+	}
+	if err := w.checkLock(resourceRef{"server", s.ID}); err != nil {
+		return schema.Action{}, err
+	}
+	a := w.startAction(actionSpec{command: command, resources: w.primaryIPRefs(p.ID, s.ID)})
+	if a.Fail == nil {
+		change()
+	}
+	return w.viewAction(a), nil
+}
+
+// primaryIPRefs are the resources a primary IP action names: the server
+// (which it locks) and the primary IP, as the spec's examples show.
+func (w *State) primaryIPRefs(pip, server int64) []resourceRef {
+	if w.realism.pessimistic() {
+		return []resourceRef{{"primary_ip", pip}}
+	}
+	return []resourceRef{{"server", server}, {"primary_ip", pip}}
+}
+
+// publicTarget reports whether a load balancer targets the server by its
+// public address.
+func (w *State) publicTarget(id int64) bool {
+	for _, lb := range w.loadBalancers.all() {
+		for _, t := range lb.Targets {
+			if t.Type == "server" && t.Server != nil && t.Server.ID == id && !t.private() {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// PrimaryIPCreateRequest is POST /primary_ips; location takes an ID or a
+// name, as the description allows.
+type PrimaryIPCreateRequest struct {
+	Name         string             `json:"name"`
+	Type         string             `json:"type"`
+	AssigneeType string             `json:"assignee_type,omitempty"`
+	AssigneeID   *int64             `json:"assignee_id,omitempty"`
+	Labels       *map[string]string `json:"labels,omitempty"`
+	AutoDelete   *bool              `json:"auto_delete,omitempty"`
+	Location     *schema.IDOrName   `json:"location,omitempty"`
+}
+
+// PrimaryIPCreated is what creating a primary IP answers: one assigned at
+// once comes with its assign action.
+type PrimaryIPCreated struct {
+	PrimaryIP schema.PrimaryIP `json:"primary_ip"`
+	Action    *schema.Action   `json:"action"`
+}
+
+// CreatePrimaryIP makes a primary IP in a location, or assigned at once
+// to a server that is off (and then in the server's location).
+func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *apiError) {
+	var f fieldErrors
+	checkName(&f, "name", req.Name)
+	labels := derefLabels(req.Labels)
+	validateLabels(&f, "labels", labels)
+	if req.Type != "ipv4" && req.Type != "ipv6" {
+		f.add("type", "%q is not one of ipv4, ipv6", req.Type)
+	}
+	var s *StoredServer
+	var loc schema.Location
+	switch {
+	case req.AssigneeID != nil:
+		if req.AssigneeType != "server" {
+			f.add("assignee_type", "must be server with assignee_id")
+		}
+		if req.Location != nil {
+			f.add("location", "omit it with assignee_id: the server's location is taken")
+		}
+		var ok bool
+		if s, ok = t.w.servers.get(*req.AssigneeID); !ok {
+			f.add("assignee_id", "server %d does not exist", *req.AssigneeID)
+		} else {
+			loc = s.Location
+		}
+	case req.Location != nil:
+		var ok bool
+		if loc, ok = t.w.cat.Location(idOrNameString(*req.Location)); !ok {
+			f.add("location", "%q is not a location", idOrNameString(*req.Location))
+		}
+	default:
+		f.add("location", "is required without assignee_id")
+	}
+	if err := f.err(); err != nil {
+		return PrimaryIPCreated{}, err
+	}
+	if _, dup := t.w.primaryIPs.find(func(p *schema.PrimaryIP) bool { return p.Name == req.Name }); dup {
+		return PrimaryIPCreated{}, notUnique("name", "primary IP name %q is already used", req.Name)
+	}
+	if s != nil {
+		switch {
+		case s.Status != "off":
+			return PrimaryIPCreated{}, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
+		case req.Type == "ipv4" && s.PublicNet.IPv4.IP != "":
+			return PrimaryIPCreated{}, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
+		case req.Type == "ipv6" && s.PublicNet.IPv6.IP != "":
+			return PrimaryIPCreated{}, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
+		}
+	}
+	ip := ""
+	if req.Type == "ipv4" {
+		a, ok := t.w.pubIPv4.take()
+		if !ok {
+			return PrimaryIPCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
+		}
+		ip = a.String()
+	} else {
+		ip = t.w.newIPv6Net()
+	}
+	p := t.w.newPrimaryIP(req.Type, ip, loc, 0, t.w.now().UTC().Truncate(time.Second))
+	p.Name, p.Labels, p.AssigneeID, p.AutoDelete = req.Name, labels, nil, req.AutoDelete != nil && *req.AutoDelete
+	out := PrimaryIPCreated{}
+	if s != nil {
+		a := t.w.startAction(actionSpec{command: "assign_primary_ip", resources: t.w.primaryIPRefs(p.ID, s.ID)})
+		t.w.assignPrimaryIP(p, s)
+		v := t.w.viewAction(a)
+		out.Action = &v
+	}
+	out.PrimaryIP = viewPrimaryIP(p)
+	return out, nil
+}
+
+// DeletePrimaryIP deletes an unassigned primary IP (must_be_unassigned
+// otherwise, as the API answers since May 2026).
+func (t *Tx) DeletePrimaryIP(id int64) *apiError {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	if err != nil {
+		return err
+	}
+	if p.AssigneeID != nil {
+		return errorf("must_be_unassigned", "primary_ip %d is assigned to server %d; unassign it first", p.ID, *p.AssigneeID)
+	}
+	if err := t.w.checkLock(resourceRef{"primary_ip", p.ID}); err != nil {
+		return err
+	}
+	if p.Type == "ipv4" {
+		t.w.pubIPv4.release(p.IP)
+	}
+	t.w.primaryIPs.del(p.ID)
+	return nil
+}

@@ -1,0 +1,83 @@
+package world
+
+import (
+	"net/netip"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// newPrimaryIP records the primary IP a new server gets.
+func (w *State) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
+	id := w.newID("primary_ip")
+	p := &schema.PrimaryIP{ID: id, IP: ip, Type: kind, Name: "primary_ip-" + strconv.Itoa(int(id)), Labels: map[string]string{},
+		AssigneeID: &serverID, AssigneeType: "server", AutoDelete: true, Created: now, Location: loc,
+		DNSPtr: []schema.PrimaryIPDNSPTR{}}
+	if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
+		p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: ip, DNSPtr: defaultPTR(a)}}
+	}
+	w.primaryIPs.put(id, p)
+	return p
+}
+
+func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
+	v := *p
+	v.Labels = copyLabels(p.Labels)
+	v.DNSPtr = append([]schema.PrimaryIPDNSPTR{}, p.DNSPtr...)
+	return v
+}
+
+// PrimaryIP is the primary IP with the ID.
+func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apiError) {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	if err != nil {
+		return schema.PrimaryIP{}, err
+	}
+	return viewPrimaryIP(p), nil
+}
+
+// PrimaryIPs lists the primary IPs a query and an address (any, if empty)
+// select, one page of them, and how many they select in all.
+func (t *Tx) PrimaryIPs(q ListQuery, ip string) ([]schema.PrimaryIP, int, *apiError) {
+	items := slices.DeleteFunc(t.w.primaryIPs.all(), func(p *schema.PrimaryIP) bool {
+		return !q.keeps(p.Name, p.Labels) || (ip != "" && p.IP != ip)
+	})
+	keys := byIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
+		func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
+	delete(keys, "name")
+	if err := ApplySort(items, q.Sort, keys); err != nil {
+		return nil, 0, err
+	}
+	page := Cut(items, q)
+	out := make([]schema.PrimaryIP, 0, len(page))
+	for _, p := range page {
+		out = append(out, viewPrimaryIP(p))
+	}
+	return out, len(items), nil
+}
+
+// PrimaryIPUpdateRequest is PUT /primary_ips/{id}; a name given empty is
+// refused rather than ignored.
+type PrimaryIPUpdateRequest struct {
+	Name       *string            `json:"name,omitempty"`
+	Labels     *map[string]string `json:"labels,omitempty"`
+	AutoDelete *bool              `json:"auto_delete,omitempty"`
+}
+
+// UpdatePrimaryIP renames, relabels or sets auto_delete, with no action.
+func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.PrimaryIP, *apiError) {
+	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	if err != nil {
+		return schema.PrimaryIP{}, err
+	}
+	taken := nameTaken(&t.w.primaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
+	if err := renameRelabel("primary IP", req.Name, req.Labels, checkName, taken, &p.Name, &p.Labels); err != nil {
+		return schema.PrimaryIP{}, err
+	}
+	if req.AutoDelete != nil {
+		p.AutoDelete = *req.AutoDelete
+	}
+	return viewPrimaryIP(p), nil
+}

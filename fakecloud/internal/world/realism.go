@@ -1,0 +1,128 @@
+package world
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Realism says how fakecloud reads what the API's documentation leaves
+// open. The default, optimistic, is the reading clients were built on:
+// small IDs in creation order, actions kept for ever, an action for every
+// change. Pessimistic takes the unhelpful reading of each, so a client
+// that relies on one of them fails its tests here rather than in
+// production.
+type Realism struct {
+	// Mode is optimistic (the default) or pessimistic.
+	Mode string `json:"mode"`
+	// ActionRetention, under pessimistic realism, is how long a finished
+	// action stays in listings (default 30m); GET /actions/{id} still
+	// answers for it.
+	ActionRetention Duration `json:"action_retention,omitempty"`
+}
+
+// The realism modes.
+const (
+	RealismOptimistic  = "optimistic"
+	RealismPessimistic = "pessimistic"
+)
+
+// DefaultActionRetention is how long finished actions stay listed under
+// pessimistic realism unless ActionRetention says otherwise.
+const DefaultActionRetention = 30 * time.Minute
+
+// Check validates a realism and fills in its defaults.
+func (r Realism) Check() (Realism, error) {
+	switch r.Mode {
+	case "":
+		r.Mode = RealismOptimistic
+	case RealismOptimistic, RealismPessimistic:
+	default:
+		return r, fmt.Errorf("mode: %q is not one of %s, %s", r.Mode, RealismOptimistic, RealismPessimistic)
+	}
+	if r.ActionRetention < 0 {
+		return r, fmt.Errorf("action_retention: must not be negative")
+	}
+	if r.Mode == RealismPessimistic && r.ActionRetention == 0 {
+		r.ActionRetention = Duration(DefaultActionRetention)
+	}
+	if r.Mode == RealismOptimistic {
+		r.ActionRetention = 0
+	}
+	return r, nil
+}
+
+func (r Realism) pessimistic() bool { return r.Mode == RealismPessimistic }
+
+// SetRealism changes the realism from now on; a bad one changes nothing.
+func (w *State) SetRealism(r Realism) error {
+	r, err := r.Check()
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	w.realism = r
+	w.mu.Unlock()
+	return nil
+}
+
+// Realism returns the realism in force.
+func (w *State) Realism() Realism {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.realism
+}
+
+// pessimisticActionBase is where pessimistic action IDs start: 15 digits,
+// as the live API's (606028482673874 was seen).
+const pessimisticActionBase = 600_000_000_000_000
+
+// pessimisticActionID is a large action ID only roughly in time order: the
+// started time in milliseconds, moved by up to 30 s either way, so an
+// action may get a lower ID than one started before it. The kind's
+// counter holds the largest, so a switch back to optimistic IDs goes on
+// above it.
+func (w *State) pessimisticActionID() int64 {
+	ms := w.now().UnixMilli() - time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	for {
+		id := pessimisticActionBase + (ms+int64(w.rng.IntN(60_001))-30_000)*16 + int64(w.rng.IntN(16))
+		if _, taken := w.actions.get(id); !taken {
+			w.lastID["action"] = max(w.lastID["action"], id) // an export's counter covers every ID
+			return id
+		}
+	}
+}
+
+// listed drops, under pessimistic realism, the finished actions older than
+// the retention from a listing.
+func (w *State) listed(items []*StoredAction) []*StoredAction {
+	if !w.realism.pessimistic() {
+		return items
+	}
+	cutoff := w.now().Add(-time.Duration(w.realism.ActionRetention))
+	return slices.DeleteFunc(items, func(a *StoredAction) bool { return a.Finished != nil && a.Finished.Before(cutoff) })
+}
+
+// tieOrder, under pessimistic realism, puts items in an order of their
+// own before a sort, so items with equal sort keys do not come in ID
+// order. The order is the same for every request, so pages still fit.
+func tieOrder[T any](w *State, items []T, id func(T) int64) {
+	if !w.realism.pessimistic() {
+		return
+	}
+	slices.SortFunc(items, func(a, b T) int {
+		return cmp.Compare(scramble(id(a)^int64(w.seed)), scramble(id(b)^int64(w.seed)))
+	})
+}
+
+// scramble is a fixed bijective mix of an ID (splitmix64's finaliser).
+func scramble(v int64) uint64 {
+	x := uint64(v)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x
+}

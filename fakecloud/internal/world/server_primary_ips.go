@@ -1,0 +1,70 @@
+package world
+
+import "github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+// givenPrimaryIPs resolves the primary IPs a new server is created on
+// (public_net.ipv4 and .ipv6, by ID): [0] the IPv4, [1] the IPv6, nil
+// where none is given. A missing one, or one given with its family turned
+// off, is a field error; one of the wrong family answers 412
+// primary_ip_version_mismatch, one already assigned 422
+// primary_ip_assigned, one an action holds 423 locked.
+func (w *State) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*schema.PrimaryIP, *apiError) {
+	var out [2]*schema.PrimaryIP
+	if pn == nil {
+		return out, nil
+	}
+	var refused *apiError
+	enable4, enable6 := pn.enabled()
+	for i, g := range []struct {
+		id      int64
+		enabled bool
+		family  string
+	}{{pn.IPv4ID, enable4, "ipv4"}, {pn.IPv6ID, enable6, "ipv6"}} {
+		if g.id == 0 {
+			continue
+		}
+		field := "public_net." + g.family
+		p, ok := w.primaryIPs.get(g.id)
+		switch {
+		case !ok:
+			f.add(field, "primary IP %d does not exist", g.id)
+			continue
+		case !g.enabled:
+			f.add(field, "needs public_net.enable_%s true", g.family)
+			continue
+		}
+		switch {
+		case refused != nil:
+		case p.Type != g.family:
+			refused = errorf("primary_ip_version_mismatch", "primary IP %d is %s, given as %s", p.ID, p.Type, g.family)
+		case p.AssigneeID != nil:
+			refused = errorf("primary_ip_assigned", "primary IP %d is assigned to server %d", p.ID, *p.AssigneeID)
+		default:
+			refused = w.checkLock(resourceRef{"primary_ip", p.ID})
+		}
+		out[i] = p
+	}
+	return out, refused
+}
+
+// primaryIPsLocation is where a server on the given primary IPs goes when
+// the request names no location: theirs.
+func primaryIPsLocation(given [2]*schema.PrimaryIP) string {
+	for _, p := range given {
+		if p != nil {
+			return p.Location.Name
+		}
+	}
+	return ""
+}
+
+// checkPrimaryIPsLocation refuses primary IPs of another location than the
+// server's.
+func checkPrimaryIPsLocation(given [2]*schema.PrimaryIP, loc string) *apiError {
+	for _, p := range given {
+		if p != nil && p.Location.Name != loc {
+			return errorf("primary_ip_datacenter_mismatch", "primary IP %d is in %s, the server in %s", p.ID, p.Location.Name, loc)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,370 @@
+package world
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// serverStatuses are the statuses the API reports.
+var serverStatuses = []string{"running", "initializing", "starting", "stopping", "off", "deleting", "migrating", "rebuilding", "unknown"}
+
+// ServerView is a server as the API shows it: public_net addresses may be
+// null, which schema.ServerPublicNet cannot express.
+type ServerView struct {
+	schema.Server
+	PublicNet serverPublicNet `json:"public_net"`
+}
+
+type serverPublicNet struct {
+	IPv4        *schema.ServerPublicNetIPv4 `json:"ipv4"`
+	IPv6        *schema.ServerPublicNetIPv6 `json:"ipv6"`
+	FloatingIPs []int64                     `json:"floating_ips"`
+	Firewalls   []schema.ServerFirewall     `json:"firewalls"`
+}
+
+// Server is the server with the ID.
+func (t *Tx) Server(id int64) (ServerView, *apiError) {
+	s, err := find(&t.w.servers, "server", id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	return t.w.viewServer(s), nil
+}
+
+// Servers lists the servers a query and the statuses (any, if none)
+// select, one page of them, and how many they select in all.
+func (t *Tx) Servers(q ListQuery, statuses []string) ([]ServerView, int, *apiError) {
+	for _, st := range statuses {
+		if !slices.Contains(serverStatuses, st) {
+			return nil, 0, invalidField("status", "%q is not one of %s", st, strings.Join(serverStatuses, ", "))
+		}
+	}
+	w := t.w
+	var items []*StoredServer
+	for _, id := range w.servers.ids {
+		s := w.servers.byID[id]
+		if !q.keeps(s.Name, s.Labels) || (len(statuses) > 0 && !slices.Contains(statuses, s.Status)) {
+			continue
+		}
+		items = append(items, s)
+	}
+	if len(q.Sort) > 0 {
+		tieOrder(w, items, func(s *StoredServer) int64 { return s.ID })
+	}
+	if err := ApplySort(items, q.Sort, serverSortKeys); err != nil {
+		return nil, 0, err
+	}
+	page := Cut(items, q)
+	out := make([]ServerView, 0, len(page))
+	for _, s := range page {
+		out = append(out, w.viewServer(s))
+	}
+	return out, len(items), nil
+}
+
+// viewServer copies a server for the wire, filling derived fields.
+func (w *State) viewServer(s *StoredServer) ServerView {
+	v := ServerView{Server: s.Server}
+	v.Labels = copyLabels(s.Labels)
+	v.PrivateNet = make([]schema.ServerPrivateNet, 0, len(s.PrivateNet))
+	for _, p := range s.PrivateNet {
+		p.AliasIPs = append([]string{}, p.AliasIPs...)
+		v.PrivateNet = append(v.PrivateNet, p)
+	}
+	v.Volumes = []int64{}
+	v.LoadBalancers = w.loadBalancersOf(s.ID)
+	v.PublicNet = serverPublicNet{FloatingIPs: []int64{}, Firewalls: []schema.ServerFirewall{}}
+	if s.PublicNet.IPv4.IP != "" {
+		ip4 := s.PublicNet.IPv4
+		v.PublicNet.IPv4 = &ip4
+	}
+	if s.PublicNet.IPv6.IP != "" {
+		ip6 := s.PublicNet.IPv6
+		ip6.DNSPtr = append([]schema.ServerPublicNetIPv6DNSPtr{}, ip6.DNSPtr...)
+		v.PublicNet.IPv6 = &ip6
+	}
+	return v
+}
+
+// loadBalancersOf lists the load balancers that have the server as a
+// direct target.
+func (w *State) loadBalancersOf(serverID int64) []int64 {
+	out := []int64{}
+	for _, lb := range w.loadBalancers.all() {
+		if slices.ContainsFunc(lb.Targets, func(t lbTarget) bool {
+			return t.Type == "server" && t.Server != nil && t.Server.ID == serverID
+		}) {
+			out = append(out, lb.ID)
+		}
+	}
+	return out
+}
+
+var serverSortKeys = byIDNameCreated(
+	func(s *StoredServer) int64 { return s.ID },
+	func(s *StoredServer) string { return s.Name },
+	func(s *StoredServer) int64 { return s.Created.Unix() })
+
+// ServerCreateRequest is hcloud-go's, with SSH keys given by ID or by
+// name as the API takes them (hcloud-go sends IDs).
+type ServerCreateRequest struct {
+	schema.ServerCreateRequest
+	SSHKeys   []schema.IDOrName      `json:"ssh_keys,omitempty"`
+	PublicNet *serverCreatePublicNet `json:"public_net,omitempty"`
+}
+
+// serverCreatePublicNet is public_net of POST /servers; an enable_ipv4 or
+// enable_ipv6 left out is true, as the description's default says.
+type serverCreatePublicNet struct {
+	EnableIPv4 *bool `json:"enable_ipv4,omitempty"`
+	EnableIPv6 *bool `json:"enable_ipv6,omitempty"`
+	IPv4ID     int64 `json:"ipv4,omitempty"`
+	IPv6ID     int64 `json:"ipv6,omitempty"`
+}
+
+func (pn *serverCreatePublicNet) enabled() (v4, v6 bool) {
+	if pn == nil {
+		return true, true
+	}
+	return pn.EnableIPv4 == nil || *pn.EnableIPv4, pn.EnableIPv6 == nil || *pn.EnableIPv6
+}
+
+// ServerCreated is what creating a server answers.
+type ServerCreated struct {
+	Server       ServerView      `json:"server"`
+	Action       schema.Action   `json:"action"`
+	NextActions  []schema.Action `json:"next_actions"`
+	RootPassword *string         `json:"root_password"`
+}
+
+// CreateServer creates a server, with its public addresses, networks and
+// a root password when no SSH key is given, and starts it unless told not to.
+func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
+	w := t.w
+	var f fieldErrors
+	checkHostname(&f, "name", req.Name)
+	st, ok := w.cat.ServerType(idOrNameString(req.ServerType))
+	if !ok {
+		f.add("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+	}
+	img, ok := w.cat.Image(idOrNameString(req.Image), st.Architecture)
+	if !ok && st.Architecture != "" {
+		f.add("image", "image %q does not exist for architecture %s", idOrNameString(req.Image), st.Architecture)
+	} else if st.Architecture == "" && idOrNameString(req.Image) == "" {
+		f.add("image", "is required")
+	}
+	given, refused := w.givenPrimaryIPs(&f, req.PublicNet)
+	locRef := req.Location
+	if locRef == "" {
+		locRef = cmp.Or(primaryIPsLocation(given), "fsn1")
+	}
+	loc, ok := w.cat.Location(locRef)
+	if !ok {
+		f.add("location", "location %q does not exist", req.Location)
+	}
+	labels := derefLabels(req.Labels)
+	validateLabels(&f, "labels", labels)
+	if len(req.UserData) > 32*1024 {
+		f.add("user_data", "is longer than 32 KiB")
+	}
+	checkUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
+	checkUnsimulated(&f, req.ServerCreateRequest)
+	checkUnique(&f, "networks", req.Networks)
+	var nets []*schema.Network
+	for _, id := range req.Networks {
+		n, ok := w.networks.get(id)
+		if !ok {
+			f.add("networks", "network %d does not exist", id)
+			continue
+		}
+		nets = append(nets, n)
+	}
+	if err := f.err(); err != nil {
+		return ServerCreated{}, err
+	}
+	if _, dup := w.servers.find(func(s *StoredServer) bool { return s.Name == req.Name }); dup {
+		return ServerCreated{}, notUnique("name", "server name %q is already used", req.Name)
+	}
+	if refused != nil {
+		return ServerCreated{}, refused
+	}
+	if err := checkPrimaryIPsLocation(given, loc.Name); err != nil {
+		return ServerCreated{}, err
+	}
+	// Allocate private addresses before anything is stored, so a refusal
+	// changes nothing.
+	ips := make([]netip.Addr, len(nets))
+	for i, n := range nets {
+		a, err := w.allocIP(n, loc.NetworkZone, "", "")
+		if err != nil {
+			return ServerCreated{}, err
+		}
+		ips[i] = a
+	}
+	enable4, enable6 := req.PublicNet.enabled()
+	if !enable4 && !enable6 && len(nets) == 0 {
+		return ServerCreated{}, invalidField("networks", "a server without public IPv4 and IPv6 needs at least one network")
+	}
+
+	now := w.now().UTC().Truncate(time.Second)
+	s := &StoredServer{Server: schema.Server{
+		Name: req.Name, Status: "initializing", Created: now, ServerType: st, Location: loc,
+		Image: &img, Labels: labels, IncludedTraffic: uint64(st.IncludedTraffic), PrimaryDiskSize: st.Disk,
+	}}
+	s.ID = w.newID("server")
+	if given[0] != nil {
+		w.assignPrimaryIP(given[0], s)
+	} else if enable4 {
+		ip, ok := w.pubIPv4.take()
+		if !ok {
+			return ServerCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
+		}
+		pip := w.newPrimaryIP("ipv4", ip.String(), loc, s.ID, now)
+		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: pip.ID, IP: pip.IP, DNSPtr: pip.DNSPtr[0].DNSPtr}
+	}
+	if given[1] != nil {
+		w.assignPrimaryIP(given[1], s)
+	} else if enable6 {
+		pip := w.newPrimaryIP("ipv6", w.newIPv6Net(), loc, s.ID, now)
+		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: pip.ID, IP: pip.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
+	}
+	for i, n := range nets {
+		w.attach(n.ID, member{resourceRef: resourceRef{"server", s.ID}, ip: ips[i]})
+		s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ips[i].String(), AliasIPs: []string{}, MACAddress: w.newMAC()})
+	}
+	var rootPassword *string
+	if len(req.SSHKeys) == 0 {
+		pw := w.newPassword()
+		rootPassword = &pw
+		s.RootPassword = pw
+	}
+	w.servers.put(s.ID, s)
+
+	start := req.StartAfterCreate == nil || *req.StartAfterCreate
+	ref := resourceRef{"server", s.ID}
+	end := "off"
+	if start {
+		end = "running"
+	}
+	create := w.startAction(actionSpec{command: "create_server", resources: []resourceRef{ref},
+		finish: finish{ServerStatus: end, ServerStatusOnError: "off"}})
+	out := ServerCreated{Action: w.viewAction(create), NextActions: []schema.Action{}, RootPassword: rootPassword}
+	if start {
+		next := w.startAction(actionSpec{command: "start_server", resources: []resourceRef{ref}})
+		out.NextActions = append(out.NextActions, w.viewAction(next))
+	}
+	out.Server = w.viewServer(s)
+	return out, nil
+}
+
+// sshKeyIDs resolves SSH keys given by ID or by name.
+func (w *State) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
+	ids := make([]int64, 0, len(refs))
+	for _, ref := range refs {
+		k, ok := w.sshKeys.get(ref.ID)
+		if ref.ID == 0 {
+			k, ok = w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Name == ref.Name })
+		}
+		if !ok {
+			f.add("ssh_keys", "SSH key %q does not exist", idOrNameString(ref))
+			continue
+		}
+		ids = append(ids, k.ID)
+	}
+	return ids
+}
+
+func idOrNameString(v schema.IDOrName) string {
+	if v.ID != 0 {
+		return fmt.Sprint(v.ID)
+	}
+	return v.Name
+}
+
+// UpdateServer renames and relabels a server.
+func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView, *apiError) {
+	s, err := find(&t.w.servers, "server", id)
+	if err != nil {
+		return ServerView{}, err
+	}
+	taken := nameTaken(&t.w.servers, func(o *StoredServer) string { return o.Name })
+	if err := renameRelabel("server", nonEmpty(req.Name), req.Labels, checkHostname, taken, &s.Name, &s.Labels); err != nil {
+		return ServerView{}, err
+	}
+	return t.w.viewServer(s), nil
+}
+
+// DeleteServer removes the server at once, as the API does, and returns
+// the delete_server action. Load balancer targets naming it stay behind,
+// reported unhealthy, as on the real API.
+func (t *Tx) DeleteServer(id int64) (schema.Action, *apiError) {
+	s, err := find(&t.w.servers, "server", id)
+	if err != nil {
+		return schema.Action{}, err
+	}
+	if s.Protection.Delete {
+		return schema.Action{}, protectedErr("server", s.ID)
+	}
+	ref := resourceRef{"server", s.ID}
+	if err := t.w.checkLock(ref); err != nil {
+		return schema.Action{}, err
+	}
+	t.w.removeServer(s)
+	a := t.w.startAction(actionSpec{command: "delete_server", resources: []resourceRef{ref}})
+	return t.w.viewAction(a), nil
+}
+
+// removeServer deletes a server with its networks and auto-delete primary IPs.
+func (w *State) removeServer(s *StoredServer) {
+	w.detachAll(resourceRef{"server", s.ID})
+	for _, pip := range w.primaryIPs.all() {
+		if pip.AssigneeID != nil && *pip.AssigneeID == s.ID && pip.AssigneeType == "server" {
+			if pip.AutoDelete {
+				if pip.Type == "ipv4" {
+					w.pubIPv4.release(pip.IP)
+				}
+				w.primaryIPs.del(pip.ID)
+			} else {
+				pip.AssigneeID = nil
+			}
+		}
+	}
+	w.servers.del(s.ID)
+}
+
+// newMAC returns a MAC address in Hetzner's locally administered 86:00 range.
+func (w *State) newMAC() string {
+	b := w.rng.Uint32()
+	return fmt.Sprintf("86:00:00:%02x:%02x:%02x", byte(b>>16), byte(b>>8), byte(b))
+}
+
+func (w *State) newPassword() string {
+	const letters = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	b := make([]byte, 20)
+	for i := range b {
+		b[i] = letters[w.rng.IntN(len(letters))]
+	}
+	return string(b)
+}
+
+// checkUnsimulated refuses references to resources fakecloud does not
+// simulate: no volume, firewall or placement group exists here, so any ID
+// names a missing one (which the API refuses), and a request naming one
+// must not quietly create a server without it.
+func checkUnsimulated(f *fieldErrors, req schema.ServerCreateRequest) {
+	for _, id := range req.Volumes {
+		f.add("volumes", "volume %d does not exist", id)
+	}
+	for _, fw := range req.Firewalls {
+		f.add("firewalls", "firewall %d does not exist", fw.Firewall)
+	}
+	if req.PlacementGroup != 0 {
+		f.add("placement_group", "placement group %d does not exist", req.PlacementGroup)
+	}
+}

@@ -1,0 +1,116 @@
+package world
+
+import (
+	"crypto/md5"
+	"encoding/base64"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// SSHKey is the SSH key with the ID.
+func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apiError) {
+	k, err := find(&t.w.sshKeys, "ssh_key", id)
+	if err != nil {
+		return schema.SSHKey{}, err
+	}
+	return viewSSHKey(k), nil
+}
+
+// SSHKeys lists the SSH keys a query and a fingerprint (any, if empty)
+// select, one page of them, and how many they select in all.
+func (t *Tx) SSHKeys(q ListQuery, fingerprint string) ([]schema.SSHKey, int, *apiError) {
+	items := slices.DeleteFunc(t.w.sshKeys.all(), func(k *schema.SSHKey) bool {
+		return !q.keeps(k.Name, k.Labels) || (fingerprint != "" && k.Fingerprint != fingerprint)
+	})
+	keys := byIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
+		func(k *schema.SSHKey) int64 { return k.Created.Unix() })
+	if err := ApplySort(items, q.Sort, keys); err != nil {
+		return nil, 0, err
+	}
+	page := Cut(items, q)
+	out := make([]schema.SSHKey, 0, len(page))
+	for _, k := range page {
+		out = append(out, viewSSHKey(k))
+	}
+	return out, len(items), nil
+}
+
+// CreateSSHKey stores a public key; its name and fingerprint are unique.
+func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apiError) {
+	var f fieldErrors
+	checkName(&f, "name", req.Name)
+	fp, ok := sshFingerprint(req.PublicKey)
+	if !ok {
+		f.add("public_key", "is not an OpenSSH public key")
+	}
+	labels := derefLabels(req.Labels)
+	validateLabels(&f, "labels", labels)
+	if err := f.err(); err != nil {
+		return schema.SSHKey{}, err
+	}
+	if _, dup := t.w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Name == req.Name }); dup {
+		return schema.SSHKey{}, notUnique("name", "SSH key name %q is already used", req.Name)
+	}
+	if _, dup := t.w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Fingerprint == fp }); dup {
+		return schema.SSHKey{}, notUnique("public_key", "SSH key with the same fingerprint already exists")
+	}
+	k := &schema.SSHKey{ID: t.w.newID("ssh_key"), Name: req.Name, Fingerprint: fp, PublicKey: strings.TrimSpace(req.PublicKey),
+		Labels: labels, Created: t.w.now().UTC().Truncate(time.Second)}
+	t.w.sshKeys.put(k.ID, k)
+	return viewSSHKey(k), nil
+}
+
+// UpdateSSHKey renames and relabels an SSH key.
+func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHKey, *apiError) {
+	k, err := find(&t.w.sshKeys, "ssh_key", id)
+	if err != nil {
+		return schema.SSHKey{}, err
+	}
+	taken := nameTaken(&t.w.sshKeys, func(o *schema.SSHKey) string { return o.Name })
+	if err := renameRelabel("SSH key", nonEmpty(req.Name), req.Labels, checkName, taken, &k.Name, &k.Labels); err != nil {
+		return schema.SSHKey{}, err
+	}
+	return viewSSHKey(k), nil
+}
+
+// DeleteSSHKey deletes an SSH key.
+func (t *Tx) DeleteSSHKey(id int64) *apiError {
+	if _, err := find(&t.w.sshKeys, "ssh_key", id); err != nil {
+		return err
+	}
+	t.w.sshKeys.del(id)
+	return nil
+}
+
+func viewSSHKey(k *schema.SSHKey) schema.SSHKey {
+	v := *k
+	v.Labels = copyLabels(k.Labels)
+	return v
+}
+
+// sshFingerprint is the MD5 fingerprint the API shows for an OpenSSH key.
+func sshFingerprint(pub string) (string, bool) {
+	fields := strings.Fields(pub)
+	if len(fields) < 2 || !strings.HasPrefix(fields[0], "ssh-") && !strings.HasPrefix(fields[0], "ecdsa-") {
+		return "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(fields[1])
+	if err != nil || len(raw) < 4 {
+		return "", false
+	}
+	// The blob starts with the key type, which must match the line's.
+	if n := binary.BigEndian.Uint32(raw); uint64(n) >= uint64(len(raw)-4) || string(raw[4:4+n]) != fields[0] {
+		return "", false
+	}
+	sum := md5.Sum(raw)
+	parts := make([]string, len(sum))
+	for i, b := range sum {
+		parts[i] = fmt.Sprintf("%02x", b)
+	}
+	return strings.Join(parts, ":"), true
+}

@@ -1,0 +1,59 @@
+package world
+
+import "slices"
+
+// table holds one kind of resource by ID and keeps IDs in ascending order,
+// which is the API's default list order.
+type table[T any] struct {
+	byID map[int64]*T
+	ids  []int64
+}
+
+func newTable[T any]() table[T] { return table[T]{byID: map[int64]*T{}} }
+
+func (t *table[T]) get(id int64) (*T, bool) {
+	v, ok := t.byID[id]
+	return v, ok
+}
+
+// put stores v under id; IDs are handed out ascending, so appending keeps order.
+func (t *table[T]) put(id int64, v *T) {
+	if _, ok := t.byID[id]; !ok {
+		if n := len(t.ids); n > 0 && t.ids[n-1] > id {
+			i, _ := slices.BinarySearch(t.ids, id)
+			t.ids = slices.Insert(t.ids, i, id)
+		} else {
+			t.ids = append(t.ids, id)
+		}
+	}
+	t.byID[id] = v
+}
+
+func (t *table[T]) del(id int64) {
+	if _, ok := t.byID[id]; !ok {
+		return
+	}
+	delete(t.byID, id)
+	if i, found := slices.BinarySearch(t.ids, id); found {
+		t.ids = slices.Delete(t.ids, i, i+1)
+	}
+}
+
+// all returns the resources in ascending ID order.
+func (t *table[T]) all() []*T {
+	out := make([]*T, 0, len(t.ids))
+	for _, id := range t.ids {
+		out = append(out, t.byID[id])
+	}
+	return out
+}
+
+// find returns the first resource, in ID order, for which match is true.
+func (t *table[T]) find(match func(*T) bool) (*T, bool) {
+	for _, id := range t.ids {
+		if v := t.byID[id]; match(v) {
+			return v, true
+		}
+	}
+	return nil, false
+}
