@@ -86,7 +86,7 @@ func lines(t *testing.T, path string) int {
 // oversized are the packages still above the cap, with the size they may
 // not grow past; each entry goes when its package is split.
 var oversized = map[string]int{
-	module + "/fakecloud/internal/world": 6200,
+	module + "/fakecloud/internal/world": 4100,
 }
 
 // TestSizes: no package holds more than 3,000 lines of non-test Go, and
@@ -172,7 +172,9 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/trafficspec":   {},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, behind typed operations; no HTTP.
-		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec")},
+		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "world/internal/store")},
+		// The tables and the engine, which only the state layer reaches.
+		root + "/internal/world/internal/store": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec")},
 	}
 	for path, w := range walls {
 		p, ok := pkgs[path]

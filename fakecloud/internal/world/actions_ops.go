@@ -1,9 +1,12 @@
 package world
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Action is the action with the ID; with a kind, only if it names a
@@ -11,13 +14,13 @@ import (
 // action counts as a poll of it.
 func (t *Tx) Action(id int64, kind string, resource int64) (schema.Action, *apiError) {
 	w := t.w
-	a, ok := w.actions.get(id)
-	if !ok || (kind != "" && !actionTouches(a, kind, resource)) {
+	a, ok := w.Actions.Get(id)
+	if !ok || (kind != "" && !store.ActionTouches(a, kind, resource)) {
 		return schema.Action{}, notFound("action", id)
 	}
-	w.polled(a)
-	w.settle()
-	return w.viewAction(a), nil
+	w.Polled(a)
+	w.Settle()
+	return w.ViewAction(a), nil
 }
 
 // ActionFilter selects actions: by the kind and resource they name (any,
@@ -56,24 +59,24 @@ func (t *Tx) Actions(q ListQuery, filter ActionFilter) ([]schema.Action, int, *a
 	var items []*StoredAction
 	if len(ids) > 0 {
 		for _, id := range ids {
-			if a, ok := w.actions.get(id); ok {
+			if a, ok := w.Actions.Get(id); ok {
 				items = append(items, a)
 			}
 		}
 		slices.SortFunc(items, func(a, b *StoredAction) int { return int(a.ID - b.ID) })
 	} else {
-		items = w.actions.all()
+		items = w.Actions.All()
 	}
 	for _, a := range items {
-		w.polled(a)
+		w.Polled(a)
 	}
-	w.settle()
-	items = slices.DeleteFunc(w.listed(items), func(a *StoredAction) bool {
-		return (filter.Kind != "" && !actionTouches(a, filter.Kind, filter.Resource)) ||
+	w.Settle()
+	items = slices.DeleteFunc(w.Listed(items), func(a *StoredAction) bool {
+		return (filter.Kind != "" && !store.ActionTouches(a, filter.Kind, filter.Resource)) ||
 			(len(filter.Statuses) > 0 && !slices.Contains(filter.Statuses, a.Status))
 	})
 	if len(q.Sort) > 0 {
-		tieOrder(w, items, func(a *StoredAction) int64 { return a.ID })
+		store.TieOrder(w.State, items, func(a *StoredAction) int64 { return a.ID })
 	}
 	if err := ApplySort(items, q.Sort, actionSortKeys); err != nil {
 		return nil, 0, err
@@ -81,7 +84,25 @@ func (t *Tx) Actions(q ListQuery, filter ActionFilter) ([]schema.Action, int, *a
 	page := Cut(items, q)
 	out := make([]schema.Action, 0, len(page))
 	for _, a := range page {
-		out = append(out, w.viewAction(a))
+		out = append(out, w.ViewAction(a))
 	}
 	return out, len(items), nil
+}
+
+var actionSortKeys = SortKeys[*StoredAction]{
+	"id":      func(a, b *StoredAction) int { return cmp.Compare(a.ID, b.ID) },
+	"command": func(a, b *StoredAction) int { return cmp.Compare(a.Command, b.Command) },
+	"status":  func(a, b *StoredAction) int { return cmp.Compare(a.Status, b.Status) },
+	"started": func(a, b *StoredAction) int { return a.Started.Compare(b.Started) },
+	"finished": func(a, b *StoredAction) int {
+		return cmp.Compare(finishedUnix(a), finishedUnix(b))
+	},
+	"progress": func(a, b *StoredAction) int { return cmp.Compare(a.Progress, b.Progress) },
+}
+
+func finishedUnix(a *StoredAction) int64 {
+	if a.Finished == nil {
+		return 1<<63 - 1
+	}
+	return a.Finished.Unix()
 }

@@ -7,8 +7,6 @@ import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 var (
 	publicIPv4Range = netaddr.PublicIPv4Range
 	publicIPv6Cloud = netaddr.PublicIPv6Cloud
-	publicIPv6Base  = netaddr.PublicIPv6Base
-	lastAddr        = netaddr.LastAddr
 	within          = netaddr.Within
 	parseIPv4Net    = netaddr.ParseIPv4Net
 	hostAddr        = netaddr.HostAddr

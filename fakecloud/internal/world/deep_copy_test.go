@@ -3,6 +3,8 @@ package world
 import (
 	"bytes"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // The snapshot shares nothing with the world: changing every server,
@@ -11,18 +13,18 @@ import (
 func TestSnapshotSharesNothing(t *testing.T) {
 	w := populated(t)
 	var snap Snapshot
-	w.locked(func() {
+	w.w.Locked(func() {
 		var err error
-		if snap, err = w.snapshot(); err != nil {
+		if snap, err = w.w.Snapshot(); err != nil {
 			t.Fatal(err)
 		}
 	})
-	before, err := encodeState(snap)
+	before, err := store.EncodeState(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.locked(func() {
-		for _, s := range w.servers.all() {
+	w.w.Locked(func() {
+		for _, s := range w.w.Servers.All() {
 			s.Labels["changed"] = "yes"
 			s.Name += "-x"
 			for i := range s.PrivateNet {
@@ -31,22 +33,22 @@ func TestSnapshotSharesNothing(t *testing.T) {
 			s.PublicNet.IPv4.DNSPtr = "changed.example.com"
 			s.ServerType.Prices = nil
 		}
-		for _, lb := range w.loadBalancers.all() {
+		for _, lb := range w.w.LoadBalancers.All() {
 			for i := range lb.Services {
 				lb.Services[i].ListenPort++
 			}
 			lb.Targets = nil
 		}
-		for _, n := range w.networks.all() {
+		for _, n := range w.w.Networks.All() {
 			n.Subnets[0].IPRange = "10.200.0.0/24"
 		}
-		for _, a := range w.actions.all() {
+		for _, a := range w.w.Actions.All() {
 			a.Resources[0].ID++
 		}
-		w.lastID["server"]++
-		w.pubIPv4.free = append(w.pubIPv4.free[:0], parseAddr("203.0.113.200"))
+		w.w.LastID["server"]++
+		w.w.PubIPv4.Free = append(w.w.PubIPv4.Free[:0], store.ParseAddr("203.0.113.200"))
 	})
-	after, err := encodeState(snap)
+	after, err := store.EncodeState(snap)
 	if err != nil {
 		t.Fatal(err)
 	}

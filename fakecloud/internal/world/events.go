@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Event is something that happens to the cloud behind its clients' back.
@@ -44,25 +46,26 @@ type Event struct {
 
 // Apply makes an event happen now. It fails, changing nothing, when the
 // event is malformed or names a resource that does not exist.
-func (w *State) Apply(e Event) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
+func (s *State) Apply(e Event) error {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	w.Settle()
 	return w.apply(e)
 }
 
 // apply makes an event happen; the caller holds the world lock. A refused
 // event changes nothing, the change counter that persistence watches
 // included.
-func (w *State) apply(e Event) error {
+func (w *ops) apply(e Event) error {
 	if err := w.applyEvent(e); err != nil {
 		return err
 	}
-	w.changes++
+	w.Changes++
 	return nil
 }
 
-func (w *State) applyEvent(e Event) error {
+func (w *ops) applyEvent(e Event) error {
 	if err := e.check(); err != nil {
 		return err
 	}
@@ -70,14 +73,14 @@ func (w *State) applyEvent(e Event) error {
 		return w.applyDedicated(e)
 	}
 	if e.ServerName != "" {
-		srv, ok := w.servers.find(func(s *StoredServer) bool { return s.Name == e.ServerName })
+		srv, ok := w.Servers.Find(func(s *StoredServer) bool { return s.Name == e.ServerName })
 		if !ok {
 			return fmt.Errorf("server_name: no server is named %q", e.ServerName)
 		}
 		e.Server = srv.ID
 	}
 	if e.LoadBalancerName != "" {
-		lb, ok := w.loadBalancers.find(func(lb *StoredLoadBalancer) bool { return lb.Name == e.LoadBalancerName })
+		lb, ok := w.LoadBalancers.Find(func(lb *StoredLoadBalancer) bool { return lb.Name == e.LoadBalancerName })
 		if !ok {
 			return fmt.Errorf("load_balancer_name: no load balancer is named %q", e.LoadBalancerName)
 		}
@@ -96,8 +99,8 @@ func (w *State) applyEvent(e Event) error {
 			return err
 		}
 		w.removeServer(srv)
-		w.dropLocks(resourceRef{"server", srv.ID})
-		w.recordDone("delete_server", resourceRef{"server", srv.ID})
+		w.dropLocks(store.Ref{Type: "server", ID: srv.ID})
+		w.RecordDone("delete_server", store.Ref{Type: "server", ID: srv.ID})
 	case "power_off_server", "power_on_server":
 		srv, err := w.eventServer(e)
 		if err != nil {
@@ -108,14 +111,14 @@ func (w *State) applyEvent(e Event) error {
 			status, command = "running", "start_server"
 		}
 		srv.Status = status
-		if e.Type == "power_off_server" && w.realism.pessimistic() {
+		if e.Type == "power_off_server" && w.Pessimistic() {
 			return nil // shut down from inside: no action
 		}
-		w.recordDone(command, resourceRef{"server", srv.ID})
+		w.RecordDone(command, store.Ref{Type: "server", ID: srv.ID})
 	case "set_target_health":
 		return w.setTargetHealth(e)
 	case "lock":
-		ref := resourceRef{e.Resource, e.ID}
+		ref := store.Ref{Type: e.Resource, ID: e.ID}
 		if !slices.Contains([]string{"server", "load_balancer", "network", "certificate"}, e.Resource) {
 			return fmt.Errorf("resource: %q is not one of server, load_balancer, network, certificate", e.Resource)
 		}
@@ -125,15 +128,15 @@ func (w *State) applyEvent(e Event) error {
 		if e.For <= 0 {
 			return fmt.Errorf("for: a lock needs a duration, e.g. \"30s\"")
 		}
-		w.locks[ref] = w.now().Add(time.Duration(e.For))
+		w.Locks[ref] = w.Now().Add(time.Duration(e.For))
 	case "set_server_ip":
 		return w.setServerIP(e)
 	}
 	return nil
 }
 
-func (w *State) eventServer(e Event) (*StoredServer, error) {
-	srv, ok := w.servers.get(e.Server)
+func (w *ops) eventServer(e Event) (*StoredServer, error) {
+	srv, ok := w.Servers.Get(e.Server)
 	if !ok {
 		return nil, fmt.Errorf("server: server %d does not exist", e.Server)
 	}
@@ -141,13 +144,13 @@ func (w *State) eventServer(e Event) (*StoredServer, error) {
 }
 
 // dropLocks ends the running actions and locks on a resource that is gone.
-func (w *State) dropLocks(ref resourceRef) {
-	delete(w.lockedBy, ref)
-	delete(w.locks, ref)
+func (w *ops) dropLocks(ref store.Ref) {
+	delete(w.LockedBy, ref)
+	delete(w.Locks, ref)
 }
 
-func (w *State) setTargetHealth(e Event) error {
-	lb, ok := w.loadBalancers.get(e.LoadBalancer)
+func (w *ops) setTargetHealth(e Event) error {
+	lb, ok := w.LoadBalancers.Get(e.LoadBalancer)
 	if !ok {
 		return fmt.Errorf("load_balancer: load balancer %d does not exist", e.LoadBalancer)
 	}
@@ -181,7 +184,7 @@ func (w *State) setTargetHealth(e Event) error {
 
 // lbTargets reports whether a target key names a target of the load
 // balancer, directly or through a label selector.
-func (w *State) lbTargets(lb *StoredLoadBalancer, key string) bool {
+func (w *ops) lbTargets(lb *StoredLoadBalancer, key string) bool {
 	for _, t := range lb.Targets {
 		if targetKey(t) == key {
 			return true
@@ -197,7 +200,7 @@ func (w *State) lbTargets(lb *StoredLoadBalancer, key string) bool {
 	return false
 }
 
-func (w *State) setServerIP(e Event) error {
+func (w *ops) setServerIP(e Event) error {
 	srv, err := w.eventServer(e)
 	if err != nil {
 		return err
@@ -216,7 +219,7 @@ func (w *State) setServerIP(e Event) error {
 // a public unicast address that no other server, primary IP or load
 // balancer holds. From fakecloud's own pool only a released address can
 // be taken; one not yet handed out would later be handed out twice.
-func (w *State) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
+func (w *ops) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 	old := srv.PublicNet.IPv4.IP
 	switch {
 	case old == "":
@@ -229,14 +232,14 @@ func (w *State) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 	if holder := w.publicIPv4Holder(a); holder != "" {
 		return fmt.Errorf("ip: %s is held by %s", a, holder)
 	}
-	if publicIPv4Range.Contains(a) && !w.pubIPv4.claim(a) {
+	if publicIPv4Range.Contains(a) && !w.PubIPv4.Claim(a) {
 		return fmt.Errorf("ip: %s is in fakecloud's address pool %s and not free; choose a released address or one outside the pool", a, publicIPv4Range)
 	}
-	w.pubIPv4.release(old)
+	w.PubIPv4.Release(old)
 	srv.PublicNet.IPv4.IP = a.String()
 	srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
-	refs := []resourceRef{{"server", srv.ID}}
-	if pip, ok := w.primaryIPs.get(srv.PublicNet.IPv4.ID); ok {
+	refs := []store.Ref{{Type: "server", ID: srv.ID}}
+	if pip, ok := w.PrimaryIPs.Get(srv.PublicNet.IPv4.ID); ok {
 		pip.IP = a.String()
 		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
 		refs = w.primaryIPRefs(pip.ID, srv.ID)
@@ -245,17 +248,17 @@ func (w *State) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 	// The spec's descriptions of both actions name no resources; their
 	// examples carry the server and the primary IP, so these do too, but
 	// under pessimistic realism they name the primary IP alone.
-	w.recordDone("unassign_primary_ip", refs...)
-	w.recordDone("assign_primary_ip", refs...)
+	w.RecordDone("unassign_primary_ip", refs...)
+	w.RecordDone("assign_primary_ip", refs...)
 	return nil
 }
 
 // setPrivateIP moves a server's address in a network to a, which must be
 // free and inside a subnet of the network in the server's zone, as for an
 // address asked for when attaching.
-func (w *State) setPrivateIP(srv *StoredServer, netID int64, a netip.Addr) error {
-	ref := resourceRef{"server", srv.ID}
-	m, ok := w.memberOf(netID, ref)
+func (w *ops) setPrivateIP(srv *StoredServer, netID int64, a netip.Addr) error {
+	ref := store.Ref{Type: "server", ID: srv.ID}
+	m, ok := w.MemberOf(netID, ref)
 	if !ok {
 		return fmt.Errorf("network: server %d is not attached to network %d", srv.ID, netID)
 	}
@@ -263,41 +266,41 @@ func (w *State) setPrivateIP(srv *StoredServer, netID int64, a netip.Addr) error
 	if i < 0 {
 		return fmt.Errorf("network: server %d is still being attached to network %d", srv.ID, netID)
 	}
-	if m.ip == a {
+	if m.IP == a {
 		return nil
 	}
-	if w.checkLock(resourceRef{"network", netID}) != nil {
+	if w.CheckLock(store.Ref{Type: "network", ID: netID}) != nil {
 		return fmt.Errorf("network: network %d is being changed by a running action; try again when it ends", netID)
 	}
-	n, _ := w.networks.get(netID)
-	if _, aerr := w.allocIP(n, srv.Location.NetworkZone, a.String(), ""); aerr != nil {
+	n, _ := w.Networks.Get(netID)
+	if _, aerr := w.AllocIP(n, srv.Location.NetworkZone, a.String(), ""); aerr != nil {
 		return fmt.Errorf("ip: %s", aerr.Message)
 	}
 	pn := srv.PrivateNet[i]
 	pn.IP = a.String()
-	w.detach(m, netID) // also drops the private_net entry
-	m.ip = a
-	w.attach(netID, m)
+	w.Detach(m, netID) // also drops the private_net entry
+	m.IP = a
+	w.Attach(netID, m)
 	srv.PrivateNet = append(srv.PrivateNet, pn)
 	// A user detaches the server and attaches it again with the new IP;
 	// the spec's examples of both actions carry the server and the network.
-	refs := []resourceRef{{"server", srv.ID}, {"network", netID}}
-	w.recordDone("detach_from_network", refs...)
-	w.recordDone("attach_to_network", refs...)
+	refs := []store.Ref{{Type: "server", ID: srv.ID}, {Type: "network", ID: netID}}
+	w.RecordDone("detach_from_network", refs...)
+	w.RecordDone("attach_to_network", refs...)
 	return nil
 }
 
 // publicIPv4Holder names the server, primary IP or load balancer that
 // holds a public IPv4, or is "".
-func (w *State) publicIPv4Holder(a netip.Addr) string {
+func (w *ops) publicIPv4Holder(a netip.Addr) string {
 	ip := a.String()
-	if s, ok := w.servers.find(func(s *StoredServer) bool { return s.PublicNet.IPv4.IP == ip }); ok {
+	if s, ok := w.Servers.Find(func(s *StoredServer) bool { return s.PublicNet.IPv4.IP == ip }); ok {
 		return fmt.Sprintf("server %d", s.ID)
 	}
-	if p, ok := w.primaryIPs.find(func(p *schema.PrimaryIP) bool { return p.IP == ip }); ok {
+	if p, ok := w.PrimaryIPs.Find(func(p *schema.PrimaryIP) bool { return p.IP == ip }); ok {
 		return fmt.Sprintf("primary IP %d", p.ID)
 	}
-	if lb, ok := w.loadBalancers.find(func(lb *StoredLoadBalancer) bool { return lb.PublicNet.IPv4.IP == ip }); ok {
+	if lb, ok := w.LoadBalancers.Find(func(lb *StoredLoadBalancer) bool { return lb.PublicNet.IPv4.IP == ip }); ok {
 		return fmt.Sprintf("load balancer %d", lb.ID)
 	}
 	return ""

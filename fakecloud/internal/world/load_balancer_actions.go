@@ -5,32 +5,34 @@ import (
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // lbAction checks the load balancer is free, applies the change plan
 // validated and starts its action, which undoes the change if it fails.
 func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer) (func(), *apiError)) (schema.Action, *apiError) {
 	w := t.w
-	lb, err := find(&w.loadBalancers, "load_balancer", id)
+	lb, err := find(&w.LoadBalancers, "load_balancer", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
-	ref := resourceRef{"load_balancer", lb.ID}
-	if err := w.checkLock(ref); err != nil {
+	ref := store.Ref{Type: "load_balancer", ID: lb.ID}
+	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
 	apply, aerr := plan(lb)
 	if aerr != nil {
 		return schema.Action{}, aerr
 	}
-	undo := w.snapshotOf(ref)
+	undo := w.SnapshotOf(ref)
 	apply()
-	a := w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
-	return w.viewAction(a), nil
+	a := w.StartAction(store.ActionSpec{Command: command, Resources: []store.Ref{ref}, Undo: undo})
+	return w.ViewAction(a), nil
 }
 
 // withLimits checks that lb after change still fits its type.
-func (w *State) withLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apiError {
+func (w *ops) withLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apiError {
 	cp := *lb
 	cp.Services = slices.Clone(lb.Services)
 	cp.Targets = slices.Clone(lb.Targets)
@@ -105,7 +107,7 @@ func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(lb.Targets, func(o lbTarget) bool { return sameTarget(o, tg) }) {
+		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return sameTarget(o, tg) }) {
 			return nil, errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
 		}
 		if err := t.w.withLimits(lb, func(cp *StoredLoadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
@@ -119,10 +121,10 @@ func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
 // deleted can still be removed.
 func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
 	return t.lbAction(id, "remove_target", func(lb *StoredLoadBalancer) (func(), *apiError) {
-		want := lbTarget{Type: spec.Type}
+		want := store.Target{Type: spec.Type}
 		switch {
 		case spec.Type == "server" && spec.Server != nil:
-			want.Server = &lbTargetServer{ID: spec.Server.ID}
+			want.Server = &store.TargetServer{ID: spec.Server.ID}
 		case spec.Type == "label_selector" && spec.LabelSelector != nil:
 			want.LabelSelector = &schema.LoadBalancerTargetLabelSelector{Selector: spec.LabelSelector.Selector}
 		case spec.Type == "ip" && spec.IP != nil:
@@ -130,7 +132,7 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) 
 		default:
 			return nil, invalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
 		}
-		match := func(o lbTarget) bool { return sameTarget(o, want) }
+		match := func(o store.Target) bool { return sameTarget(o, want) }
 		if !slices.ContainsFunc(lb.Targets, match) {
 			return nil, errorf("target_not_found", "load balancer %d has no such target", lb.ID)
 		}
@@ -141,7 +143,7 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) 
 // AttachLoadBalancerToNetwork attaches a load balancer to a network.
 func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apiError) {
 	return t.lbAction(id, "attach_to_network", func(lb *StoredLoadBalancer) (func(), *apiError) {
-		n, ok := t.w.networks.get(req.Network)
+		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
 			return nil, invalidField("network", "network %d does not exist", req.Network)
 		}
@@ -158,12 +160,12 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 		if req.IPRange != nil {
 			ipRange = *req.IPRange
 		}
-		ip, err := t.w.allocIP(n, lb.Location.NetworkZone, want, ipRange)
+		ip, err := t.w.AllocIP(n, lb.Location.NetworkZone, want, ipRange)
 		if err != nil {
 			return nil, err
 		}
 		return func() {
-			t.w.attach(n.ID, member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: ip})
+			t.w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "load_balancer", ID: lb.ID}, IP: ip})
 			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
 		}, nil
 	})
@@ -172,17 +174,17 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 // DetachLoadBalancerFromNetwork detaches a load balancer from a network.
 func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActionDetachFromNetworkRequest) (schema.Action, *apiError) {
 	return t.lbAction(id, "detach_from_network", func(lb *StoredLoadBalancer) (func(), *apiError) {
-		m, ok := t.w.memberOf(req.Network, resourceRef{"load_balancer", lb.ID})
+		m, ok := t.w.MemberOf(req.Network, store.Ref{Type: "load_balancer", ID: lb.ID})
 		if !ok {
 			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
 		}
 		if !lb.PublicNet.Enabled {
 			return nil, errorf("load_balancer_public_interface_disabled", "load balancer %d has no public interface; enable it before detaching its network", lb.ID)
 		}
-		if slices.ContainsFunc(lb.Targets, lbTarget.private) {
+		if slices.ContainsFunc(lb.Targets, store.Target.Private) {
 			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
 		}
-		return func() { t.w.detach(m, req.Network) }, nil
+		return func() { t.w.Detach(m, req.Network) }, nil
 	})
 }
 
@@ -200,7 +202,7 @@ func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgori
 // services and targets fit the new one.
 func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChangeTypeRequest) (schema.Action, *apiError) {
 	return t.lbAction(id, "change_load_balancer_type", func(lb *StoredLoadBalancer) (func(), *apiError) {
-		lt, ok := t.w.cat.LBType(idOrNameString(req.LoadBalancerType))
+		lt, ok := t.w.Cat.LBType(idOrNameString(req.LoadBalancerType))
 		if !ok {
 			return nil, invalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 		}
@@ -240,7 +242,7 @@ func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apiErro
 
 // publicTargets reports whether a target of lb is reached on its public IP.
 func publicTargets(lb *StoredLoadBalancer) bool {
-	return slices.ContainsFunc(lb.Targets, func(t lbTarget) bool { return t.Type != "ip" && !t.private() })
+	return slices.ContainsFunc(lb.Targets, func(t store.Target) bool { return t.Type != "ip" && !t.Private() })
 }
 
 // ChangeLoadBalancerDNSPtr sets the reverse DNS name of a load

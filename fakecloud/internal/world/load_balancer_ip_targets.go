@@ -11,11 +11,11 @@ import (
 // a dedicated (Robot) server of the project, public or in a vSwitch
 // subnet of a network the load balancer is attached to; addresses of
 // Hetzner Cloud resources are refused. Sources: the add_target error
-// table and the TargetTypeIP description in the OpenAPI description.
+// store.Table and the TargetTypeIP description in the OpenAPI description.
 // fakecloud cannot know which public addresses the project's dedicated
 // servers own (ip_not_owned), so it counts every public unicast address
 // outside its cloud ranges as theirs.
-func (w *State) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apiError) {
+func (w *ops) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apiError) {
 	switch {
 	case a.Zone() != "" || a.Is4In6():
 		return "is written with a zone or as an IPv4-mapped IPv6 address; write the plain address", nil
@@ -28,7 +28,7 @@ func (w *State) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *ap
 		return "", nil
 	case a.IsPrivate():
 		return "", w.checkVSwitchTarget(lb, a)
-	case publicIPv4Range.Contains(a) || publicIPv6Cloud.Contains(a) || (w.lbIPv4.IsValid() && w.lbIPv4.Contains(a)):
+	case publicIPv4Range.Contains(a) || publicIPv6Cloud.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a)):
 		return "", errorf("cloud_resource_ip_not_allowed", "IP %s belongs to a Hetzner Cloud resource; add the server instead", a)
 	}
 	return "", nil
@@ -36,13 +36,13 @@ func (w *State) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *ap
 
 // checkVSwitchTarget: a private ip target must lie in a vSwitch subnet of
 // a network the load balancer is attached to.
-func (w *State) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiError {
+func (w *ops) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiError {
 	if len(lb.PrivateNet) == 0 {
 		return errorf("load_balancer_not_attached_to_network", "IP %s is private and load balancer %d is not attached to a network", a, lb.ID)
 	}
 	vswitch := false
 	for _, pn := range lb.PrivateNet {
-		n, ok := w.networks.get(pn.Network)
+		n, ok := w.Networks.Get(pn.Network)
 		if !ok {
 			continue
 		}
@@ -64,8 +64,8 @@ func (w *State) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiErr
 
 // dedicatedAddr says whether a dedicated server of the Robot webservice
 // has the address: its main IPv4 or one of its single IPs.
-func (w *State) dedicatedAddr(a netip.Addr) bool {
-	_, ok := w.dedicated.find(func(d *dedicated.Server) bool {
+func (w *ops) dedicatedAddr(a netip.Addr) bool {
+	_, ok := w.Dedicated.Find(func(d *dedicated.Server) bool {
 		return d.IPv4 == a.String() || slices.Contains(d.IPs, a.String())
 	})
 	return ok

@@ -51,7 +51,7 @@ func set[T any](dst *T, src *T) {
 
 // buildService merges spec over base (the zero service for a new one),
 // fills the API's defaults and validates; field names are prefixed.
-func (w *State) buildService(base schema.LoadBalancerService, spec ServiceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
+func (w *ops) buildService(base schema.LoadBalancerService, spec ServiceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
 	s := base
 	if base.HTTP != nil {
 		h := *base.HTTP
@@ -131,7 +131,7 @@ func (w *State) buildService(base schema.LoadBalancerService, spec ServiceSpec, 
 		}
 		checkUnique(f, prefix+"http.certificates", s.HTTP.Certificates)
 		for _, id := range s.HTTP.Certificates {
-			if _, ok := w.certificates.get(id); !ok {
+			if _, ok := w.Certificates.Get(id); !ok {
 				f.add(prefix+"http.certificates", "certificate %d does not exist", id)
 			}
 		}
@@ -146,7 +146,7 @@ func (w *State) buildService(base schema.LoadBalancerService, spec ServiceSpec, 
 	return s
 }
 
-func (w *State) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *fieldErrors, prefix string) {
+func (w *ops) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *fieldErrors, prefix string) {
 	if s.HealthCheck == nil || protoChanged {
 		proto := s.Protocol
 		if proto == "https" {

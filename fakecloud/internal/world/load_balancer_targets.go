@@ -8,6 +8,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // TargetSpec is a target as create, add_target and remove_target send it.
@@ -25,33 +26,9 @@ type TargetSpec struct {
 	UsePrivateIP *bool `json:"use_private_ip"`
 }
 
-// lbTarget is a target as stored and shown: a server target carries the
-// IP traffic goes to, which schema.LoadBalancerTarget lacks.
-type lbTarget struct {
-	Type          string                                  `json:"type"`
-	Server        *lbTargetServer                         `json:"server,omitempty"`
-	LabelSelector *schema.LoadBalancerTargetLabelSelector `json:"label_selector,omitempty"`
-	IP            *schema.LoadBalancerTargetIP            `json:"ip,omitempty"`
-	HealthStatus  *[]lbHealth                             `json:"health_status,omitempty"` // server and ip targets
-	UsePrivateIP  *bool                                   `json:"use_private_ip,omitempty"`
-	Targets       *[]lbTarget                             `json:"targets,omitempty"` // label_selector targets
-}
-
-type lbTargetServer struct {
-	ID int64  `json:"id"`
-	IP string `json:"ip"`
-}
-
-type lbHealth struct {
-	ListenPort int    `json:"listen_port"`
-	Status     string `json:"status"`
-}
-
-func (t lbTarget) private() bool { return t.UsePrivateIP != nil && *t.UsePrivateIP }
-
 // buildTarget validates a target for a load balancer and returns it as stored.
-func (w *State) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErrors, prefix string) (lbTarget, *apiError) {
-	t := lbTarget{Type: spec.Type}
+func (w *ops) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErrors, prefix string) (store.Target, *apiError) {
+	t := store.Target{Type: spec.Type}
 	private := spec.UsePrivateIP != nil && *spec.UsePrivateIP
 	if spec.Type != "ip" {
 		t.UsePrivateIP = &private
@@ -62,7 +39,7 @@ func (w *State) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErr
 			f.add(prefix+"server", "is required for type server")
 			return t, nil
 		}
-		s, ok := w.servers.get(spec.Server.ID)
+		s, ok := w.Servers.Get(spec.Server.ID)
 		if !ok {
 			f.add(prefix+"server.id", "server with ID %d not found", spec.Server.ID)
 			return t, nil
@@ -71,7 +48,7 @@ func (w *State) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErr
 		if err != nil {
 			return t, err
 		}
-		t.Server = &lbTargetServer{ID: s.ID, IP: ip}
+		t.Server = &store.TargetServer{ID: s.ID, IP: ip}
 	case "label_selector":
 		if spec.LabelSelector == nil {
 			f.add(prefix+"label_selector", "is required for type label_selector")
@@ -115,7 +92,7 @@ func (w *State) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErr
 
 // serverTargetIP is the address the load balancer sends a server target's
 // traffic to: its IP in a shared network, or its public IPv4.
-func (w *State) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bool) (string, *apiError) {
+func (w *ops) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bool) (string, *apiError) {
 	if private {
 		if len(lb.PrivateNet) == 0 {
 			return "", errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
@@ -134,7 +111,7 @@ func (w *State) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private 
 }
 
 // sameTarget reports whether two targets name the same thing.
-func sameTarget(a, b lbTarget) bool {
+func sameTarget(a, b store.Target) bool {
 	if a.Type != b.Type {
 		return false
 	}
@@ -149,7 +126,7 @@ func sameTarget(a, b lbTarget) bool {
 	return false
 }
 
-func targetKey(t lbTarget) string {
+func targetKey(t store.Target) string {
 	switch {
 	case t.Server != nil:
 		return fmt.Sprintf("server:%d", t.Server.ID)
@@ -160,14 +137,14 @@ func targetKey(t lbTarget) string {
 }
 
 // selected resolves a label selector target to the servers it matches now.
-func (w *State) selected(sel string) []*StoredServer {
+func (w *ops) selected(sel string) []*StoredServer {
 	s, err := labelselector.Parse(sel)
 	if err != nil {
 		return nil
 	}
 	var out []*StoredServer
-	for _, id := range w.servers.ids {
-		if srv := w.servers.byID[id]; s.Matches(srv.Labels) {
+	for srv := range w.Servers.Values() {
+		if s.Matches(srv.Labels) {
 			out = append(out, srv)
 		}
 	}
@@ -176,7 +153,7 @@ func (w *State) selected(sel string) []*StoredServer {
 
 // targetCount counts targets as the type limit does: a label selector
 // counts the servers it matches.
-func (w *State) targetCount(targets []lbTarget) int {
+func (w *ops) targetCount(targets []store.Target) int {
 	n := 0
 	for _, t := range targets {
 		if t.Type == "label_selector" && t.LabelSelector != nil {
@@ -190,15 +167,15 @@ func (w *State) targetCount(targets []lbTarget) int {
 
 // viewTargets renders targets with health per service port and label
 // selectors resolved live.
-func (w *State) viewTargets(lb *StoredLoadBalancer) []lbTarget {
-	out := make([]lbTarget, 0, len(lb.Targets))
+func (w *ops) viewTargets(lb *StoredLoadBalancer) []store.Target {
+	out := make([]store.Target, 0, len(lb.Targets))
 	for _, t := range lb.Targets {
 		v := t
 		if t.Type == "label_selector" && t.LabelSelector != nil {
-			subs := []lbTarget{}
+			subs := []store.Target{}
 			for _, s := range w.selected(t.LabelSelector.Selector) {
-				ip, _ := w.serverTargetIP(lb, s, t.private())
-				sub := lbTarget{Type: "server", Server: &lbTargetServer{ID: s.ID, IP: ip}, UsePrivateIP: t.UsePrivateIP}
+				ip, _ := w.serverTargetIP(lb, s, t.Private())
+				sub := store.Target{Type: "server", Server: &store.TargetServer{ID: s.ID, IP: ip}, UsePrivateIP: t.UsePrivateIP}
 				h := w.health(lb, sub)
 				sub.HealthStatus = &h
 				subs = append(subs, sub)
@@ -216,20 +193,20 @@ func (w *State) viewTargets(lb *StoredLoadBalancer) []lbTarget {
 // health is a target's status per service: one a script forced, else
 // the checked one when load balancers carry traffic (unknown until
 // checked), else healthy.
-func (w *State) health(lb *StoredLoadBalancer, t lbTarget) []lbHealth {
-	out := []lbHealth{}
+func (w *ops) health(lb *StoredLoadBalancer, t store.Target) []store.TargetHealth {
+	out := []store.TargetHealth{}
 	key := targetKey(t)
 	for _, svc := range lb.Services {
 		st, ok := w.forcedHealth(lb, key, svc.ListenPort)
-		if !ok && w.probed != nil {
-			if st, ok = w.probed(lb.ID, svc.ListenPort, key); !ok {
+		if !ok && w.Probed != nil {
+			if st, ok = w.Probed(lb.ID, svc.ListenPort, key); !ok {
 				st = "unknown"
 			}
 		}
 		if st == "" {
 			st = "healthy"
 		}
-		out = append(out, lbHealth{ListenPort: svc.ListenPort, Status: st})
+		out = append(out, store.TargetHealth{ListenPort: svc.ListenPort, Status: st})
 	}
 	return out
 }

@@ -9,41 +9,44 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/trafficspec"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // SetTraffic makes load balancers with an address in the range carry
 // traffic; probed gives their targets' checked health.
-func (w *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort int, target string) (string, bool)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.lbIPv4, w.probed = lbIPv4.Masked(), probed
+func (s *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort int, target string) (string, bool)) {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	w.LBIPv4, w.Probed = lbIPv4.Masked(), probed
 }
 
 // TrafficSpec settles due actions (they end by the clock, also when no
 // request comes) and, when the world changed since the change count
 // seen, returns what the data plane should carry and the count.
-func (w *State) TrafficSpec(seen uint64) (spec []trafficspec.LoadBalancer, changes uint64, changed bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
-	if w.changes == seen {
+func (s *State) TrafficSpec(seen uint64) (spec []trafficspec.LoadBalancer, changes uint64, changed bool) {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	w.Settle()
+	if w.Changes == seen {
 		return nil, seen, false
 	}
-	return w.trafficSpec(), w.changes, true
+	return w.trafficSpec(), w.Changes, true
 }
 
 // lbPublicIPv4 is a new load balancer's public IPv4: the lowest address
 // of the traffic range no load balancer holds, or else one from the pool
 // servers share.
-func (w *State) lbPublicIPv4() (netip.Addr, bool) {
-	if !w.lbIPv4.IsValid() {
-		return w.pubIPv4.take()
+func (w *ops) lbPublicIPv4() (netip.Addr, bool) {
+	if !w.LBIPv4.IsValid() {
+		return w.PubIPv4.Take()
 	}
 	used := map[string]bool{}
-	for _, lb := range w.loadBalancers.all() {
+	for _, lb := range w.LoadBalancers.All() {
 		used[lb.PublicNet.IPv4.IP] = true
 	}
-	for a := w.lbIPv4.Addr().Next(); w.lbIPv4.Contains(a); a = a.Next() {
+	for a := w.LBIPv4.Addr().Next(); w.LBIPv4.Contains(a); a = a.Next() {
 		if !used[a.String()] {
 			return a, true
 		}
@@ -53,11 +56,11 @@ func (w *State) lbPublicIPv4() (netip.Addr, bool) {
 
 // trafficSpec is what the data plane serves: every load balancer whose
 // public interface is on with an address in the traffic range.
-func (w *State) trafficSpec() []trafficspec.LoadBalancer {
+func (w *ops) trafficSpec() []trafficspec.LoadBalancer {
 	var out []trafficspec.LoadBalancer
-	for _, lb := range w.loadBalancers.all() {
+	for _, lb := range w.LoadBalancers.All() {
 		addr, err := netip.ParseAddr(lb.PublicNet.IPv4.IP)
-		if err != nil || !lb.PublicNet.Enabled || !w.lbIPv4.Contains(addr) {
+		if err != nil || !lb.PublicNet.Enabled || !w.LBIPv4.Contains(addr) {
 			continue
 		}
 		spec := trafficspec.LoadBalancer{ID: lb.ID, Addr: addr, Algorithm: lb.Algorithm.Type}
@@ -79,7 +82,7 @@ func (w *State) trafficSpec() []trafficspec.LoadBalancer {
 }
 
 // appendTarget adds a target once, with the address traffic goes to.
-func appendTarget(ts []trafficspec.Target, t lbTarget) []trafficspec.Target {
+func appendTarget(ts []trafficspec.Target, t store.Target) []trafficspec.Target {
 	ip := ""
 	switch {
 	case t.Server != nil:
@@ -95,14 +98,14 @@ func appendTarget(ts []trafficspec.Target, t lbTarget) []trafficspec.Target {
 	return append(ts, trafficspec.Target{Key: key, Addr: addr})
 }
 
-func (w *State) trafficService(lb *StoredLoadBalancer, svc schema.LoadBalancerService, targets []trafficspec.Target) trafficspec.Service {
+func (w *ops) trafficService(lb *StoredLoadBalancer, svc schema.LoadBalancerService, targets []trafficspec.Target) trafficspec.Service {
 	out := trafficspec.Service{Protocol: svc.Protocol, ListenPort: svc.ListenPort, DestinationPort: svc.DestinationPort,
 		ProxyProtocol: svc.Proxyprotocol, Forced: map[string]string{}}
 	if h := svc.HTTP; h != nil {
 		out.StickySessions, out.CookieName, out.RedirectHTTP = h.StickySessions, h.CookieName, h.RedirectHTTP
 		out.CookieLifetime = time.Duration(h.CookieLifetime) * time.Second
 		for _, id := range h.Certificates {
-			if c, ok := w.certificates.get(id); ok {
+			if c, ok := w.Certificates.Get(id); ok {
 				out.TLSNames = append(out.TLSNames, c.DomainNames...)
 			}
 		}
@@ -125,10 +128,10 @@ func (w *State) trafficService(lb *StoredLoadBalancer, svc schema.LoadBalancerSe
 
 // forcedHealth is a status that does not come from checks: one a script
 // set, or unhealthy for a server that is gone or not running.
-func (w *State) forcedHealth(lb *StoredLoadBalancer, key string, port int) (string, bool) {
+func (w *ops) forcedHealth(lb *StoredLoadBalancer, key string, port int) (string, bool) {
 	var id int64
 	if _, err := fmt.Sscanf(key, "server:%d", &id); err == nil {
-		if s, ok := w.servers.get(id); !ok || (w.probed != nil && s.Status != "running") {
+		if s, ok := w.Servers.Get(id); !ok || (w.Probed != nil && s.Status != "running") {
 			return "unhealthy", true
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // LoadBalancerView is a load balancer as the API shows it.
@@ -13,7 +15,7 @@ type LoadBalancerView struct {
 	schema.LoadBalancer
 	PublicNet lbPublicNetView `json:"public_net"`
 	Services  []lbServiceView `json:"services"`
-	Targets   []lbTarget      `json:"targets"`
+	Targets   []store.Target  `json:"targets"`
 }
 
 // lbPublicNetView is a load balancer's public_net as the description has
@@ -66,14 +68,14 @@ type LoadBalancerCreateRequest struct {
 
 // LoadBalancer is the load balancer with the ID.
 func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apiError) {
-	lb, err := find(&t.w.loadBalancers, "load_balancer", id)
+	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
 	if err != nil {
 		return LoadBalancerView{}, err
 	}
 	return t.w.viewLB(lb), nil
 }
 
-func (w *State) viewLB(lb *StoredLoadBalancer) LoadBalancerView {
+func (w *ops) viewLB(lb *StoredLoadBalancer) LoadBalancerView {
 	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer}
 	pn := lb.PublicNet
 	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled, IPv4: lbAddress{pn.IPv4.IP, pn.IPv4.DNSPtr}, IPv6: lbAddress{pn.IPv6.IP, pn.IPv6.DNSPtr}}
@@ -118,7 +120,7 @@ var lbSortKeys = byIDNameCreated(
 // LoadBalancers lists the load balancers a query selects, one page of
 // them, and how many it selects in all.
 func (t *Tx) LoadBalancers(q ListQuery) ([]LoadBalancerView, int, *apiError) {
-	items := slices.DeleteFunc(t.w.loadBalancers.all(), func(lb *StoredLoadBalancer) bool { return !q.keeps(lb.Name, lb.Labels) })
+	items := slices.DeleteFunc(t.w.LoadBalancers.All(), func(lb *StoredLoadBalancer) bool { return !q.keeps(lb.Name, lb.Labels) })
 	if err := ApplySort(items, q.Sort, lbSortKeys); err != nil {
 		return nil, 0, err
 	}
@@ -138,22 +140,22 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	w := t.w
 	var f fieldErrors
 	checkName(&f, "name", req.Name)
-	lt, ok := w.cat.LBType(idOrNameString(req.LoadBalancerType))
+	lt, ok := w.Cat.LBType(idOrNameString(req.LoadBalancerType))
 	if !ok {
 		f.add("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 	}
 	var loc schema.Location
 	switch {
 	case req.Location != nil:
-		if loc, ok = w.cat.Location(*req.Location); !ok {
+		if loc, ok = w.Cat.Location(*req.Location); !ok {
 			f.add("location", "location %q does not exist", *req.Location)
 		}
 	case req.NetworkZone != nil:
-		i := slices.IndexFunc(w.cat.Locations(), func(l schema.Location) bool { return l.NetworkZone == *req.NetworkZone })
+		i := slices.IndexFunc(w.Cat.Locations(), func(l schema.Location) bool { return l.NetworkZone == *req.NetworkZone })
 		if i < 0 {
 			f.add("network_zone", "network zone %q does not exist", *req.NetworkZone)
 		} else {
-			loc = w.cat.Locations()[i]
+			loc = w.Cat.Locations()[i]
 		}
 	default:
 		f.add("location", "location or network_zone is required")
@@ -169,14 +171,14 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	validateLabels(&f, "labels", labels)
 	var n *schema.Network
 	if req.Network != nil {
-		if n, ok = w.networks.get(*req.Network); !ok {
+		if n, ok = w.Networks.Get(*req.Network); !ok {
 			f.add("network", "network %d does not exist", *req.Network)
 		}
 	}
 	if err := f.err(); err != nil {
 		return LoadBalancerCreated{}, err
 	}
-	if _, dup := w.loadBalancers.find(func(o *StoredLoadBalancer) bool { return o.Name == req.Name }); dup {
+	if _, dup := w.LoadBalancers.Find(func(o *StoredLoadBalancer) bool { return o.Name == req.Name }); dup {
 		return LoadBalancerCreated{}, notUnique("name", "load balancer name %q is already used", req.Name)
 	}
 	lb := &StoredLoadBalancer{LoadBalancer: schema.LoadBalancer{Name: req.Name, Location: loc, LoadBalancerType: lt,
@@ -184,7 +186,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	lb.PublicNet.Enabled = req.PublicInterface == nil || *req.PublicInterface
 	var netIP netip.Addr
 	if n != nil {
-		ip, err := w.allocIP(n, loc.NetworkZone, "", "")
+		ip, err := w.AllocIP(n, loc.NetworkZone, "", "")
 		if err != nil {
 			return LoadBalancerCreated{}, err
 		}
@@ -206,7 +208,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		if err != nil {
 			return LoadBalancerCreated{}, err
 		}
-		if slices.ContainsFunc(lb.Targets, func(o lbTarget) bool { return sameTarget(o, t) }) {
+		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return sameTarget(o, t) }) {
 			return LoadBalancerCreated{}, errorf("target_already_defined", "target %d is defined twice", i)
 		}
 		lb.Targets = append(lb.Targets, t)
@@ -224,22 +226,22 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if !ok {
 		return LoadBalancerCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
 	}
-	lb.ID = w.newID("load_balancer")
-	lb.Created = w.now().UTC().Truncate(time.Second)
-	ip6 := netip.MustParsePrefix(w.newIPv6Net()).Addr().Next()
+	lb.ID = w.NewID("load_balancer")
+	lb.Created = w.Now().UTC().Truncate(time.Second)
+	ip6 := netip.MustParsePrefix(w.NewIPv6Net()).Addr().Next()
 	lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: defaultPTR(ip4)}
 	lb.PublicNet.IPv6 = schema.LoadBalancerPublicNetIPv6{IP: ip6.String(), DNSPtr: "static." + ip6.String() + ".clients.your-server.de"}
 	if n != nil {
-		w.attach(n.ID, member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: netIP})
+		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "load_balancer", ID: lb.ID}, IP: netIP})
 	}
-	w.loadBalancers.put(lb.ID, lb)
-	a := w.startAction(actionSpec{command: "create_load_balancer", resources: []resourceRef{{"load_balancer", lb.ID}}})
-	return LoadBalancerCreated{LoadBalancer: w.viewLB(lb), Action: w.viewAction(a)}, nil
+	w.LoadBalancers.Put(lb.ID, lb)
+	a := w.StartAction(store.ActionSpec{Command: "create_load_balancer", Resources: []store.Ref{{Type: "load_balancer", ID: lb.ID}}})
+	return LoadBalancerCreated{LoadBalancer: w.viewLB(lb), Action: w.ViewAction(a)}, nil
 }
 
 // checkLBLimits enforces the type's max_services, max_targets and
 // max_assigned_certificates.
-func (w *State) checkLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType) *apiError {
+func (w *ops) checkLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType) *apiError {
 	if len(lb.Services) > lt.MaxServices {
 		return limitExceeded("max_services", "load balancer type %s allows at most %d services", lt.Name, lt.MaxServices)
 	}
@@ -262,11 +264,11 @@ func (w *State) checkLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType
 
 // UpdateLoadBalancer renames and relabels a load balancer.
 func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) (LoadBalancerView, *apiError) {
-	lb, err := find(&t.w.loadBalancers, "load_balancer", id)
+	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
 	if err != nil {
 		return LoadBalancerView{}, err
 	}
-	taken := nameTaken(&t.w.loadBalancers, func(o *StoredLoadBalancer) string { return o.Name })
+	taken := nameTaken(&t.w.LoadBalancers, func(o *StoredLoadBalancer) string { return o.Name })
 	if err := renameRelabel("load balancer", req.Name, req.Labels, checkName, taken, &lb.Name, &lb.Labels); err != nil {
 		return LoadBalancerView{}, err
 	}
@@ -277,20 +279,20 @@ func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) 
 // action, as the live API has since October 2026 (the vendored OpenAPI
 // copy says 204, with none).
 func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apiError) {
-	lb, err := find(&t.w.loadBalancers, "load_balancer", id)
+	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if lb.Protection.Delete {
 		return schema.Action{}, protectedErr("load_balancer", lb.ID)
 	}
-	ref := resourceRef{"load_balancer", lb.ID}
-	if err := t.w.checkLock(ref); err != nil {
+	ref := store.Ref{Type: "load_balancer", ID: lb.ID}
+	if err := t.w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
-	t.w.detachAll(ref)
-	t.w.pubIPv4.release(lb.PublicNet.IPv4.IP)
-	t.w.loadBalancers.del(lb.ID)
-	a := t.w.startAction(actionSpec{command: "delete_load_balancer", resources: []resourceRef{ref}})
-	return t.w.viewAction(a), nil
+	t.w.DetachAll(ref)
+	t.w.PubIPv4.Release(lb.PublicNet.IPv4.IP)
+	t.w.LoadBalancers.Del(lb.ID)
+	a := t.w.StartAction(store.ActionSpec{Command: "delete_load_balancer", Resources: []store.Ref{ref}})
+	return t.w.ViewAction(a), nil
 }

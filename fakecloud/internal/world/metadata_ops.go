@@ -34,7 +34,7 @@ type MetadataNetwork struct {
 // ServerMetadata describes the server ref names.
 func (t *Tx) ServerMetadata(ref ServerRef) (Metadata, bool) {
 	w := t.w
-	srv, ok := w.servers.find(func(v *StoredServer) bool {
+	srv, ok := w.Servers.Find(func(v *StoredServer) bool {
 		if ref.Address != "" {
 			return v.PublicNet.IPv4.IP == ref.Address || slices.ContainsFunc(v.PrivateNet, func(pn schema.ServerPrivateNet) bool { return pn.IP == ref.Address })
 		}
@@ -44,13 +44,13 @@ func (t *Tx) ServerMetadata(ref ServerRef) (Metadata, bool) {
 		return Metadata{}, false
 	}
 	m := Metadata{Hostname: srv.Name, ID: srv.ID, Region: srv.Location.Name, Zone: srv.Location.Name, IPv4: srv.PublicNet.IPv4.IP}
-	for _, dc := range w.cat.Datacenters() {
+	for _, dc := range w.Cat.Datacenters() {
 		if dc.Location.Name == srv.Location.Name {
 			m.Zone = dc.Name
 		}
 	}
 	for i, pn := range srv.PrivateNet {
-		n, ok := w.networks.get(pn.Network)
+		n, ok := w.Networks.Get(pn.Network)
 		if !ok {
 			continue
 		}

@@ -3,6 +3,8 @@ package world
 import (
 	"regexp"
 	"unicode"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 var hostnameRe = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(\.[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$`)
@@ -62,10 +64,10 @@ func renameRelabel(kind string, newName *string, newLabels *map[string]string, c
 	return nil
 }
 
-// nameTaken reports whether a resource of the table has the name.
-func nameTaken[T any](t *table[T], name func(*T) string) func(string) bool {
+// nameTaken reports whether a resource of the store.Table has the name.
+func nameTaken[T any](t *store.Table[T], name func(*T) string) func(string) bool {
 	return func(n string) bool {
-		_, dup := t.find(func(v *T) bool { return name(v) == n })
+		_, dup := t.Find(func(v *T) bool { return name(v) == n })
 		return dup
 	}
 }

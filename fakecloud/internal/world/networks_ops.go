@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 const (
@@ -18,7 +19,7 @@ const (
 
 // Network is the network with the ID.
 func (t *Tx) Network(id int64) (schema.Network, *apiError) {
-	n, err := find(&t.w.networks, "network", id)
+	n, err := find(&t.w.Networks, "network", id)
 	if err != nil {
 		return schema.Network{}, err
 	}
@@ -28,7 +29,7 @@ func (t *Tx) Network(id int64) (schema.Network, *apiError) {
 // Networks lists the networks a query selects, one page of them, and how
 // many it selects in all.
 func (t *Tx) Networks(q ListQuery) ([]schema.Network, int, *apiError) {
-	items := slices.DeleteFunc(t.w.networks.all(), func(n *schema.Network) bool { return !q.keeps(n.Name, n.Labels) })
+	items := slices.DeleteFunc(t.w.Networks.All(), func(n *schema.Network) bool { return !q.keeps(n.Name, n.Labels) })
 	if err := ApplySort(items, q.Sort, networkSortKeys); err != nil {
 		return nil, 0, err
 	}
@@ -45,7 +46,7 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 	w := t.w
 	var f fieldErrors
 	checkName(&f, "name", req.Name)
-	if _, dup := w.networks.find(func(n *schema.Network) bool { return n.Name == req.Name }); dup {
+	if _, dup := w.Networks.Find(func(n *schema.Network) bool { return n.Name == req.Name }); dup {
 		return schema.Network{}, notUnique("name", "network name %q is already used", req.Name)
 	}
 	ipRange, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
@@ -77,20 +78,20 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 	if err := f.err(); err != nil {
 		return schema.Network{}, err
 	}
-	n.ID = w.newID("network")
-	n.Created = w.now().UTC().Truncate(time.Second)
-	w.networks.put(n.ID, n)
+	n.ID = w.NewID("network")
+	n.Created = w.Now().UTC().Truncate(time.Second)
+	w.Networks.Put(n.ID, n)
 	return w.viewNetwork(n), nil
 }
 
 // UpdateNetwork renames and relabels a network and sets whether its
 // routes are exposed to a vSwitch.
 func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Network, *apiError) {
-	n, err := find(&t.w.networks, "network", id)
+	n, err := find(&t.w.Networks, "network", id)
 	if err != nil {
 		return schema.Network{}, err
 	}
-	taken := nameTaken(&t.w.networks, func(o *schema.Network) string { return o.Name })
+	taken := nameTaken(&t.w.Networks, func(o *schema.Network) string { return o.Name })
 	if err := renameRelabel("network", nonEmpty(req.Name), req.Labels, checkName, taken, &n.Name, &n.Labels); err != nil {
 		return schema.Network{}, err
 	}
@@ -104,7 +105,7 @@ func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Ne
 // the API documents.
 func (t *Tx) DeleteNetwork(id int64) *apiError {
 	w := t.w
-	n, err := find(&w.networks, "network", id)
+	n, err := find(&w.Networks, "network", id)
 	if err != nil {
 		return err
 	}
@@ -114,13 +115,13 @@ func (t *Tx) DeleteNetwork(id int64) *apiError {
 	if err := w.networkLock(n.ID); err != nil {
 		return err
 	}
-	for _, m := range slices.Clone(w.netMembers[n.ID]) {
-		w.detach(m, n.ID)
+	for _, m := range slices.Clone(w.NetMembers[n.ID]) {
+		w.Detach(m, n.ID)
 	}
-	delete(w.netMembers, n.ID)
-	delete(w.netUsed, n.ID)
-	delete(w.netHint, n.ID)
-	w.networks.del(n.ID)
+	delete(w.NetMembers, n.ID)
+	delete(w.NetUsed, n.ID)
+	delete(w.NetHint, n.ID)
+	w.Networks.Del(n.ID)
 	return nil
 }
 
@@ -130,22 +131,22 @@ func fieldAt(list string, i int, field string) string {
 
 // networkLock answers conflict while an action runs on the network, as the
 // API documents for networks.
-func (w *State) networkLock(id int64) *apiError {
-	if err := w.checkLock(resourceRef{"network", id}); err != nil {
+func (w *ops) networkLock(id int64) *apiError {
+	if err := w.CheckLock(store.Ref{Type: "network", ID: id}); err != nil {
 		return errorf(codeConflict, "network %d is being changed by a running action, please retry", id)
 	}
 	return nil
 }
 
 // viewNetwork is the network as the API shows it, with its members.
-func (w *State) viewNetwork(n *schema.Network) schema.Network {
+func (w *ops) viewNetwork(n *schema.Network) schema.Network {
 	v := *n
 	v.Labels = copyLabels(n.Labels)
 	v.Subnets = append([]schema.NetworkSubnet{}, n.Subnets...)
 	v.Routes = append([]schema.NetworkRoute{}, n.Routes...)
 	v.Servers = []int64{}
 	v.LoadBalancers = []int64{}
-	for _, m := range w.netMembers[n.ID] {
+	for _, m := range w.NetMembers[n.ID] {
 		switch m.Type {
 		case "server":
 			v.Servers = append(v.Servers, m.ID)
@@ -168,7 +169,7 @@ var networkSortKeys = byIDNameCreated(
 // networkAction validates the network for an action, applies the change
 // and starts the action, which undoes it if it fails.
 func (t *Tx) networkAction(id int64, command string, check func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError)) (schema.Action, *apiError) {
-	n, err := find(&t.w.networks, "network", id)
+	n, err := find(&t.w.Networks, "network", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
@@ -180,11 +181,11 @@ func (t *Tx) networkAction(id int64, command string, check func(n *schema.Networ
 	if aerr != nil {
 		return schema.Action{}, aerr
 	}
-	ref := resourceRef{"network", n.ID}
-	undo := t.w.snapshotOf(ref)
+	ref := store.Ref{Type: "network", ID: n.ID}
+	undo := t.w.SnapshotOf(ref)
 	apply()
-	a := t.w.startAction(actionSpec{command: command, resources: []resourceRef{ref}, undo: undo})
-	return t.w.viewAction(a), nil
+	a := t.w.StartAction(store.ActionSpec{Command: command, Resources: []store.Ref{ref}, Undo: undo})
+	return t.w.ViewAction(a), nil
 }
 
 // AddSubnet adds a subnet to a network.
@@ -212,8 +213,8 @@ func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest)
 		if i < 0 {
 			return nil, invalidField("ip_range", "network %d has no subnet %q", n.ID, req.IPRange)
 		}
-		for _, m := range t.w.netMembers[n.ID] {
-			if p.Contains(m.ip) {
+		for _, m := range t.w.NetMembers[n.ID] {
+			if p.Contains(m.IP) {
 				return nil, invalidField("ip_range", "subnet %s has attached resources; detach them first", req.IPRange)
 			}
 		}
@@ -292,6 +293,6 @@ func parseNetworkRange(f *fieldErrors, field, s string) (netip.Prefix, bool) {
 }
 
 // checkSubnet validates a subnet for a network in w's catalogue's zones.
-func checkSubnet(w *State, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
-	return netaddr.CheckSubnet(w.cat.NetworkZone, n, ipRange, req)
+func checkSubnet(w *ops, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
+	return netaddr.CheckSubnet(w.Cat.NetworkZone, n, ipRange, req)
 }

@@ -43,7 +43,7 @@ func populated(t testing.TB) *State {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n, lbs := len(w.servers.all()), len(w.loadBalancers.all()); n != 3 || lbs != 1 {
+	if n, lbs := len(w.w.Servers.All()), len(w.w.LoadBalancers.All()); n != 3 || lbs != 1 {
 		t.Fatalf("populated %d servers and %d load balancers, want 3 and 1", n, lbs)
 	}
 	return w

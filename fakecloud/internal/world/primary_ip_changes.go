@@ -4,20 +4,22 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // UnassignPrimaryIP takes a primary IP off its server, which must be off
 // (the spec's server_not_stopped), and whose IPv4 must not be a load
 // balancer's target (server_is_load_balancer_target).
 func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apiError) {
-	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if p.AssigneeID == nil {
 		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
-	s, ok := t.w.servers.get(*p.AssigneeID)
+	s, ok := t.w.Servers.Get(*p.AssigneeID)
 	if !ok {
 		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
@@ -40,7 +42,7 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apiError) {
 // AssignPrimaryIP gives an unassigned primary IP to a server that is off,
 // in its location, and without an address of that family.
 func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) (schema.Action, *apiError) {
-	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
@@ -50,7 +52,7 @@ func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) 
 	if p.AssigneeID != nil {
 		return schema.Action{}, errorf("primary_ip_already_assigned", "primary_ip %d is assigned to server %d", p.ID, *p.AssigneeID)
 	}
-	s, ok := t.w.servers.get(req.AssigneeID)
+	s, ok := t.w.Servers.Get(req.AssigneeID)
 	if !ok {
 		return schema.Action{}, invalidField("assignee_id", "server %d does not exist", req.AssigneeID)
 	}
@@ -70,7 +72,7 @@ func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) 
 }
 
 // assignPrimaryIP gives p to s.
-func (w *State) assignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
+func (w *ops) assignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
 	id := s.ID
 	p.AssigneeID, p.AssigneeType = &id, "server"
 	if p.Type == "ipv4" {
@@ -89,36 +91,36 @@ func (w *State) assignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
 // action leaves the addresses where they were. Under pessimistic realism
 // the action names the primary IP alone, and so is listed only under
 // /primary_ips/actions.
-func (w *State) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apiError) {
-	ref := resourceRef{"primary_ip", p.ID}
-	if err := w.checkLock(ref); err != nil {
+func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apiError) {
+	ref := store.Ref{Type: "primary_ip", ID: p.ID}
+	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
-	if err := w.checkLock(resourceRef{"server", s.ID}); err != nil {
+	if err := w.CheckLock(store.Ref{Type: "server", ID: s.ID}); err != nil {
 		return schema.Action{}, err
 	}
-	a := w.startAction(actionSpec{command: command, resources: w.primaryIPRefs(p.ID, s.ID)})
+	a := w.StartAction(store.ActionSpec{Command: command, Resources: w.primaryIPRefs(p.ID, s.ID)})
 	if a.Fail == nil {
 		change()
 	}
-	return w.viewAction(a), nil
+	return w.ViewAction(a), nil
 }
 
 // primaryIPRefs are the resources a primary IP action names: the server
 // (which it locks) and the primary IP, as the spec's examples show.
-func (w *State) primaryIPRefs(pip, server int64) []resourceRef {
-	if w.realism.pessimistic() {
-		return []resourceRef{{"primary_ip", pip}}
+func (w *ops) primaryIPRefs(pip, server int64) []store.Ref {
+	if w.Pessimistic() {
+		return []store.Ref{{Type: "primary_ip", ID: pip}}
 	}
-	return []resourceRef{{"server", server}, {"primary_ip", pip}}
+	return []store.Ref{{Type: "server", ID: server}, {Type: "primary_ip", ID: pip}}
 }
 
 // publicTarget reports whether a load balancer targets the server by its
 // public address.
-func (w *State) publicTarget(id int64) bool {
-	for _, lb := range w.loadBalancers.all() {
+func (w *ops) publicTarget(id int64) bool {
+	for _, lb := range w.LoadBalancers.All() {
 		for _, t := range lb.Targets {
-			if t.Type == "server" && t.Server != nil && t.Server.ID == id && !t.private() {
+			if t.Type == "server" && t.Server != nil && t.Server.ID == id && !t.Private() {
 				return true
 			}
 		}
@@ -166,14 +168,14 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 			f.add("location", "omit it with assignee_id: the server's location is taken")
 		}
 		var ok bool
-		if s, ok = t.w.servers.get(*req.AssigneeID); !ok {
+		if s, ok = t.w.Servers.Get(*req.AssigneeID); !ok {
 			f.add("assignee_id", "server %d does not exist", *req.AssigneeID)
 		} else {
 			loc = s.Location
 		}
 	case req.Location != nil:
 		var ok bool
-		if loc, ok = t.w.cat.Location(idOrNameString(*req.Location)); !ok {
+		if loc, ok = t.w.Cat.Location(idOrNameString(*req.Location)); !ok {
 			f.add("location", "%q is not a location", idOrNameString(*req.Location))
 		}
 	default:
@@ -182,7 +184,7 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 	if err := f.err(); err != nil {
 		return PrimaryIPCreated{}, err
 	}
-	if _, dup := t.w.primaryIPs.find(func(p *schema.PrimaryIP) bool { return p.Name == req.Name }); dup {
+	if _, dup := t.w.PrimaryIPs.Find(func(p *schema.PrimaryIP) bool { return p.Name == req.Name }); dup {
 		return PrimaryIPCreated{}, notUnique("name", "primary IP name %q is already used", req.Name)
 	}
 	if s != nil {
@@ -197,21 +199,21 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 	}
 	ip := ""
 	if req.Type == "ipv4" {
-		a, ok := t.w.pubIPv4.take()
+		a, ok := t.w.PubIPv4.Take()
 		if !ok {
 			return PrimaryIPCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
 		}
 		ip = a.String()
 	} else {
-		ip = t.w.newIPv6Net()
+		ip = t.w.NewIPv6Net()
 	}
-	p := t.w.newPrimaryIP(req.Type, ip, loc, 0, t.w.now().UTC().Truncate(time.Second))
+	p := t.w.newPrimaryIP(req.Type, ip, loc, 0, t.w.Now().UTC().Truncate(time.Second))
 	p.Name, p.Labels, p.AssigneeID, p.AutoDelete = req.Name, labels, nil, req.AutoDelete != nil && *req.AutoDelete
 	out := PrimaryIPCreated{}
 	if s != nil {
-		a := t.w.startAction(actionSpec{command: "assign_primary_ip", resources: t.w.primaryIPRefs(p.ID, s.ID)})
+		a := t.w.StartAction(store.ActionSpec{Command: "assign_primary_ip", Resources: t.w.primaryIPRefs(p.ID, s.ID)})
 		t.w.assignPrimaryIP(p, s)
-		v := t.w.viewAction(a)
+		v := t.w.ViewAction(a)
 		out.Action = &v
 	}
 	out.PrimaryIP = viewPrimaryIP(p)
@@ -221,19 +223,19 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 // DeletePrimaryIP deletes an unassigned primary IP (must_be_unassigned
 // otherwise, as the API answers since May 2026).
 func (t *Tx) DeletePrimaryIP(id int64) *apiError {
-	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return err
 	}
 	if p.AssigneeID != nil {
 		return errorf("must_be_unassigned", "primary_ip %d is assigned to server %d; unassign it first", p.ID, *p.AssigneeID)
 	}
-	if err := t.w.checkLock(resourceRef{"primary_ip", p.ID}); err != nil {
+	if err := t.w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID}); err != nil {
 		return err
 	}
 	if p.Type == "ipv4" {
-		t.w.pubIPv4.release(p.IP)
+		t.w.PubIPv4.Release(p.IP)
 	}
-	t.w.primaryIPs.del(p.ID)
+	t.w.PrimaryIPs.Del(p.ID)
 	return nil
 }

@@ -10,15 +10,15 @@ import (
 )
 
 // newPrimaryIP records the primary IP a new server gets.
-func (w *State) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
-	id := w.newID("primary_ip")
+func (w *ops) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
+	id := w.NewID("primary_ip")
 	p := &schema.PrimaryIP{ID: id, IP: ip, Type: kind, Name: "primary_ip-" + strconv.Itoa(int(id)), Labels: map[string]string{},
 		AssigneeID: &serverID, AssigneeType: "server", AutoDelete: true, Created: now, Location: loc,
 		DNSPtr: []schema.PrimaryIPDNSPTR{}}
 	if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
 		p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: ip, DNSPtr: defaultPTR(a)}}
 	}
-	w.primaryIPs.put(id, p)
+	w.PrimaryIPs.Put(id, p)
 	return p
 }
 
@@ -31,7 +31,7 @@ func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
 
 // PrimaryIP is the primary IP with the ID.
 func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apiError) {
-	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}
@@ -41,7 +41,7 @@ func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apiError) {
 // PrimaryIPs lists the primary IPs a query and an address (any, if empty)
 // select, one page of them, and how many they select in all.
 func (t *Tx) PrimaryIPs(q ListQuery, ip string) ([]schema.PrimaryIP, int, *apiError) {
-	items := slices.DeleteFunc(t.w.primaryIPs.all(), func(p *schema.PrimaryIP) bool {
+	items := slices.DeleteFunc(t.w.PrimaryIPs.All(), func(p *schema.PrimaryIP) bool {
 		return !q.keeps(p.Name, p.Labels) || (ip != "" && p.IP != ip)
 	})
 	keys := byIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
@@ -68,11 +68,11 @@ type PrimaryIPUpdateRequest struct {
 
 // UpdatePrimaryIP renames, relabels or sets auto_delete, with no action.
 func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.PrimaryIP, *apiError) {
-	p, err := find(&t.w.primaryIPs, "primary_ip", id)
+	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}
-	taken := nameTaken(&t.w.primaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
+	taken := nameTaken(&t.w.PrimaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
 	if err := renameRelabel("primary IP", req.Name, req.Labels, checkName, taken, &p.Name, &p.Labels); err != nil {
 		return schema.PrimaryIP{}, err
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // The power actions move a server through a transitional status (if
@@ -41,50 +43,50 @@ func (t *Tx) ResetServer(id int64) (schema.Action, *apiError) {
 // other action holds it. plan validates the request and returns the
 // change; the change is applied at once, the action's end does fin, and a
 // failed action restores the server as it was.
-func (t *Tx) serverAction(id int64, command string, plan func(s *StoredServer) (apply func(), fin finish, err *apiError)) (schema.Action, *apiError) {
+func (t *Tx) serverAction(id int64, command string, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apiError)) (schema.Action, *apiError) {
 	return t.serverActionNaming(id, command, nil, plan)
 }
 
 // serverActionNaming is serverAction for an action that names more than
 // the server: also lists the other resources.
-func (t *Tx) serverActionNaming(id int64, command string, also func() []resourceRef, plan func(s *StoredServer) (apply func(), fin finish, err *apiError)) (schema.Action, *apiError) {
+func (t *Tx) serverActionNaming(id int64, command string, also func() []store.Ref, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apiError)) (schema.Action, *apiError) {
 	w := t.w
-	s, err := find(&w.servers, "server", id)
+	s, err := find(&w.Servers, "server", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
-	ref := resourceRef{"server", s.ID}
-	if err := w.checkLock(ref); err != nil {
+	ref := store.Ref{Type: "server", ID: s.ID}
+	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
 	apply, fin, aerr := plan(s)
 	if aerr != nil {
 		return schema.Action{}, aerr
 	}
-	undo := w.snapshotOf(ref)
+	undo := w.SnapshotOf(ref)
 	if apply != nil {
 		apply()
 	}
-	refs := []resourceRef{ref}
+	refs := []store.Ref{ref}
 	if also != nil {
 		refs = append(refs, also()...)
 	}
-	a := w.startAction(actionSpec{command: command, resources: refs, finish: fin, undo: undo})
-	return w.viewAction(a), nil
+	a := w.StartAction(store.ActionSpec{Command: command, Resources: refs, Finish: fin, Undo: undo})
+	return w.ViewAction(a), nil
 }
 
 // naming returns the network a network action names beside the server,
 // as the description's examples of attach_to_network and
 // detach_from_network show.
-func naming(network *int64) func() []resourceRef {
-	return func() []resourceRef { return []resourceRef{{"network", *network}} }
+func naming(network *int64) func() []store.Ref {
+	return func() []store.Ref { return []store.Ref{{Type: "network", ID: *network}} }
 }
 
 // power runs a power action.
 func (t *Tx) power(id int64, command, during, final string) (schema.Action, *apiError) {
-	return t.serverAction(id, command, func(s *StoredServer) (func(), finish, *apiError) {
+	return t.serverAction(id, command, func(s *StoredServer) (func(), store.Finish, *apiError) {
 		if s.Status == "initializing" {
-			return nil, finish{}, locked("server", s.ID)
+			return nil, store.Finish{}, locked("server", s.ID)
 		}
 		end := final
 		if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
@@ -94,23 +96,23 @@ func (t *Tx) power(id int64, command, during, final string) (schema.Action, *api
 		if during != "" && s.Status != end {
 			apply = func() { s.Status = during }
 		}
-		return apply, finish{ServerStatus: end}, nil
+		return apply, store.Finish{ServerStatus: end}, nil
 	})
 }
 
 // AttachServerToNetwork attaches a server to a network, at a requested or the next free address, with alias IPs.
 func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apiError) {
-	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *StoredServer) (func(), finish, *apiError) {
-		n, ok := t.w.networks.get(req.Network)
+	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apiError) {
+		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
+			return nil, store.Finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
 		if err := t.w.networkLock(n.ID); err != nil {
-			return nil, finish{}, err
+			return nil, store.Finish{}, err
 		}
-		ref := resourceRef{"server", s.ID}
-		if _, ok := t.w.memberOf(n.ID, ref); ok {
-			return nil, finish{}, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
+		ref := store.Ref{Type: "server", ID: s.ID}
+		if _, ok := t.w.MemberOf(n.ID, ref); ok {
+			return nil, store.Finish{}, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
 		}
 		want, ipRange := "", ""
 		if req.IP != nil {
@@ -119,49 +121,49 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 		if req.IPRange != nil {
 			ipRange = *req.IPRange
 		}
-		ip, err := t.w.allocIP(n, s.Location.NetworkZone, want, ipRange)
+		ip, err := t.w.AllocIP(n, s.Location.NetworkZone, want, ipRange)
 		if err != nil {
-			return nil, finish{}, err
+			return nil, store.Finish{}, err
 		}
-		m := member{resourceRef: ref, ip: ip}
+		m := store.Member{Ref: ref, IP: ip}
 		aliases := []string{}
 		for _, ap := range req.AliasIPs {
 			if ap == nil {
 				continue
 			}
 			a, perr := netip.ParseAddr(*ap)
-			if perr != nil || a == ip || t.w.ipInUse(n.ID, a) || slices.Contains(m.alias, a) {
-				return nil, finish{}, errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
+			if perr != nil || a == ip || t.w.IPInUse(n.ID, a) || slices.Contains(m.Alias, a) {
+				return nil, store.Finish{}, errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
 			}
-			m.alias = append(m.alias, a)
+			m.Alias = append(m.Alias, a)
 			aliases = append(aliases, a.String())
 		}
 		return func() {
-			t.w.attach(n.ID, m)
+			t.w.Attach(n.ID, m)
 			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: t.w.newMAC()})
-		}, finish{}, nil
+		}, store.Finish{}, nil
 	})
 }
 
 // DetachServerFromNetwork detaches a server from a network.
 func (t *Tx) DetachServerFromNetwork(id int64, req schema.ServerActionDetachFromNetworkRequest) (schema.Action, *apiError) {
-	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *StoredServer) (func(), finish, *apiError) {
-		if _, ok := t.w.networks.get(req.Network); !ok {
-			return nil, finish{}, invalidField("network", "network %d does not exist", req.Network)
+	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apiError) {
+		if _, ok := t.w.Networks.Get(req.Network); !ok {
+			return nil, store.Finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
-		m, ok := t.w.memberOf(req.Network, resourceRef{"server", s.ID})
+		m, ok := t.w.MemberOf(req.Network, store.Ref{Type: "server", ID: s.ID})
 		if !ok {
-			return nil, finish{}, errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
+			return nil, store.Finish{}, errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
 		}
-		return func() { t.w.detach(m, req.Network) }, finish{}, nil
+		return func() { t.w.Detach(m, req.Network) }, store.Finish{}, nil
 	})
 }
 
 // ChangeServerProtection sets a server's delete and rebuild protection, which go together.
 func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProtectionRequest) (schema.Action, *apiError) {
-	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), finish, *apiError) {
+	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), store.Finish, *apiError) {
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
-			return nil, finish{}, invalidField("rebuild", "delete and rebuild protection must be set together on servers")
+			return nil, store.Finish{}, invalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
 		return func() {
 			if req.Delete != nil {
@@ -170,38 +172,38 @@ func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProte
 			if req.Rebuild != nil {
 				s.Protection.Rebuild = *req.Rebuild
 			}
-		}, finish{}, nil
+		}, store.Finish{}, nil
 	})
 }
 
 // ChangeServerType changes the type of a server that is off.
 func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest) (schema.Action, *apiError) {
-	return t.serverAction(id, "change_server_type", func(s *StoredServer) (func(), finish, *apiError) {
-		st, ok := t.w.cat.ServerType(idOrNameString(req.ServerType))
+	return t.serverAction(id, "change_server_type", func(s *StoredServer) (func(), store.Finish, *apiError) {
+		st, ok := t.w.Cat.ServerType(idOrNameString(req.ServerType))
 		if !ok {
-			return nil, finish{}, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+			return nil, store.Finish{}, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 		}
 		if s.Status != "off" {
-			return nil, finish{}, errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
+			return nil, store.Finish{}, errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
 		}
 		if st.Architecture != s.ServerType.Architecture {
-			return nil, finish{}, errorf("invalid_server_type", "server type %s has another architecture", st.Name)
+			return nil, store.Finish{}, errorf("invalid_server_type", "server type %s has another architecture", st.Name)
 		}
 		return func() {
 			s.ServerType = st
 			if req.UpgradeDisk {
 				s.PrimaryDiskSize = st.Disk
 			}
-		}, finish{}, nil
+		}, store.Finish{}, nil
 	})
 }
 
 // ChangeServerDNSPtr sets the reverse DNS name of one of a server's public addresses.
 func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrRequest) (schema.Action, *apiError) {
-	return t.serverAction(id, "change_dns_ptr", func(s *StoredServer) (func(), finish, *apiError) {
+	return t.serverAction(id, "change_dns_ptr", func(s *StoredServer) (func(), store.Finish, *apiError) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
-			return nil, finish{}, invalidField("ip", "%q is not an IP address", req.IP)
+			return nil, store.Finish{}, invalidField("ip", "%q is not an IP address", req.IP)
 		}
 		ptr := ""
 		if req.DNSPtr != nil {
@@ -209,28 +211,28 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 		}
 		if a.Is4() {
 			if s.PublicNet.IPv4.IP != a.String() {
-				return nil, finish{}, invalidField("ip", "%s is not the server's public IPv4", a)
+				return nil, store.Finish{}, invalidField("ip", "%s is not the server's public IPv4", a)
 			}
 			return func() {
 				if ptr == "" {
 					ptr = defaultPTR(a)
 				}
 				s.PublicNet.IPv4.DNSPtr = ptr
-				if pip, ok := t.w.primaryIPs.get(s.PublicNet.IPv4.ID); ok {
+				if pip, ok := t.w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); ok {
 					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
 				}
-			}, finish{}, nil
+			}, store.Finish{}, nil
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
-			return nil, finish{}, invalidField("ip", "%s is not inside the server's public IPv6 network", a)
+			return nil, store.Finish{}, invalidField("ip", "%s is not inside the server's public IPv6 network", a)
 		}
 		return func() {
 			s.PublicNet.IPv6.DNSPtr = slices.DeleteFunc(s.PublicNet.IPv6.DNSPtr, func(d schema.ServerPublicNetIPv6DNSPtr) bool { return d.IP == a.String() })
 			if ptr != "" {
 				s.PublicNet.IPv6.DNSPtr = append(s.PublicNet.IPv6.DNSPtr, schema.ServerPublicNetIPv6DNSPtr{IP: a.String(), DNSPtr: ptr})
 			}
-		}, finish{}, nil
+		}, store.Finish{}, nil
 	})
 }
 

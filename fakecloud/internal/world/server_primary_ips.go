@@ -1,6 +1,10 @@
 package world
 
-import "github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+import (
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
+)
 
 // givenPrimaryIPs resolves the primary IPs a new server is created on
 // (public_net.ipv4 and .ipv6, by ID): [0] the IPv4, [1] the IPv6, nil
@@ -8,7 +12,7 @@ import "github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 // off, is a field error; one of the wrong family answers 412
 // primary_ip_version_mismatch, one already assigned 422
 // primary_ip_assigned, one an action holds 423 locked.
-func (w *State) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*schema.PrimaryIP, *apiError) {
+func (w *ops) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*schema.PrimaryIP, *apiError) {
 	var out [2]*schema.PrimaryIP
 	if pn == nil {
 		return out, nil
@@ -24,7 +28,7 @@ func (w *State) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*
 			continue
 		}
 		field := "public_net." + g.family
-		p, ok := w.primaryIPs.get(g.id)
+		p, ok := w.PrimaryIPs.Get(g.id)
 		switch {
 		case !ok:
 			f.add(field, "primary IP %d does not exist", g.id)
@@ -40,7 +44,7 @@ func (w *State) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*
 		case p.AssigneeID != nil:
 			refused = errorf("primary_ip_assigned", "primary IP %d is assigned to server %d", p.ID, *p.AssigneeID)
 		default:
-			refused = w.checkLock(resourceRef{"primary_ip", p.ID})
+			refused = w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID})
 		}
 		out[i] = p
 	}

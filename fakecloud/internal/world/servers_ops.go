@@ -9,10 +9,9 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
-)
 
-// serverStatuses are the statuses the API reports.
-var serverStatuses = []string{"running", "initializing", "starting", "stopping", "off", "deleting", "migrating", "rebuilding", "unknown"}
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
+)
 
 // ServerView is a server as the API shows it: public_net addresses may be
 // null, which schema.ServerPublicNet cannot express.
@@ -30,7 +29,7 @@ type serverPublicNet struct {
 
 // Server is the server with the ID.
 func (t *Tx) Server(id int64) (ServerView, *apiError) {
-	s, err := find(&t.w.servers, "server", id)
+	s, err := find(&t.w.Servers, "server", id)
 	if err != nil {
 		return ServerView{}, err
 	}
@@ -41,21 +40,20 @@ func (t *Tx) Server(id int64) (ServerView, *apiError) {
 // select, one page of them, and how many they select in all.
 func (t *Tx) Servers(q ListQuery, statuses []string) ([]ServerView, int, *apiError) {
 	for _, st := range statuses {
-		if !slices.Contains(serverStatuses, st) {
-			return nil, 0, invalidField("status", "%q is not one of %s", st, strings.Join(serverStatuses, ", "))
+		if !slices.Contains(store.ServerStatuses, st) {
+			return nil, 0, invalidField("status", "%q is not one of %s", st, strings.Join(store.ServerStatuses, ", "))
 		}
 	}
 	w := t.w
 	var items []*StoredServer
-	for _, id := range w.servers.ids {
-		s := w.servers.byID[id]
+	for s := range w.Servers.Values() {
 		if !q.keeps(s.Name, s.Labels) || (len(statuses) > 0 && !slices.Contains(statuses, s.Status)) {
 			continue
 		}
 		items = append(items, s)
 	}
 	if len(q.Sort) > 0 {
-		tieOrder(w, items, func(s *StoredServer) int64 { return s.ID })
+		store.TieOrder(w.State, items, func(s *StoredServer) int64 { return s.ID })
 	}
 	if err := ApplySort(items, q.Sort, serverSortKeys); err != nil {
 		return nil, 0, err
@@ -69,7 +67,7 @@ func (t *Tx) Servers(q ListQuery, statuses []string) ([]ServerView, int, *apiErr
 }
 
 // viewServer copies a server for the wire, filling derived fields.
-func (w *State) viewServer(s *StoredServer) ServerView {
+func (w *ops) viewServer(s *StoredServer) ServerView {
 	v := ServerView{Server: s.Server}
 	v.Labels = copyLabels(s.Labels)
 	v.PrivateNet = make([]schema.ServerPrivateNet, 0, len(s.PrivateNet))
@@ -94,10 +92,10 @@ func (w *State) viewServer(s *StoredServer) ServerView {
 
 // loadBalancersOf lists the load balancers that have the server as a
 // direct target.
-func (w *State) loadBalancersOf(serverID int64) []int64 {
+func (w *ops) loadBalancersOf(serverID int64) []int64 {
 	out := []int64{}
-	for _, lb := range w.loadBalancers.all() {
-		if slices.ContainsFunc(lb.Targets, func(t lbTarget) bool {
+	for _, lb := range w.LoadBalancers.All() {
+		if slices.ContainsFunc(lb.Targets, func(t store.Target) bool {
 			return t.Type == "server" && t.Server != nil && t.Server.ID == serverID
 		}) {
 			out = append(out, lb.ID)
@@ -149,11 +147,11 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	w := t.w
 	var f fieldErrors
 	checkHostname(&f, "name", req.Name)
-	st, ok := w.cat.ServerType(idOrNameString(req.ServerType))
+	st, ok := w.Cat.ServerType(idOrNameString(req.ServerType))
 	if !ok {
 		f.add("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 	}
-	img, ok := w.cat.Image(idOrNameString(req.Image), st.Architecture)
+	img, ok := w.Cat.Image(idOrNameString(req.Image), st.Architecture)
 	if !ok && st.Architecture != "" {
 		f.add("image", "image %q does not exist for architecture %s", idOrNameString(req.Image), st.Architecture)
 	} else if st.Architecture == "" && idOrNameString(req.Image) == "" {
@@ -164,7 +162,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	if locRef == "" {
 		locRef = cmp.Or(primaryIPsLocation(given), "fsn1")
 	}
-	loc, ok := w.cat.Location(locRef)
+	loc, ok := w.Cat.Location(locRef)
 	if !ok {
 		f.add("location", "location %q does not exist", req.Location)
 	}
@@ -178,7 +176,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	checkUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
-		n, ok := w.networks.get(id)
+		n, ok := w.Networks.Get(id)
 		if !ok {
 			f.add("networks", "network %d does not exist", id)
 			continue
@@ -188,7 +186,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	if err := f.err(); err != nil {
 		return ServerCreated{}, err
 	}
-	if _, dup := w.servers.find(func(s *StoredServer) bool { return s.Name == req.Name }); dup {
+	if _, dup := w.Servers.Find(func(s *StoredServer) bool { return s.Name == req.Name }); dup {
 		return ServerCreated{}, notUnique("name", "server name %q is already used", req.Name)
 	}
 	if refused != nil {
@@ -201,7 +199,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	// changes nothing.
 	ips := make([]netip.Addr, len(nets))
 	for i, n := range nets {
-		a, err := w.allocIP(n, loc.NetworkZone, "", "")
+		a, err := w.AllocIP(n, loc.NetworkZone, "", "")
 		if err != nil {
 			return ServerCreated{}, err
 		}
@@ -212,16 +210,16 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 		return ServerCreated{}, invalidField("networks", "a server without public IPv4 and IPv6 needs at least one network")
 	}
 
-	now := w.now().UTC().Truncate(time.Second)
+	now := w.Now().UTC().Truncate(time.Second)
 	s := &StoredServer{Server: schema.Server{
 		Name: req.Name, Status: "initializing", Created: now, ServerType: st, Location: loc,
 		Image: &img, Labels: labels, IncludedTraffic: uint64(st.IncludedTraffic), PrimaryDiskSize: st.Disk,
 	}}
-	s.ID = w.newID("server")
+	s.ID = w.NewID("server")
 	if given[0] != nil {
 		w.assignPrimaryIP(given[0], s)
 	} else if enable4 {
-		ip, ok := w.pubIPv4.take()
+		ip, ok := w.PubIPv4.Take()
 		if !ok {
 			return ServerCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
 		}
@@ -231,11 +229,11 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	if given[1] != nil {
 		w.assignPrimaryIP(given[1], s)
 	} else if enable6 {
-		pip := w.newPrimaryIP("ipv6", w.newIPv6Net(), loc, s.ID, now)
+		pip := w.newPrimaryIP("ipv6", w.NewIPv6Net(), loc, s.ID, now)
 		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: pip.ID, IP: pip.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
 	}
 	for i, n := range nets {
-		w.attach(n.ID, member{resourceRef: resourceRef{"server", s.ID}, ip: ips[i]})
+		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "server", ID: s.ID}, IP: ips[i]})
 		s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ips[i].String(), AliasIPs: []string{}, MACAddress: w.newMAC()})
 	}
 	var rootPassword *string
@@ -244,32 +242,32 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 		rootPassword = &pw
 		s.RootPassword = pw
 	}
-	w.servers.put(s.ID, s)
+	w.Servers.Put(s.ID, s)
 
 	start := req.StartAfterCreate == nil || *req.StartAfterCreate
-	ref := resourceRef{"server", s.ID}
+	ref := store.Ref{Type: "server", ID: s.ID}
 	end := "off"
 	if start {
 		end = "running"
 	}
-	create := w.startAction(actionSpec{command: "create_server", resources: []resourceRef{ref},
-		finish: finish{ServerStatus: end, ServerStatusOnError: "off"}})
-	out := ServerCreated{Action: w.viewAction(create), NextActions: []schema.Action{}, RootPassword: rootPassword}
+	create := w.StartAction(store.ActionSpec{Command: "create_server", Resources: []store.Ref{ref},
+		Finish: store.Finish{ServerStatus: end, ServerStatusOnError: "off"}})
+	out := ServerCreated{Action: w.ViewAction(create), NextActions: []schema.Action{}, RootPassword: rootPassword}
 	if start {
-		next := w.startAction(actionSpec{command: "start_server", resources: []resourceRef{ref}})
-		out.NextActions = append(out.NextActions, w.viewAction(next))
+		next := w.StartAction(store.ActionSpec{Command: "start_server", Resources: []store.Ref{ref}})
+		out.NextActions = append(out.NextActions, w.ViewAction(next))
 	}
 	out.Server = w.viewServer(s)
 	return out, nil
 }
 
 // sshKeyIDs resolves SSH keys given by ID or by name.
-func (w *State) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
+func (w *ops) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
 	ids := make([]int64, 0, len(refs))
 	for _, ref := range refs {
-		k, ok := w.sshKeys.get(ref.ID)
+		k, ok := w.SSHKeys.Get(ref.ID)
 		if ref.ID == 0 {
-			k, ok = w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Name == ref.Name })
+			k, ok = w.SSHKeys.Find(func(k *schema.SSHKey) bool { return k.Name == ref.Name })
 		}
 		if !ok {
 			f.add("ssh_keys", "SSH key %q does not exist", idOrNameString(ref))
@@ -289,11 +287,11 @@ func idOrNameString(v schema.IDOrName) string {
 
 // UpdateServer renames and relabels a server.
 func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView, *apiError) {
-	s, err := find(&t.w.servers, "server", id)
+	s, err := find(&t.w.Servers, "server", id)
 	if err != nil {
 		return ServerView{}, err
 	}
-	taken := nameTaken(&t.w.servers, func(o *StoredServer) string { return o.Name })
+	taken := nameTaken(&t.w.Servers, func(o *StoredServer) string { return o.Name })
 	if err := renameRelabel("server", nonEmpty(req.Name), req.Labels, checkHostname, taken, &s.Name, &s.Labels); err != nil {
 		return ServerView{}, err
 	}
@@ -304,51 +302,51 @@ func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView,
 // the delete_server action. Load balancer targets naming it stay behind,
 // reported unhealthy, as on the real API.
 func (t *Tx) DeleteServer(id int64) (schema.Action, *apiError) {
-	s, err := find(&t.w.servers, "server", id)
+	s, err := find(&t.w.Servers, "server", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if s.Protection.Delete {
 		return schema.Action{}, protectedErr("server", s.ID)
 	}
-	ref := resourceRef{"server", s.ID}
-	if err := t.w.checkLock(ref); err != nil {
+	ref := store.Ref{Type: "server", ID: s.ID}
+	if err := t.w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
 	t.w.removeServer(s)
-	a := t.w.startAction(actionSpec{command: "delete_server", resources: []resourceRef{ref}})
-	return t.w.viewAction(a), nil
+	a := t.w.StartAction(store.ActionSpec{Command: "delete_server", Resources: []store.Ref{ref}})
+	return t.w.ViewAction(a), nil
 }
 
 // removeServer deletes a server with its networks and auto-delete primary IPs.
-func (w *State) removeServer(s *StoredServer) {
-	w.detachAll(resourceRef{"server", s.ID})
-	for _, pip := range w.primaryIPs.all() {
+func (w *ops) removeServer(s *StoredServer) {
+	w.DetachAll(store.Ref{Type: "server", ID: s.ID})
+	for _, pip := range w.PrimaryIPs.All() {
 		if pip.AssigneeID != nil && *pip.AssigneeID == s.ID && pip.AssigneeType == "server" {
 			if pip.AutoDelete {
 				if pip.Type == "ipv4" {
-					w.pubIPv4.release(pip.IP)
+					w.PubIPv4.Release(pip.IP)
 				}
-				w.primaryIPs.del(pip.ID)
+				w.PrimaryIPs.Del(pip.ID)
 			} else {
 				pip.AssigneeID = nil
 			}
 		}
 	}
-	w.servers.del(s.ID)
+	w.Servers.Del(s.ID)
 }
 
 // newMAC returns a MAC address in Hetzner's locally administered 86:00 range.
-func (w *State) newMAC() string {
-	b := w.rng.Uint32()
+func (w *ops) newMAC() string {
+	b := w.Rng.Uint32()
 	return fmt.Sprintf("86:00:00:%02x:%02x:%02x", byte(b>>16), byte(b>>8), byte(b))
 }
 
-func (w *State) newPassword() string {
+func (w *ops) newPassword() string {
 	const letters = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 	b := make([]byte, 20)
 	for i := range b {
-		b[i] = letters[w.rng.IntN(len(letters))]
+		b[i] = letters[w.Rng.IntN(len(letters))]
 	}
 	return string(b)
 }

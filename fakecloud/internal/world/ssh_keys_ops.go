@@ -14,7 +14,7 @@ import (
 
 // SSHKey is the SSH key with the ID.
 func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apiError) {
-	k, err := find(&t.w.sshKeys, "ssh_key", id)
+	k, err := find(&t.w.SSHKeys, "ssh_key", id)
 	if err != nil {
 		return schema.SSHKey{}, err
 	}
@@ -24,7 +24,7 @@ func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apiError) {
 // SSHKeys lists the SSH keys a query and a fingerprint (any, if empty)
 // select, one page of them, and how many they select in all.
 func (t *Tx) SSHKeys(q ListQuery, fingerprint string) ([]schema.SSHKey, int, *apiError) {
-	items := slices.DeleteFunc(t.w.sshKeys.all(), func(k *schema.SSHKey) bool {
+	items := slices.DeleteFunc(t.w.SSHKeys.All(), func(k *schema.SSHKey) bool {
 		return !q.keeps(k.Name, k.Labels) || (fingerprint != "" && k.Fingerprint != fingerprint)
 	})
 	keys := byIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
@@ -53,25 +53,25 @@ func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apiEr
 	if err := f.err(); err != nil {
 		return schema.SSHKey{}, err
 	}
-	if _, dup := t.w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Name == req.Name }); dup {
+	if _, dup := t.w.SSHKeys.Find(func(k *schema.SSHKey) bool { return k.Name == req.Name }); dup {
 		return schema.SSHKey{}, notUnique("name", "SSH key name %q is already used", req.Name)
 	}
-	if _, dup := t.w.sshKeys.find(func(k *schema.SSHKey) bool { return k.Fingerprint == fp }); dup {
+	if _, dup := t.w.SSHKeys.Find(func(k *schema.SSHKey) bool { return k.Fingerprint == fp }); dup {
 		return schema.SSHKey{}, notUnique("public_key", "SSH key with the same fingerprint already exists")
 	}
-	k := &schema.SSHKey{ID: t.w.newID("ssh_key"), Name: req.Name, Fingerprint: fp, PublicKey: strings.TrimSpace(req.PublicKey),
-		Labels: labels, Created: t.w.now().UTC().Truncate(time.Second)}
-	t.w.sshKeys.put(k.ID, k)
+	k := &schema.SSHKey{ID: t.w.NewID("ssh_key"), Name: req.Name, Fingerprint: fp, PublicKey: strings.TrimSpace(req.PublicKey),
+		Labels: labels, Created: t.w.Now().UTC().Truncate(time.Second)}
+	t.w.SSHKeys.Put(k.ID, k)
 	return viewSSHKey(k), nil
 }
 
 // UpdateSSHKey renames and relabels an SSH key.
 func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHKey, *apiError) {
-	k, err := find(&t.w.sshKeys, "ssh_key", id)
+	k, err := find(&t.w.SSHKeys, "ssh_key", id)
 	if err != nil {
 		return schema.SSHKey{}, err
 	}
-	taken := nameTaken(&t.w.sshKeys, func(o *schema.SSHKey) string { return o.Name })
+	taken := nameTaken(&t.w.SSHKeys, func(o *schema.SSHKey) string { return o.Name })
 	if err := renameRelabel("SSH key", nonEmpty(req.Name), req.Labels, checkName, taken, &k.Name, &k.Labels); err != nil {
 		return schema.SSHKey{}, err
 	}
@@ -80,10 +80,10 @@ func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHK
 
 // DeleteSSHKey deletes an SSH key.
 func (t *Tx) DeleteSSHKey(id int64) *apiError {
-	if _, err := find(&t.w.sshKeys, "ssh_key", id); err != nil {
+	if _, err := find(&t.w.SSHKeys, "ssh_key", id); err != nil {
 		return err
 	}
-	t.w.sshKeys.del(id)
+	t.w.SSHKeys.Del(id)
 	return nil
 }
 

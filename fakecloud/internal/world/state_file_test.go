@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // A version 1 snapshot, which carried the copies, gives the same world.
@@ -13,7 +15,7 @@ func TestVersion1SnapshotIsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := decodeState(v2, fc.cat)
+	st, err := store.DecodeState(v2, fc.w.Cat)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func TestVersion1SnapshotIsRead(t *testing.T) {
 	if !strings.Contains(string(v1), `"prices"`) {
 		t.Fatal("the version 1 form does not carry the copies")
 	}
-	twin := New(Config{Now: fc.now})
+	twin := New(Config{Now: fc.w.Now})
 	if err := twin.Import(v1); err != nil {
 		t.Fatalf("version 1: %v", err)
 	}

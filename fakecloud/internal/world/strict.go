@@ -5,8 +5,7 @@ import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
 // Strict reading lives in internal/strict; these names keep the
 // handlers' spelling.
 var (
-	parseID    = strict.ParseID
-	inexactKey = strict.InexactKey
+	parseID = strict.ParseID
 )
 
 // checkUnique refuses an item listed twice in one request (a network to

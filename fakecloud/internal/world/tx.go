@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Tx is one request's hold on the world: its methods are the typed
@@ -13,73 +14,78 @@ import (
 // and changing the world completely or not at all. A Tx is valid only
 // inside the function the world runs it in, under the world's lock.
 // Results are copies in the API's schema, never the stored resources.
-type Tx struct{ w *State }
+type Tx struct{ w *ops }
 
 // Read runs f under the world's lock, after settling due actions, for a
 // read that is not an API request (the metadata service).
-func (w *State) Read(f func(*Tx)) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
+func (s *State) Read(f func(*Tx)) {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	w.Settle()
 	f(&Tx{w})
 }
 
 // Catalog is the catalogue: locations, datacenters, types, images and
 // prices. It does not change.
-func (t *Tx) Catalog() *catalog.Catalog { return t.w.cat }
+func (t *Tx) Catalog() *catalog.Catalog { return t.w.Cat }
 
 // Run runs f as one API request under the world's lock, after settling
 // due actions: f either changes the world completely or not at all, and
 // says whether it changed it. Run returns the commands of the actions f
 // started, for the journal. The lock is released however f ends.
-func (w *State) Run(f func(*Tx) (changed bool)) (started []string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
-	w.started = nil
+func (s *State) Run(f func(*Tx) (changed bool)) (started []string) {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	w.Settle()
+	w.Started = nil
 	if f(&Tx{w}) {
-		w.changes++
+		w.Changes++
 	}
-	started, w.started = w.started, nil
+	started, w.Started = w.Started, nil
 	return started
 }
 
 // Reset empties the world back to the catalogue alone.
-func (w *State) Reset() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.reset()
-	w.changes++
+func (s *State) Reset() {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	w.Reset()
+	w.Changes++
 }
 
 // Replace builds a new content with plant in a scratch world whose
-// actions finish at once, and takes it over only when plant succeeds: a
+// actions store.Finish at once, and takes it over only when plant succeeds: a
 // refused content changes nothing, ID counters included. Action faults
 // are meant for API clients, so planting neither spends nor meets them.
-func (w *State) Replace(plant func(*Tx) error) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.settle()
-	fresh := w.scratch()
-	fresh.actionDuration, fresh.actionPolls, fresh.actionFault = 0, 0, nil
-	if err := plant(&Tx{fresh}); err != nil {
+func (s *State) Replace(plant func(*Tx) error) error {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	w.Settle()
+	fresh := w.Scratch()
+	fresh.ActionDuration, fresh.ActionPolls, fresh.ActionFault = 0, 0, nil
+	if err := plant(&Tx{&ops{fresh}}); err != nil {
 		return err
 	}
-	w.adopt(fresh)
-	w.changes++
+	w.Adopt(fresh)
+	w.Changes++
 	return nil
 }
 
 // CheckIndex reports whether the index of addresses held per network
 // matches the servers' and load balancers' private_net, as rebuilt from
 // them.
-func (w *State) CheckIndex() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	live := usedAddrs(w.netUsed)
-	rebuilt := &State{servers: w.servers, loadBalancers: w.loadBalancers, netHint: map[int64]netip.Addr{}}
-	rebuilt.reindexNetworks()
-	if fresh := usedAddrs(rebuilt.netUsed); !maps.EqualFunc(live, fresh, maps.Equal) {
+func (s *State) CheckIndex() error {
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	live := usedAddrs(w.NetUsed)
+	rebuilt := &store.State{Servers: w.Servers, LoadBalancers: w.LoadBalancers, NetHint: map[int64]netip.Addr{}}
+	rebuilt.ReindexNetworks()
+	if fresh := usedAddrs(rebuilt.NetUsed); !maps.EqualFunc(live, fresh, maps.Equal) {
 		return fmt.Errorf("the network index %v does not match the resources, which give %v", live, fresh)
 	}
 	return nil
@@ -100,23 +106,16 @@ func usedAddrs(index map[int64]map[netip.Addr]struct{}) map[int64]map[string]boo
 	return out
 }
 
-// locked runs f holding the world lock, released however f ends.
-func (w *State) locked(f func()) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	f()
-}
-
 // SetSeedProtection protects a seed's server (delete and rebuild) or
 // load balancer (delete) as it is created, recording no action.
 func (t *Tx) SetSeedProtection(kind string, id int64, on bool) {
 	switch kind {
 	case "server":
-		if s, ok := t.w.servers.get(id); ok {
+		if s, ok := t.w.Servers.Get(id); ok {
 			s.Protection.Delete, s.Protection.Rebuild = on, on
 		}
 	case "load_balancer":
-		if lb, ok := t.w.loadBalancers.get(id); ok {
+		if lb, ok := t.w.LoadBalancers.Get(id); ok {
 			lb.Protection.Delete = on
 		}
 	}
@@ -126,16 +125,16 @@ func (t *Tx) SetSeedProtection(kind string, id int64, on bool) {
 // server and the field.
 func (t *Tx) AddDedicatedServers(ds []SeedDedicatedServer) error {
 	for i, d := range ds {
-		if _, err := t.w.addDedicated(d); err != nil {
-			return prefixLines(fmt.Sprintf("seed dedicated_servers[%d] (%s): ", i, d.Name), err)
+		if _, err := t.w.AddDedicated(d); err != nil {
+			return store.PrefixLines(fmt.Sprintf("seed dedicated_servers[%d] (%s): ", i, d.Name), err)
 		}
 	}
 	return nil
 }
 
 // find returns the resource of a kind with the ID, or not_found.
-func find[T any](t *table[T], kind string, id int64) (*T, *apiError) {
-	v, ok := t.get(id)
+func find[T any](t *store.Table[T], kind string, id int64) (*T, *apiError) {
+	v, ok := t.Get(id)
 	if !ok {
 		return nil, notFound(kind, id)
 	}
@@ -146,7 +145,7 @@ func find[T any](t *table[T], kind string, id int64) (*T, *apiError) {
 func (t *Tx) Exists(kind string, id int64) *apiError {
 	ok := t.w.exists(kind, id)
 	if kind == "ssh_key" {
-		_, ok = t.w.sshKeys.get(id)
+		_, ok = t.w.SSHKeys.Get(id)
 	}
 	if !ok {
 		return notFound(kind, id)
@@ -155,19 +154,19 @@ func (t *Tx) Exists(kind string, id int64) *apiError {
 }
 
 // exists reports whether a resource of a kind that actions name has the ID.
-func (w *State) exists(kind string, id int64) bool {
+func (w *ops) exists(kind string, id int64) bool {
 	var ok bool
 	switch kind {
 	case "server":
-		_, ok = w.servers.get(id)
+		_, ok = w.Servers.Get(id)
 	case "load_balancer":
-		_, ok = w.loadBalancers.get(id)
+		_, ok = w.LoadBalancers.Get(id)
 	case "network":
-		_, ok = w.networks.get(id)
+		_, ok = w.Networks.Get(id)
 	case "certificate":
-		_, ok = w.certificates.get(id)
+		_, ok = w.Certificates.Get(id)
 	case "primary_ip":
-		_, ok = w.primaryIPs.get(id)
+		_, ok = w.PrimaryIPs.Get(id)
 	}
 	return ok
 }

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"reflect"
@@ -17,8 +17,8 @@ var undoIdentities = map[reflect.Type][]string{
 	reflect.TypeFor[schema.ServerPrivateNet]():       {"network"},
 	reflect.TypeFor[schema.LoadBalancerPrivateNet](): {"network"},
 	reflect.TypeFor[schema.LoadBalancerService]():    {"listen_port"},
-	reflect.TypeFor[lbTarget]():                      {"type", "server", "label_selector", "ip"},
-	reflect.TypeFor[lbHealth]():                      {"listen_port"},
+	reflect.TypeFor[Target]():                        {"type", "server", "label_selector", "ip"},
+	reflect.TypeFor[TargetHealth]():                  {"listen_port"},
 	reflect.TypeFor[schema.NetworkSubnet]():          {"ip_range"},
 	reflect.TypeFor[schema.NetworkRoute]():           {"destination", "gateway"},
 

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"reflect"
@@ -29,9 +29,9 @@ type undoTestDoc struct {
 func TestRevertJSON(t *testing.T) {
 	for _, tc := range []struct{ why, before, after, current, want string }{
 		{"nothing else changed", `{"status":"running","ip":"1"}`, `{"status":"off","ip":"1"}`, `{"status":"off","ip":"1"}`, `{"ip":"1","status":"running"}`},
-		{"another member changed", `{"status":"running","ip":"1"}`, `{"status":"off","ip":"1"}`, `{"status":"off","ip":"2"}`, `{"ip":"2","status":"running"}`},
-		{"the same member changed again: the later change stays", `{"status":"running"}`, `{"status":"off"}`, `{"status":"starting"}`, `{"status":"starting"}`},
-		{"a member the action added", `{}`, `{"x":1}`, `{"x":1}`, `{}`},
+		{"another store.Member changed", `{"status":"running","ip":"1"}`, `{"status":"off","ip":"1"}`, `{"status":"off","ip":"2"}`, `{"ip":"2","status":"running"}`},
+		{"the same store.Member changed again: the later change stays", `{"status":"running"}`, `{"status":"off"}`, `{"status":"starting"}`, `{"status":"starting"}`},
+		{"a store.Member the action added", `{}`, `{"x":1}`, `{"x":1}`, `{}`},
 		{"an element the action added", `{"s":[{"listen_port":80}]}`, `{"s":[{"listen_port":80},{"listen_port":443}]}`,
 			`{"s":[{"listen_port":80},{"listen_port":443},{"listen_port":8080}]}`, `{"s":[{"listen_port":80},{"listen_port":8080}]}`},
 		{"an element the action removed comes back in its place", `{"s":[{"listen_port":80},{"listen_port":443}]}`, `{"s":[{"listen_port":443}]}`,

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"net/netip"
@@ -9,29 +9,29 @@ import (
 
 // member is a server or load balancer attached to a network, with the
 // addresses it holds there.
-type member struct {
-	resourceRef
-	ip    netip.Addr
-	alias []netip.Addr
+type Member struct {
+	Ref
+	IP    netip.Addr
+	Alias []netip.Addr
 }
 
-func (w *State) ipInUse(netID int64, a netip.Addr) bool {
-	_, used := w.netUsed[netID][a]
+func (w *State) IPInUse(netID int64, a netip.Addr) bool {
+	_, used := w.NetUsed[netID][a]
 	return used
 }
 
-func (w *State) memberOf(netID int64, ref resourceRef) (member, bool) {
-	i := slices.IndexFunc(w.netMembers[netID], func(m member) bool { return m.resourceRef == ref })
+func (w *State) MemberOf(netID int64, ref Ref) (Member, bool) {
+	i := slices.IndexFunc(w.NetMembers[netID], func(m Member) bool { return m.Ref == ref })
 	if i < 0 {
-		return member{}, false
+		return Member{}, false
 	}
-	return w.netMembers[netID][i], true
+	return w.NetMembers[netID][i], true
 }
 
 // allocIP chooses an address for a new member of network n in a network
 // zone: the requested ip, else the first free one of the requested subnet
 // (ip_range), else of the first subnet of the zone with room.
-func (w *State) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Addr, *apiError) {
+func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Addr, *apiError) {
 	subnets := w.usableSubnets(n, zone)
 	if want != "" {
 		a, err := netip.ParseAddr(want)
@@ -40,7 +40,7 @@ func (w *State) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 		}
 		for _, p := range subnets {
 			if p.Contains(a) {
-				if reservedInSubnet(p, a) || w.ipInUse(n.ID, a) {
+				if reservedInSubnet(p, a) || w.IPInUse(n.ID, a) {
 					return a, errorf("ip_not_available", "IP %s is not available in network %d", a, n.ID)
 				}
 				return a, nil
@@ -60,7 +60,7 @@ func (w *State) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 	}
 	// Scan each subnet from the address after the last one handed out, then
 	// from its start, so filling a large network stays linear.
-	hint := w.netHint[n.ID]
+	hint := w.NetHint[n.ID]
 	for _, p := range subnets {
 		first := p.Addr().Next().Next()
 		start := first
@@ -69,7 +69,7 @@ func (w *State) allocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 		}
 		for _, from := range []netip.Addr{start, first} {
 			for a := from; p.Contains(a); a = a.Next() {
-				if !reservedInSubnet(p, a) && !w.ipInUse(n.ID, a) {
+				if !reservedInSubnet(p, a) && !w.IPInUse(n.ID, a) {
 					return a, nil
 				}
 			}
@@ -98,47 +98,47 @@ func reservedInSubnet(p netip.Prefix, a netip.Addr) bool {
 	return a == p.Addr() || a == p.Addr().Next() || a == lastAddr(p)
 }
 
-func (w *State) attach(netID int64, m member) {
-	w.netMembers[netID] = append(w.netMembers[netID], m)
-	if w.netUsed[netID] == nil {
-		w.netUsed[netID] = map[netip.Addr]struct{}{}
+func (w *State) Attach(netID int64, m Member) {
+	w.NetMembers[netID] = append(w.NetMembers[netID], m)
+	if w.NetUsed[netID] == nil {
+		w.NetUsed[netID] = map[netip.Addr]struct{}{}
 	}
-	for _, a := range append([]netip.Addr{m.ip}, m.alias...) {
-		w.netUsed[netID][a] = struct{}{}
+	for _, a := range append([]netip.Addr{m.IP}, m.Alias...) {
+		w.NetUsed[netID][a] = struct{}{}
 	}
-	w.netHint[netID] = m.ip.Next()
+	w.NetHint[netID] = m.IP.Next()
 }
 
 // detach removes a member from a network and the network from the
 // member's private_net.
-func (w *State) detach(m member, netID int64) {
-	w.netMembers[netID] = slices.DeleteFunc(w.netMembers[netID], func(o member) bool {
-		if o.resourceRef != m.resourceRef {
+func (w *State) Detach(m Member, netID int64) {
+	w.NetMembers[netID] = slices.DeleteFunc(w.NetMembers[netID], func(o Member) bool {
+		if o.Ref != m.Ref {
 			return false
 		}
-		for _, a := range append([]netip.Addr{o.ip}, o.alias...) {
-			delete(w.netUsed[netID], a)
+		for _, a := range append([]netip.Addr{o.IP}, o.Alias...) {
+			delete(w.NetUsed[netID], a)
 		}
 		return true
 	})
 	switch m.Type {
 	case "server":
-		if s, ok := w.servers.get(m.ID); ok {
+		if s, ok := w.Servers.Get(m.ID); ok {
 			s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == netID })
 		}
 	case "load_balancer":
-		if lb, ok := w.loadBalancers.get(m.ID); ok {
+		if lb, ok := w.LoadBalancers.Get(m.ID); ok {
 			lb.PrivateNet = slices.DeleteFunc(lb.PrivateNet, func(p schema.LoadBalancerPrivateNet) bool { return p.Network == netID })
 		}
 	}
 }
 
 // detachAll removes a resource from every network it is attached to.
-func (w *State) detachAll(ref resourceRef) {
-	for netID, members := range w.netMembers {
+func (w *State) DetachAll(ref Ref) {
+	for netID, members := range w.NetMembers {
 		for _, m := range members {
-			if m.resourceRef == ref {
-				w.detach(m, netID)
+			if m.Ref == ref {
+				w.Detach(m, netID)
 				break
 			}
 		}

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"cmp"
@@ -49,8 +49,8 @@ type SeedDedicatedServer struct {
 // the webservice.
 func (w *State) DedicatedServers() []dedicated.Server {
 	var out []dedicated.Server
-	w.locked(func() {
-		for _, d := range w.dedicated.all() {
+	w.Locked(func() {
+		for _, d := range w.Dedicated.All() {
 			c := *d
 			c.IPs, c.Subnets = slices.Clone(d.IPs), slices.Clone(d.Subnets)
 			out = append(out, c)
@@ -61,13 +61,13 @@ func (w *State) DedicatedServers() []dedicated.Server {
 
 // addDedicated fills in a seed's defaults, checks the server against the
 // world and stores it. Errors name the field, one a line.
-func (w *State) addDedicated(sd SeedDedicatedServer) (*dedicated.Server, error) {
+func (w *State) AddDedicated(sd SeedDedicatedServer) (*dedicated.Server, error) {
 	d := dedicated.Server{Number: sd.Number, Name: sd.Name, IPv4: sd.IPv4, IPv6Net: sd.IPv6Net, Product: cmp.Or(sd.Product, "AX41-NVMe"),
 		DC: cmp.Or(sd.DC, "FSN1-DC14"), Traffic: cmp.Or(sd.Traffic, "unlimited"), Status: cmp.Or(sd.Status, dedicated.StatusReady),
 		Cancelled: sd.Cancelled, PaidUntil: sd.PaidUntil, IPs: sd.IPs, Subnets: sd.Subnets, Reset: sd.Reset == nil || *sd.Reset,
 		LinkedStorageBox: sd.LinkedStorageBox, OperatingStatus: cmp.Or(sd.OperatingStatus, dedicated.Running)}
 	if d.Number == 0 {
-		d.Number = max(w.lastID["dedicated_server"], firstServerNumber) + 1
+		d.Number = max(w.LastID["dedicated_server"], firstServerNumber) + 1
 	}
 	if d.IPv4 == "" {
 		ip, ok := w.freeDedicatedIPv4()
@@ -80,7 +80,7 @@ func (w *State) addDedicated(sd SeedDedicatedServer) (*dedicated.Server, error) 
 		d.IPv6Net = fmt.Sprintf("3fff:%x:%x::", d.Number>>16&0xfff, d.Number&0xffff)
 	}
 	if d.PaidUntil == "" {
-		y, m, _ := w.now().UTC().Date()
+		y, m, _ := w.Now().UTC().Date()
 		d.PaidUntil = time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
 	}
 	if d.IPs == nil {
@@ -92,8 +92,8 @@ func (w *State) addDedicated(sd SeedDedicatedServer) (*dedicated.Server, error) 
 	if err := errors.Join(d.Check(), w.checkDedicated(&d)); err != nil {
 		return nil, err
 	}
-	w.dedicated.put(d.Number, &d)
-	w.lastID["dedicated_server"] = max(w.lastID["dedicated_server"], d.Number)
+	w.Dedicated.Put(d.Number, &d)
+	w.LastID["dedicated_server"] = max(w.LastID["dedicated_server"], d.Number)
 	return &d, nil
 }
 
@@ -102,13 +102,13 @@ func (w *State) addDedicated(sd SeedDedicatedServer) (*dedicated.Server, error) 
 // one of fakecloud's cloud ranges.
 func (w *State) checkDedicated(d *dedicated.Server) error {
 	var errs []error
-	if _, taken := w.dedicated.get(d.Number); taken {
+	if _, taken := w.Dedicated.Get(d.Number); taken {
 		errs = append(errs, fmt.Errorf("server_number: %d is taken", d.Number))
 	}
-	if holder, ok := w.dedicated.find(func(o *dedicated.Server) bool { return o.IPv4 == d.IPv4 }); ok {
+	if holder, ok := w.Dedicated.Find(func(o *dedicated.Server) bool { return o.IPv4 == d.IPv4 }); ok {
 		errs = append(errs, fmt.Errorf("server_ip: %s is held by dedicated server %d", d.IPv4, holder.Number))
 	}
-	if a, err := netip.ParseAddr(d.IPv4); err == nil && (publicIPv4Range.Contains(a) || (w.lbIPv4.IsValid() && w.lbIPv4.Contains(a))) {
+	if a, err := netip.ParseAddr(d.IPv4); err == nil && (publicIPv4Range.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a))) {
 		errs = append(errs, fmt.Errorf("server_ip: %s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", a, publicIPv4Range))
 	}
 	return errors.Join(errs...)
@@ -119,45 +119,11 @@ func (w *State) checkDedicated(d *dedicated.Server) error {
 // before the broadcast address.
 func (w *State) freeDedicatedIPv4() (string, bool) {
 	for a := robotIPv4Range.Addr().Next().Next(); robotIPv4Range.Contains(a.Next()); a = a.Next() {
-		if _, held := w.dedicated.find(func(d *dedicated.Server) bool { return d.IPv4 == a.String() }); !held {
+		if _, held := w.Dedicated.Find(func(d *dedicated.Server) bool { return d.IPv4 == a.String() }); !held {
 			return a.String(), true
 		}
 	}
 	return "", false
-}
-
-// dedicatedEvents are the event types that change a dedicated server.
-var dedicatedEvents = []string{"add_dedicated_server", "remove_dedicated_server", "cancel_dedicated_server",
-	"power_off_dedicated_server", "power_on_dedicated_server", "rename_dedicated_server"}
-
-// applyDedicated makes a dedicated server's event happen; it changes
-// nothing when it fails.
-func (w *State) applyDedicated(e Event) error {
-	if e.Type == "add_dedicated_server" {
-		_, err := w.addDedicated(*e.DedicatedServer)
-		return prefixLines("dedicated_server.", err)
-	}
-	d, ok := w.dedicated.get(e.ServerNumber)
-	if !ok {
-		return fmt.Errorf("server_number: no dedicated server has number %d", e.ServerNumber)
-	}
-	switch e.Type {
-	case "remove_dedicated_server":
-		w.dedicated.del(d.Number)
-	case "cancel_dedicated_server":
-		d.Cancelled = true
-	case "power_off_dedicated_server", "power_on_dedicated_server":
-		if d.OperatingStatus == dedicated.NotSupported {
-			return fmt.Errorf("server_number: dedicated server %d is a tower server, whose power state the webservice does not read (operating_status \"not supported\")", d.Number)
-		}
-		d.OperatingStatus = dedicated.ShutOff
-		if e.Type == "power_on_dedicated_server" {
-			d.OperatingStatus = dedicated.Running
-		}
-	case "rename_dedicated_server":
-		d.Name = e.Name
-	}
-	return nil
 }
 
 // loadDedicated checks a snapshot's dedicated servers, each as a new one
@@ -167,16 +133,16 @@ func (w *State) loadDedicated(servers []*dedicated.Server) []error {
 	var errs []error
 	for i, d := range servers {
 		if err := errors.Join(d.Check(), w.checkDedicated(d)); err != nil {
-			errs = append(errs, prefixLines(fmt.Sprintf("dedicated_servers[%d].", i), err))
+			errs = append(errs, PrefixLines(fmt.Sprintf("dedicated_servers[%d].", i), err))
 			continue
 		}
-		w.dedicated.put(d.Number, d)
+		w.Dedicated.Put(d.Number, d)
 	}
 	return errs
 }
 
 // prefixLines puts prefix before every line of err.
-func prefixLines(prefix string, err error) error {
+func PrefixLines(prefix string, err error) error {
 	if err == nil {
 		return nil
 	}

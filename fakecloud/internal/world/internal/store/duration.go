@@ -1,4 +1,4 @@
-package world
+package store
 
 import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
 

@@ -1,23 +1,26 @@
-package world
+package store
 
-import "slices"
+import (
+	"iter"
+	"slices"
+)
 
 // table holds one kind of resource by ID and keeps IDs in ascending order,
 // which is the API's default list order.
-type table[T any] struct {
+type Table[T any] struct {
 	byID map[int64]*T
 	ids  []int64
 }
 
-func newTable[T any]() table[T] { return table[T]{byID: map[int64]*T{}} }
+func NewTable[T any]() Table[T] { return Table[T]{byID: map[int64]*T{}} }
 
-func (t *table[T]) get(id int64) (*T, bool) {
+func (t *Table[T]) Get(id int64) (*T, bool) {
 	v, ok := t.byID[id]
 	return v, ok
 }
 
 // put stores v under id; IDs are handed out ascending, so appending keeps order.
-func (t *table[T]) put(id int64, v *T) {
+func (t *Table[T]) Put(id int64, v *T) {
 	if _, ok := t.byID[id]; !ok {
 		if n := len(t.ids); n > 0 && t.ids[n-1] > id {
 			i, _ := slices.BinarySearch(t.ids, id)
@@ -29,7 +32,7 @@ func (t *table[T]) put(id int64, v *T) {
 	t.byID[id] = v
 }
 
-func (t *table[T]) del(id int64) {
+func (t *Table[T]) Del(id int64) {
 	if _, ok := t.byID[id]; !ok {
 		return
 	}
@@ -40,7 +43,7 @@ func (t *table[T]) del(id int64) {
 }
 
 // all returns the resources in ascending ID order.
-func (t *table[T]) all() []*T {
+func (t *Table[T]) All() []*T {
 	out := make([]*T, 0, len(t.ids))
 	for _, id := range t.ids {
 		out = append(out, t.byID[id])
@@ -48,8 +51,20 @@ func (t *table[T]) all() []*T {
 	return out
 }
 
+// Values yields the resources in ascending ID order without a copy; the
+// table must not change while it does.
+func (t *Table[T]) Values() iter.Seq[*T] {
+	return func(yield func(*T) bool) {
+		for _, id := range t.ids {
+			if !yield(t.byID[id]) {
+				return
+			}
+		}
+	}
+}
+
 // find returns the first resource, in ID order, for which match is true.
-func (t *table[T]) find(match func(*T) bool) (*T, bool) {
+func (t *Table[T]) Find(match func(*T) bool) (*T, bool) {
 	for _, id := range t.ids {
 		if v := t.byID[id]; match(v) {
 			return v, true

@@ -1,7 +1,6 @@
-package world
+package store
 
 import (
-	"cmp"
 	"encoding/json"
 	"slices"
 	"time"
@@ -17,66 +16,66 @@ type StoredAction struct {
 	Due       time.Time           `json:"due"`                  // completes then, unless it waits for polls
 	HoldUntil time.Time           `json:"hold_until,omitzero"`  // an action fault's delay keeps it running until then
 	PollsLeft int                 `json:"polls_left,omitempty"` // with Options.ActionPolls: completes when this reaches zero
-	Lock      resourceRef         `json:"lock"`                 // the resource it locks while running
+	Lock      Ref                 `json:"lock"`                 // the resource it locks while running
 	Fail      *schema.ActionError `json:"fail,omitempty"`       // it will end in this error
-	Finish    finish              `json:"finish,omitzero"`
+	Finish    Finish              `json:"finish,omitzero"`
 	Undo      json.RawMessage     `json:"undo,omitempty"`    // the locked resource before the change, restored if it fails
 	Applied   json.RawMessage     `json:"applied,omitempty"` // ... and as the change left it, so the undo keeps others' changes
 }
 
 // finish is what an action's end does beyond its status.
-type finish struct {
+type Finish struct {
 	ServerStatus        string `json:"server_status,omitempty"`          // success: the server's status becomes this
 	ServerStatusOnError string `json:"server_status_on_error,omitempty"` // error: ... or this
 	IssueCertificate    bool   `json:"issue_certificate,omitempty"`      // success: issued; error: issuance failed
 }
 
 // actionSpec describes an action to start.
-type actionSpec struct {
-	command   string
-	resources []resourceRef // the first is the one the action locks
-	finish    finish
-	undo      json.RawMessage
+type ActionSpec struct {
+	Command   string
+	Resources []Ref // the first is the one the action locks
+	Finish    Finish
+	Undo      json.RawMessage
 }
 
 // checkLock returns locked when a running action, or a lock event, holds
 // the resource.
-func (w *State) checkLock(ref resourceRef) *apiError {
-	if _, ok := w.lockedBy[ref]; ok {
+func (w *State) CheckLock(ref Ref) *apiError {
+	if _, ok := w.LockedBy[ref]; ok {
 		return locked(ref.Type, ref.ID)
 	}
-	if until, ok := w.locks[ref]; ok {
-		if w.now().Before(until) {
+	if until, ok := w.Locks[ref]; ok {
+		if w.Now().Before(until) {
 			return locked(ref.Type, ref.ID)
 		}
-		delete(w.locks, ref)
+		delete(w.Locks, ref)
 	}
 	return nil
 }
 
 // startAction records a new running action. With no configured duration and
 // no poll count it completes at once, effects included.
-func (w *State) startAction(s actionSpec) *StoredAction {
-	now := w.now()
+func (w *State) StartAction(s ActionSpec) *StoredAction {
+	now := w.Now()
 	a := &StoredAction{
 		Action: schema.Action{
-			ID: w.newID("action"), Command: s.command, Status: "running",
-			Started: now.UTC().Truncate(time.Second), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.resources)...),
+			ID: w.NewID("action"), Command: s.Command, Status: "running",
+			Started: now.UTC().Truncate(time.Second), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.Resources)...),
 		},
-		Due:       now.Add(w.actionDuration),
-		PollsLeft: w.actionPolls,
-		Finish:    s.finish,
-		Undo:      s.undo,
+		Due:       now.Add(w.ActionDuration),
+		PollsLeft: w.ActionPolls,
+		Finish:    s.Finish,
+		Undo:      s.Undo,
 	}
-	if len(s.resources) > 0 {
-		a.Lock = s.resources[0]
+	if len(s.Resources) > 0 {
+		a.Lock = s.Resources[0]
 	}
-	if s.undo != nil {
-		a.Applied = w.snapshotOf(a.Lock)
+	if s.Undo != nil {
+		a.Applied = w.SnapshotOf(a.Lock)
 	}
 	var delay time.Duration
-	if w.actionFault != nil {
-		code, msg, d := w.actionFault(s.command)
+	if w.ActionFault != nil {
+		code, msg, d := w.ActionFault(s.Command)
 		if code != "" {
 			a.Fail = &schema.ActionError{Code: code, Message: msg}
 		}
@@ -84,15 +83,15 @@ func (w *State) startAction(s actionSpec) *StoredAction {
 		a.Due = a.Due.Add(d)
 		a.HoldUntil = now.Add(d)
 	}
-	w.actions.put(a.ID, a)
-	w.started = append(w.started, s.command)
-	if w.actionDuration <= 0 && w.actionPolls <= 0 && delay == 0 {
+	w.Actions.Put(a.ID, a)
+	w.Started = append(w.Started, s.Command)
+	if w.ActionDuration <= 0 && w.ActionPolls <= 0 && delay == 0 {
 		w.complete(a, now)
 		return a
 	}
 	w.running = append(w.running, a.ID)
 	if a.Lock.ID != 0 {
-		w.lockedBy[a.Lock] = a.ID
+		w.LockedBy[a.Lock] = a.ID
 	}
 	return a
 }
@@ -100,12 +99,12 @@ func (w *State) startAction(s actionSpec) *StoredAction {
 // recordDone records an action that took effect at once, as an event's
 // change does: finished as it starts, whatever the action options and
 // action faults say.
-func (w *State) recordDone(command string, resources ...resourceRef) {
-	now := w.now()
+func (w *State) RecordDone(command string, resources ...Ref) {
+	now := w.Now()
 	at := now.UTC().Truncate(time.Second)
 	a := &StoredAction{
 		Action: schema.Action{
-			ID: w.newID("action"), Command: command, Status: "success", Progress: 100,
+			ID: w.NewID("action"), Command: command, Status: "success", Progress: 100,
 			Started: at, Finished: &at, Resources: refsToSchema(resources),
 		},
 		Due: now,
@@ -113,10 +112,10 @@ func (w *State) recordDone(command string, resources ...resourceRef) {
 	if len(resources) > 0 {
 		a.Lock = resources[0]
 	}
-	w.actions.put(a.ID, a)
+	w.Actions.Put(a.ID, a)
 }
 
-func refsToSchema(refs []resourceRef) []schema.ActionResourceReference {
+func refsToSchema(refs []Ref) []schema.ActionResourceReference {
 	out := make([]schema.ActionResourceReference, 0, len(refs))
 	for _, r := range refs {
 		out = append(out, schema.ActionResourceReference{ID: r.ID, Type: r.Type})
@@ -141,14 +140,14 @@ func (w *State) complete(a *StoredAction, at time.Time) {
 	}
 	w.finish(a.Lock, a.Finish, ok)
 	a.Undo, a.Applied = nil, nil
-	if w.lockedBy[a.Lock] == a.ID {
-		delete(w.lockedBy, a.Lock)
+	if w.LockedBy[a.Lock] == a.ID {
+		delete(w.LockedBy, a.Lock)
 	}
 }
 
 // finish applies what an action's end does to the resource it locked.
-func (w *State) finish(ref resourceRef, f finish, ok bool) {
-	if s, found := w.servers.get(ref.ID); found && ref.Type == "server" {
+func (w *State) finish(ref Ref, f Finish, ok bool) {
+	if s, found := w.Servers.Get(ref.ID); found && ref.Type == "server" {
 		switch {
 		case ok && f.ServerStatus != "":
 			s.Status = f.ServerStatus
@@ -156,31 +155,31 @@ func (w *State) finish(ref resourceRef, f finish, ok bool) {
 			s.Status = f.ServerStatusOnError
 		}
 	}
-	if cert, found := w.certificates.get(ref.ID); found && ref.Type == "certificate" && f.IssueCertificate {
+	if cert, found := w.Certificates.Get(ref.ID); found && ref.Type == "certificate" && f.IssueCertificate {
 		w.endIssuance(cert, ok)
 	}
 }
 
 // settle completes every running action whose time has come. Every request
 // settles first, so effects appear without a background goroutine.
-func (w *State) settle() {
+func (w *State) Settle() {
 	if len(w.running) == 0 {
 		return
 	}
-	now := w.now()
+	now := w.Now()
 	still := w.running[:0]
 	for _, id := range w.running {
-		a, ok := w.actions.get(id)
+		a, ok := w.Actions.Get(id)
 		if !ok {
 			continue
 		}
 		done := !now.Before(a.Due)
-		if w.actionPolls > 0 {
+		if w.ActionPolls > 0 {
 			done = a.PollsLeft <= 0 && !now.Before(a.HoldUntil)
 		}
 		if done {
 			w.complete(a, now)
-			w.changes++
+			w.Changes++
 			continue
 		}
 		still = append(still, id)
@@ -189,47 +188,29 @@ func (w *State) settle() {
 }
 
 // polled counts a client's look at an action, for Options.ActionPolls.
-func (w *State) polled(a *StoredAction) {
+func (w *State) Polled(a *StoredAction) {
 	if a.Status == "running" && a.PollsLeft > 0 {
 		a.PollsLeft--
 	}
 }
 
 // view is the action as the API shows it, with progress for running ones.
-func (w *State) viewAction(a *StoredAction) schema.Action {
+func (w *State) ViewAction(a *StoredAction) schema.Action {
 	v := a.Action
 	v.Resources = slices.Clone(a.Resources)
 	if v.Resources == nil {
 		v.Resources = []schema.ActionResourceReference{}
 	}
-	if a.Status == "running" && w.actionDuration > 0 {
-		elapsed := w.now().Sub(a.Started)
-		v.Progress = min(99, max(0, int(100*elapsed/w.actionDuration)))
+	if a.Status == "running" && w.ActionDuration > 0 {
+		elapsed := w.Now().Sub(a.Started)
+		v.Progress = min(99, max(0, int(100*elapsed/w.ActionDuration)))
 	}
 	return v
 }
 
-var actionSortKeys = SortKeys[*StoredAction]{
-	"id":      func(a, b *StoredAction) int { return cmp.Compare(a.ID, b.ID) },
-	"command": func(a, b *StoredAction) int { return cmp.Compare(a.Command, b.Command) },
-	"status":  func(a, b *StoredAction) int { return cmp.Compare(a.Status, b.Status) },
-	"started": func(a, b *StoredAction) int { return a.Started.Compare(b.Started) },
-	"finished": func(a, b *StoredAction) int {
-		return cmp.Compare(finishedUnix(a), finishedUnix(b))
-	},
-	"progress": func(a, b *StoredAction) int { return cmp.Compare(a.Progress, b.Progress) },
-}
-
-func finishedUnix(a *StoredAction) int64 {
-	if a.Finished == nil {
-		return 1<<63 - 1
-	}
-	return a.Finished.Unix()
-}
-
 // actionTouches reports whether an action concerns a resource of the kind
 // (and of the ID, when id is not zero).
-func actionTouches(a *StoredAction, kind string, id int64) bool {
+func ActionTouches(a *StoredAction, kind string, id int64) bool {
 	for _, r := range a.Resources {
 		if r.Type == kind && (id == 0 || r.ID == id) {
 			return true

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"bytes"
@@ -51,7 +51,7 @@ type stateFile struct {
 	Snapshot
 }
 
-func encodeState(st Snapshot) ([]byte, error) {
+func EncodeState(st Snapshot) ([]byte, error) {
 	f := stateFile{Version: st.Version, Snapshot: st, Servers: []fileServer{}, LoadBalancers: []fileLoadBalancer{}}
 	for _, s := range st.Servers {
 		fs := fileServer{StoredServer: *s, ServerType: catalogRef{s.ServerType.ID, s.ServerType.Name}, Location: catalogRef{s.Location.ID, s.Location.Name}}
@@ -73,7 +73,7 @@ func encodeState(st Snapshot) ([]byte, error) {
 // decodeState reads a snapshot of either version strictly and fills the
 // catalogue's entries in by name; an entry the catalogue lacks is an error
 // naming the field.
-func decodeState(data []byte, cat *catalog.Catalog) (Snapshot, error) {
+func DecodeState(data []byte, cat *catalog.Catalog) (Snapshot, error) {
 	var probe struct {
 		Version int `json:"version"`
 	}

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"cmp"
@@ -55,24 +55,9 @@ func (r Realism) Check() (Realism, error) {
 
 func (r Realism) pessimistic() bool { return r.Mode == RealismPessimistic }
 
-// SetRealism changes the realism from now on; a bad one changes nothing.
-func (w *State) SetRealism(r Realism) error {
-	r, err := r.Check()
-	if err != nil {
-		return err
-	}
-	w.mu.Lock()
-	w.realism = r
-	w.mu.Unlock()
-	return nil
-}
-
-// Realism returns the realism in force.
-func (w *State) Realism() Realism {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.realism
-}
+// Pessimistic reports whether the realism in force takes the unhelpful
+// reading.
+func (w *State) Pessimistic() bool { return w.Realism.pessimistic() }
 
 // pessimisticActionBase is where pessimistic action IDs start: 15 digits,
 // as the live API's (606028482673874 was seen).
@@ -84,11 +69,11 @@ const pessimisticActionBase = 600_000_000_000_000
 // counter holds the largest, so a switch back to optimistic IDs goes on
 // above it.
 func (w *State) pessimisticActionID() int64 {
-	ms := w.now().UnixMilli() - time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	ms := w.Now().UnixMilli() - time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	for {
-		id := pessimisticActionBase + (ms+int64(w.rng.IntN(60_001))-30_000)*16 + int64(w.rng.IntN(16))
-		if _, taken := w.actions.get(id); !taken {
-			w.lastID["action"] = max(w.lastID["action"], id) // an export's counter covers every ID
+		id := pessimisticActionBase + (ms+int64(w.Rng.IntN(60_001))-30_000)*16 + int64(w.Rng.IntN(16))
+		if _, taken := w.Actions.Get(id); !taken {
+			w.LastID["action"] = max(w.LastID["action"], id) // an export's counter covers every ID
 			return id
 		}
 	}
@@ -96,19 +81,19 @@ func (w *State) pessimisticActionID() int64 {
 
 // listed drops, under pessimistic realism, the finished actions older than
 // the retention from a listing.
-func (w *State) listed(items []*StoredAction) []*StoredAction {
-	if !w.realism.pessimistic() {
+func (w *State) Listed(items []*StoredAction) []*StoredAction {
+	if !w.Realism.pessimistic() {
 		return items
 	}
-	cutoff := w.now().Add(-time.Duration(w.realism.ActionRetention))
+	cutoff := w.Now().Add(-time.Duration(w.Realism.ActionRetention))
 	return slices.DeleteFunc(items, func(a *StoredAction) bool { return a.Finished != nil && a.Finished.Before(cutoff) })
 }
 
 // tieOrder, under pessimistic realism, puts items in an order of their
 // own before a sort, so items with equal sort keys do not come in ID
 // order. The order is the same for every request, so pages still fit.
-func tieOrder[T any](w *State, items []T, id func(T) int64) {
-	if !w.realism.pessimistic() {
+func TieOrder[T any](w *State, items []T, id func(T) int64) {
+	if !w.Realism.pessimistic() {
 		return
 	}
 	slices.SortFunc(items, func(a, b T) int {

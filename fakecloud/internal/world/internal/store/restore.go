@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"encoding/json"
@@ -10,17 +10,17 @@ import (
 )
 
 // snapshotOf is a resource's JSON, to restore if an action fails.
-func (w *State) snapshotOf(ref resourceRef) json.RawMessage {
+func (w *State) SnapshotOf(ref Ref) json.RawMessage {
 	var v any
 	switch ref.Type {
 	case "server":
-		v, _ = w.servers.get(ref.ID)
+		v, _ = w.Servers.Get(ref.ID)
 	case "load_balancer":
-		v, _ = w.loadBalancers.get(ref.ID)
+		v, _ = w.LoadBalancers.Get(ref.ID)
 	case "network":
-		v, _ = w.networks.get(ref.ID)
+		v, _ = w.Networks.Get(ref.ID)
 	case "certificate":
-		v, _ = w.certificates.get(ref.ID)
+		v, _ = w.Certificates.Get(ref.ID)
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
@@ -34,23 +34,23 @@ func (w *State) snapshotOf(ref resourceRef) json.RawMessage {
 // (nil in snapshots older than the merge: then before is put back whole).
 // Changes made since by others stay (revertJSON), and what the undo
 // would put back that no longer fits the world is left out (fitRestored).
-func (w *State) restore(ref resourceRef, before, applied json.RawMessage) {
+func (w *State) restore(ref Ref, before, applied json.RawMessage) {
 	switch ref.Type {
 	case "server":
-		restoreInto(&w.servers, ref.ID, before, applied)
+		restoreInto(&w.Servers, ref.ID, before, applied)
 	case "load_balancer":
-		restoreInto(&w.loadBalancers, ref.ID, before, applied)
+		restoreInto(&w.LoadBalancers, ref.ID, before, applied)
 	case "network":
-		restoreInto(&w.networks, ref.ID, before, applied)
+		restoreInto(&w.Networks, ref.ID, before, applied)
 	case "certificate":
-		restoreInto(&w.certificates, ref.ID, before, applied)
+		restoreInto(&w.Certificates, ref.ID, before, applied)
 	}
 	w.fitRestored(ref)
-	w.reindexNetworks()
+	w.ReindexNetworks()
 }
 
-func restoreInto[T any](t *table[T], id int64, before, applied json.RawMessage) {
-	cur, ok := t.get(id)
+func restoreInto[T any](t *Table[T], id int64, before, applied json.RawMessage) {
+	cur, ok := t.Get(id)
 	if !ok {
 		return
 	}
@@ -72,26 +72,26 @@ func restoreInto[T any](t *table[T], id int64, before, applied json.RawMessage) 
 
 // reindexNetworks rebuilds who holds which address in which network from
 // the servers' and load balancers' private_net.
-func (w *State) reindexNetworks() {
-	w.netMembers = map[int64][]member{}
-	w.netUsed = map[int64]map[netip.Addr]struct{}{}
-	for _, s := range w.servers.all() {
+func (w *State) ReindexNetworks() {
+	w.NetMembers = map[int64][]Member{}
+	w.NetUsed = map[int64]map[netip.Addr]struct{}{}
+	for _, s := range w.Servers.All() {
 		for _, pn := range s.PrivateNet {
-			m := member{resourceRef: resourceRef{"server", s.ID}, ip: parseAddr(pn.IP)}
+			m := Member{Ref: Ref{"server", s.ID}, IP: ParseAddr(pn.IP)}
 			for _, a := range pn.AliasIPs {
-				m.alias = append(m.alias, parseAddr(a))
+				m.Alias = append(m.Alias, ParseAddr(a))
 			}
-			w.attach(pn.Network, m)
+			w.Attach(pn.Network, m)
 		}
 	}
-	for _, lb := range w.loadBalancers.all() {
+	for _, lb := range w.LoadBalancers.All() {
 		for _, pn := range lb.PrivateNet {
-			w.attach(pn.Network, member{resourceRef: resourceRef{"load_balancer", lb.ID}, ip: parseAddr(pn.IP)})
+			w.Attach(pn.Network, Member{Ref: Ref{"load_balancer", lb.ID}, IP: ParseAddr(pn.IP)})
 		}
 	}
 }
 
-func parseAddr(s string) netip.Addr {
+func ParseAddr(s string) netip.Addr {
 	a, _ := netip.ParseAddr(s)
 	return a
 }
@@ -99,14 +99,14 @@ func parseAddr(s string) netip.Addr {
 // fitRestored leaves out of a restored resource what another change made
 // impossible meanwhile: an attachment to a network deleted since, or to an
 // address another resource took since, and a certificate deleted since.
-func (w *State) fitRestored(ref resourceRef) {
+func (w *State) fitRestored(ref Ref) {
 	keep := func(netID int64, ips ...string) bool {
-		n, ok := w.networks.get(netID)
+		n, ok := w.Networks.Get(netID)
 		if !ok {
 			return false
 		}
 		for _, ip := range ips {
-			a := parseAddr(ip)
+			a := ParseAddr(ip)
 			if !slices.ContainsFunc(n.Subnets, func(sub schema.NetworkSubnet) bool {
 				p, err := netip.ParsePrefix(sub.IPRange)
 				return err == nil && p.Contains(a)
@@ -114,7 +114,7 @@ func (w *State) fitRestored(ref resourceRef) {
 				return false
 			}
 			// The index still holds this resource's own addresses.
-			if own, ok := w.memberOf(netID, ref); w.ipInUse(netID, a) && (!ok || (own.ip != a && !slices.Contains(own.alias, a))) {
+			if own, ok := w.MemberOf(netID, ref); w.IPInUse(netID, a) && (!ok || (own.IP != a && !slices.Contains(own.Alias, a))) {
 				return false
 			}
 		}
@@ -122,17 +122,17 @@ func (w *State) fitRestored(ref resourceRef) {
 	}
 	switch ref.Type {
 	case "server":
-		if s, ok := w.servers.get(ref.ID); ok {
+		if s, ok := w.Servers.Get(ref.ID); ok {
 			s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(pn schema.ServerPrivateNet) bool {
 				return !keep(pn.Network, append([]string{pn.IP}, pn.AliasIPs...)...)
 			})
 		}
 	case "load_balancer":
-		if lb, ok := w.loadBalancers.get(ref.ID); ok {
+		if lb, ok := w.LoadBalancers.Get(ref.ID); ok {
 			lb.PrivateNet = slices.DeleteFunc(lb.PrivateNet, func(pn schema.LoadBalancerPrivateNet) bool { return !keep(pn.Network, pn.IP) })
 			for _, svc := range lb.Services {
 				if svc.HTTP != nil {
-					svc.HTTP.Certificates = slices.DeleteFunc(svc.HTTP.Certificates, func(id int64) bool { _, ok := w.certificates.get(id); return !ok })
+					svc.HTTP.Certificates = slices.DeleteFunc(svc.HTTP.Certificates, func(id int64) bool { _, ok := w.Certificates.Get(id); return !ok })
 				}
 			}
 		}
@@ -142,9 +142,9 @@ func (w *State) fitRestored(ref resourceRef) {
 // certHeldByAction reports the load balancer whose running action may put
 // the certificate back if it fails: until it ends, the certificate is in
 // use, as it is on the API, which changes a service when the action ends.
-func (w *State) certHeldByAction(id int64) (int64, bool) {
+func (w *State) CertHeldByAction(id int64) (int64, bool) {
 	for _, aid := range w.running {
-		a, ok := w.actions.get(aid)
+		a, ok := w.Actions.Get(aid)
 		if !ok || a.Lock.Type != "load_balancer" || a.Undo == nil {
 			continue
 		}

@@ -1,4 +1,4 @@
-package world
+package store
 
 import (
 	"bytes"
@@ -41,8 +41,8 @@ type Snapshot struct {
 }
 
 type lockUntil struct {
-	Resource resourceRef `json:"resource"`
-	Until    time.Time   `json:"until"`
+	Resource Ref       `json:"resource"`
+	Until    time.Time `json:"until"`
 }
 
 type PoolState struct {
@@ -56,32 +56,32 @@ type PoolState struct {
 func (w *State) Export() ([]byte, error) {
 	var st Snapshot
 	var err error
-	w.locked(func() {
-		w.settle()
-		st, err = w.snapshot()
+	w.Locked(func() {
+		w.Settle()
+		st, err = w.Snapshot()
 	})
 	if err != nil {
 		return nil, err
 	}
-	return encodeState(st)
+	return EncodeState(st)
 }
 
 // snapshot is the world as a state that shares no memory with it: taken
 // under the world lock, it is encoded after the lock is released, so
 // requests wait for the copy (about a tenth of the encoding) only.
-func (w *State) snapshot() (Snapshot, error) {
+func (w *State) Snapshot() (Snapshot, error) {
 	random, err := w.pcg.MarshalBinary()
 	if err != nil {
 		return Snapshot{}, err
 	}
 	st := Snapshot{
-		Version: stateVersion, Servers: w.servers.all(), LoadBalancers: w.loadBalancers.all(), Networks: w.networks.all(),
-		Certificates: w.certificates.all(), SSHKeys: w.sshKeys.all(), PrimaryIPs: w.primaryIPs.all(), Actions: w.actions.all(),
-		DedicatedServers: w.dedicated.all(),
-		Locks:            []lockUntil{}, LastIDs: w.lastID, PublicIPv4: PoolState{Next: w.pubIPv4.next, Free: w.pubIPv4.free},
+		Version: stateVersion, Servers: w.Servers.All(), LoadBalancers: w.LoadBalancers.All(), Networks: w.Networks.All(),
+		Certificates: w.Certificates.All(), SSHKeys: w.SSHKeys.All(), PrimaryIPs: w.PrimaryIPs.All(), Actions: w.Actions.All(),
+		DedicatedServers: w.Dedicated.All(),
+		Locks:            []lockUntil{}, LastIDs: w.LastID, PublicIPv4: PoolState{Next: w.PubIPv4.Next, Free: w.PubIPv4.Free},
 		PublicIPv6: w.pubIPv6, Random: random,
 	}
-	for ref, until := range w.locks {
+	for ref, until := range w.Locks {
 		st.Locks = append(st.Locks, lockUntil{ref, until})
 	}
 	slices.SortFunc(st.Locks, func(a, b lockUntil) int { return int(a.Resource.ID - b.Resource.ID) })
@@ -93,17 +93,17 @@ func (w *State) snapshot() (Snapshot, error) {
 func (w *State) ExportChanged(since uint64, always bool) (data []byte, changes uint64, err error) {
 	var st Snapshot
 	changed := false
-	w.locked(func() {
-		changes = w.changes
+	w.Locked(func() {
+		changes = w.Changes
 		if changed = changes != since || always; changed {
-			w.settle()
-			st, err = w.snapshot()
+			w.Settle()
+			st, err = w.Snapshot()
 		}
 	})
 	if err != nil || !changed {
 		return nil, changes, err
 	}
-	data, err = encodeState(st)
+	data, err = EncodeState(st)
 	return data, changes, err
 }
 
@@ -117,38 +117,38 @@ func (w *State) Import(data []byte) error {
 	if t := bytes.TrimSpace(data); len(t) == 0 || t[0] != '{' {
 		return errors.New("snapshot: must be a JSON object; empty and null bodies are refused")
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st, err := decodeState(data, w.cat)
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	st, err := DecodeState(data, w.Cat)
 	if err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	fresh := w.scratch()
+	fresh := w.Scratch()
 	if err := fresh.load(st); err != nil {
 		return fmt.Errorf("snapshot: %w", err)
 	}
-	w.adopt(fresh)
-	w.changes++
+	w.Adopt(fresh)
+	w.Changes++
 	return nil
 }
 
 // scratch is an empty world with w's configuration, to build a new
 // content in before w adopts it.
-func (w *State) scratch() *State {
-	fresh := &State{now: w.now, actionDuration: w.actionDuration, actionPolls: w.actionPolls, seed: w.seed, realism: w.realism,
-		actionFault: w.actionFault, lbIPv4: w.lbIPv4, probed: w.probed}
-	fresh.reset()
+func (w *State) Scratch() *State {
+	fresh := &State{Now: w.Now, ActionDuration: w.ActionDuration, ActionPolls: w.ActionPolls, seed: w.seed, Realism: w.Realism,
+		ActionFault: w.ActionFault, LBIPv4: w.LBIPv4, Probed: w.Probed}
+	fresh.Reset()
 	return fresh
 }
 
 // adopt takes over another world's content (not its mutex, configuration
 // or scenario schedule).
-func (w *State) adopt(o *State) {
-	w.rng, w.pcg, w.lastID, w.cat = o.rng, o.pcg, o.lastID, o.cat
-	w.servers, w.loadBalancers, w.networks, w.certificates = o.servers, o.loadBalancers, o.networks, o.certificates
-	w.sshKeys, w.primaryIPs, w.actions, w.running, w.lockedBy = o.sshKeys, o.primaryIPs, o.actions, o.running, o.lockedBy
-	w.locks, w.pubIPv4, w.pubIPv6, w.dedicated = o.locks, o.pubIPv4, o.pubIPv6, o.dedicated
-	w.netMembers, w.netUsed, w.netHint = o.netMembers, o.netUsed, o.netHint
+func (w *State) Adopt(o *State) {
+	w.Rng, w.pcg, w.LastID, w.Cat = o.Rng, o.pcg, o.LastID, o.Cat
+	w.Servers, w.LoadBalancers, w.Networks, w.Certificates = o.Servers, o.LoadBalancers, o.Networks, o.Certificates
+	w.SSHKeys, w.PrimaryIPs, w.Actions, w.running, w.LockedBy = o.SSHKeys, o.PrimaryIPs, o.Actions, o.running, o.LockedBy
+	w.Locks, w.PubIPv4, w.pubIPv6, w.Dedicated = o.Locks, o.PubIPv4, o.pubIPv6, o.Dedicated
+	w.NetMembers, w.NetUsed, w.NetHint = o.NetMembers, o.NetUsed, o.NetHint
 }
 
 // uniqueIDs checks each kind's IDs and its ID counter, and that the names
@@ -187,13 +187,13 @@ func (w *State) load(st Snapshot) error {
 		networks[n.ID] = n
 	}
 	for i, s := range st.Servers {
-		if !slices.Contains(serverStatuses, s.Status) {
+		if !slices.Contains(ServerStatuses, s.Status) {
 			bad("servers[%d].status: %q is not a server status", i, s.Status)
 		}
-		if _, ok := w.cat.ServerType(s.ServerType.Name); !ok {
+		if _, ok := w.Cat.ServerType(s.ServerType.Name); !ok {
 			bad("servers[%d].server_type.name: %q is not in the catalogue", i, s.ServerType.Name)
 		}
-		if _, ok := w.cat.Location(s.Location.Name); !ok {
+		if _, ok := w.Cat.Location(s.Location.Name); !ok {
 			bad("servers[%d].location.name: %q is not in the catalogue", i, s.Location.Name)
 		}
 		for j, pn := range s.PrivateNet {
@@ -206,7 +206,7 @@ func (w *State) load(st Snapshot) error {
 		}
 	}
 	for i, lb := range st.LoadBalancers {
-		if _, ok := w.cat.LBType(lb.LoadBalancerType.Name); !ok {
+		if _, ok := w.Cat.LBType(lb.LoadBalancerType.Name); !ok {
 			bad("load_balancers[%d].load_balancer_type.name: %q is not in the catalogue", i, lb.LoadBalancerType.Name)
 		}
 		for j, pn := range lb.PrivateNet {
@@ -236,38 +236,38 @@ func (w *State) load(st Snapshot) error {
 	if errs := w.loadDedicated(st.DedicatedServers); len(errs) > 0 {
 		return errors.Join(errs...)
 	}
-	putAll(&w.servers, st.Servers, func(s *StoredServer) int64 { return s.ID })
-	putAll(&w.loadBalancers, st.LoadBalancers, func(lb *StoredLoadBalancer) int64 { return lb.ID })
-	putAll(&w.networks, st.Networks, func(n *schema.Network) int64 { return n.ID })
-	putAll(&w.certificates, st.Certificates, func(c *schema.Certificate) int64 { return c.ID })
-	putAll(&w.sshKeys, st.SSHKeys, func(k *schema.SSHKey) int64 { return k.ID })
-	putAll(&w.primaryIPs, st.PrimaryIPs, func(p *schema.PrimaryIP) int64 { return p.ID })
-	putAll(&w.actions, st.Actions, func(a *StoredAction) int64 { return a.ID })
+	putAll(&w.Servers, st.Servers, func(s *StoredServer) int64 { return s.ID })
+	putAll(&w.LoadBalancers, st.LoadBalancers, func(lb *StoredLoadBalancer) int64 { return lb.ID })
+	putAll(&w.Networks, st.Networks, func(n *schema.Network) int64 { return n.ID })
+	putAll(&w.Certificates, st.Certificates, func(c *schema.Certificate) int64 { return c.ID })
+	putAll(&w.SSHKeys, st.SSHKeys, func(k *schema.SSHKey) int64 { return k.ID })
+	putAll(&w.PrimaryIPs, st.PrimaryIPs, func(p *schema.PrimaryIP) int64 { return p.ID })
+	putAll(&w.Actions, st.Actions, func(a *StoredAction) int64 { return a.ID })
 	for _, a := range st.Actions {
 		if a.Status == "running" {
 			w.running = append(w.running, a.ID)
 			if a.Lock.ID != 0 {
-				w.lockedBy[a.Lock] = a.ID
+				w.LockedBy[a.Lock] = a.ID
 			}
 		}
 	}
 	for _, l := range st.Locks {
-		w.locks[l.Resource] = l.Until
+		w.Locks[l.Resource] = l.Until
 	}
 	if st.LastIDs != nil {
-		w.lastID = st.LastIDs
+		w.LastID = st.LastIDs
 	}
-	w.pubIPv4.next, w.pubIPv4.free = st.PublicIPv4.Next, st.PublicIPv4.Free
+	w.PubIPv4.Next, w.PubIPv4.Free = st.PublicIPv4.Next, st.PublicIPv4.Free
 	w.pubIPv6 = st.PublicIPv6
 	w.pcg = pcg
-	w.rng = rand.New(pcg)
-	w.reindexNetworks()
+	w.Rng = rand.New(pcg)
+	w.ReindexNetworks()
 	return nil
 }
 
-func putAll[T any](t *table[T], items []*T, id func(*T) int64) {
+func putAll[T any](t *Table[T], items []*T, id func(*T) int64) {
 	for _, it := range items {
-		t.put(id(it), it)
+		t.Put(id(it), it)
 	}
 }
 

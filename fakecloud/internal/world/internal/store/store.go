@@ -1,0 +1,201 @@
+package store
+
+import (
+	"math/rand/v2"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+)
+
+// State is the whole simulated project as it is now, what requests
+// read and change (a World, by contrast, is only the seed it may start
+// from). Every field is guarded by mu; a request holds mu from its first
+// read to its last write, so a request either applies completely or not
+// at all.
+type State struct {
+	Mu sync.Mutex
+
+	Now            func() time.Time
+	ActionDuration time.Duration
+	ActionPolls    int
+	seed           uint64
+	Realism        Realism
+	Rng            *rand.Rand
+	pcg            *rand.PCG // rng's source, kept to snapshot its state
+	// actionFault says how a new action of a command ends: an error code
+	// and message to fail with, and extra running time.
+	ActionFault func(command string) (code, message string, delay time.Duration)
+	Locks       map[Ref]time.Time // resources locked by an event, until
+	Changes     uint64            // counts changes, so a state file knows when to write
+	Started     []string          // commands of the actions the request being served started
+
+	LastID map[string]int64
+	Cat    *catalog.Catalog
+
+	Servers       Table[StoredServer]
+	LoadBalancers Table[StoredLoadBalancer]
+	Networks      Table[schema.Network]
+	Certificates  Table[schema.Certificate]
+	SSHKeys       Table[schema.SSHKey]
+	PrimaryIPs    Table[schema.PrimaryIP]
+	Actions       Table[StoredAction]
+	Dedicated     Table[dedicated.Server] // the Robot webservice's servers, by number
+
+	running  []int64       // IDs of running actions, oldest first
+	LockedBy map[Ref]int64 // resource -> running action holding it
+	PubIPv4  ipPool
+	// lbIPv4 is where load balancers that carry traffic take their
+	// addresses; probed gives their targets' checked health.
+	LBIPv4  netip.Prefix
+	Probed  func(lb int64, listenPort int, target string) (string, bool)
+	pubIPv6 uint64 // next /64 index in the public IPv6 pool
+
+	NetMembers map[int64][]Member                // network ID -> attached resources
+	NetUsed    map[int64]map[netip.Addr]struct{} // network ID -> addresses held
+	NetHint    map[int64]netip.Addr              // network ID -> where the next search starts
+}
+
+// StoredServer is a stored StoredServer; schema.Server holds what the API shows.
+type StoredServer struct {
+	schema.Server
+	RootPassword string `json:"root_password,omitempty"`
+}
+
+// StoredLoadBalancer is a stored load balancer with per-target health overrides.
+type StoredLoadBalancer struct {
+	schema.LoadBalancer
+	Targets []Target `json:"targets"`
+	// Health maps "target/port" to a status other than the default healthy.
+	Health map[string]string `json:"health,omitempty"`
+}
+
+type Ref struct {
+	Type string `json:"type"`
+	ID   int64  `json:"id"`
+}
+
+// Config configures a world.
+type Config struct {
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// ActionDuration is how long an action stays running; zero finishes
+	// actions within the request that starts them.
+	ActionDuration time.Duration
+	// ActionPolls, when positive, makes an action finish on the Nth time a
+	// client reads it, whatever the clock says.
+	ActionPolls int
+	// IDSeed makes IDs, IP addresses and passwords repeatable.
+	IDSeed uint64
+	// Realism says how to read what the API's documentation leaves open.
+	Realism Realism
+	// ActionFault says how a new action of a command ends: an error code
+	// and message to fail with, and extra running time.
+	ActionFault func(command string) (code, message string, delay time.Duration)
+}
+
+// New returns an empty world with the catalogue. A Realism that does
+// not check panics: the caller checks it first.
+func New(c Config) *State {
+	w := &State{
+		Now:            c.Now,
+		ActionDuration: c.ActionDuration,
+		ActionPolls:    c.ActionPolls,
+		seed:           c.IDSeed,
+		ActionFault:    c.ActionFault,
+	}
+	r, err := c.Realism.Check()
+	if err != nil {
+		panic("fakecloud: Options.Realism: " + err.Error())
+	}
+	w.Realism = r
+	if w.Now == nil {
+		w.Now = time.Now
+	}
+	w.Reset()
+	return w
+}
+
+// reset empties the world back to the catalogue alone.
+func (w *State) Reset() {
+	w.pcg = rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75)
+	w.Rng = rand.New(w.pcg)
+	w.LastID = map[string]int64{}
+	w.Cat = catalog.New()
+	w.Servers = NewTable[StoredServer]()
+	w.LoadBalancers = NewTable[StoredLoadBalancer]()
+	w.Networks = NewTable[schema.Network]()
+	w.Certificates = NewTable[schema.Certificate]()
+	w.SSHKeys = NewTable[schema.SSHKey]()
+	w.PrimaryIPs = NewTable[schema.PrimaryIP]()
+	w.Actions = NewTable[StoredAction]()
+	w.Dedicated = NewTable[dedicated.Server]()
+	w.running = nil
+	w.LockedBy = map[Ref]int64{}
+	w.PubIPv4 = newIPPool(publicIPv4Range)
+	w.pubIPv6 = 0
+	w.NetMembers = map[int64][]Member{}
+	w.Locks = map[Ref]time.Time{}
+	w.NetUsed = map[int64]map[netip.Addr]struct{}{}
+	w.NetHint = map[int64]netip.Addr{}
+}
+
+// idBase is where each kind's IDs start, so IDs of different kinds rarely
+// coincide and a mix-up in a client shows as not_found.
+var idBase = map[string]int64{
+	"server": 100000, "load_balancer": 200000, "network": 300000, "certificate": 400000,
+	"ssh_key": 500000, "primary_ip": 600000, "action": 1000000,
+}
+
+// newID hands out the next ID of a kind: ascending, with small seeded gaps
+// like the real API's, and the same sequence for the same seed.
+func (w *State) NewID(kind string) int64 {
+	if kind == "action" && w.Realism.pessimistic() {
+		return w.pessimisticActionID()
+	}
+	last, ok := w.LastID[kind]
+	if !ok {
+		last = idBase[kind] + int64(w.seed%1000)*1000
+	}
+	last += 1 + int64(w.Rng.IntN(3))
+	w.LastID[kind] = last
+	return last
+}
+
+// locked runs f holding the world lock, released however f ends.
+func (w *State) Locked(f func()) {
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	f()
+}
+
+// serverStatuses are the statuses the API reports.
+var ServerStatuses = []string{"running", "initializing", "starting", "stopping", "off", "deleting", "migrating", "rebuilding", "unknown"}
+
+// lbTarget is a target as stored and shown: a server target carries the
+// IP traffic goes to, which schema.LoadBalancerTarget lacks.
+type Target struct {
+	Type          string                                  `json:"type"`
+	Server        *TargetServer                           `json:"server,omitempty"`
+	LabelSelector *schema.LoadBalancerTargetLabelSelector `json:"label_selector,omitempty"`
+	IP            *schema.LoadBalancerTargetIP            `json:"ip,omitempty"`
+	HealthStatus  *[]TargetHealth                         `json:"health_status,omitempty"` // server and ip targets
+	UsePrivateIP  *bool                                   `json:"use_private_ip,omitempty"`
+	Targets       *[]Target                               `json:"targets,omitempty"` // label_selector targets
+}
+
+type TargetServer struct {
+	ID int64  `json:"id"`
+	IP string `json:"ip"`
+}
+
+type TargetHealth struct {
+	ListenPort int    `json:"listen_port"`
+	Status     string `json:"status"`
+}
+
+func (t Target) Private() bool { return t.UsePrivateIP != nil && *t.UsePrivateIP }

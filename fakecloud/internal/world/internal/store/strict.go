@@ -1,0 +1,9 @@
+package store
+
+import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
+
+// Strict reading lives in internal/strict; these names keep the
+// handlers' spelling.
+var (
+	inexactKey = strict.InexactKey
+)
