@@ -86,7 +86,7 @@ func lines(t *testing.T, path string) int {
 // oversized are the packages still above the cap, with the size they may
 // not grow past; each entry goes when its package is split.
 var oversized = map[string]int{
-	module + "/fakecloud/internal/world": 4100,
+	module + "/fakecloud/internal/world": 3850,
 }
 
 // TestSizes: no package holds more than 3,000 lines of non-test Go, and
@@ -170,9 +170,11 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/wire":          {imports: in("apierr", "strict"), http: true},
 		root + "/internal/statefile":     {},
 		root + "/internal/trafficspec":   {},
+		root + "/internal/event":         {imports: in("jsontime", "dedicated")},
+		root + "/internal/listing":       {imports: in("apierr", "labelselector")},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, behind typed operations; no HTTP.
-		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "world/internal/store")},
+		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "world/internal/store")},
 		// The tables and the engine, which only the state layer reaches.
 		root + "/internal/world/internal/store": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec")},
 	}

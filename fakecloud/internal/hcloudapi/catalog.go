@@ -11,7 +11,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
 // catalogEntry describes one read-only family of the catalogue.
@@ -29,7 +29,7 @@ type catalogEntry[T any] struct {
 // mountCatalogEntry serves GET /{family} (name filter, sort, pagination)
 // and GET /{family}/{id}.
 func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
-	keys := world.SortKeys[T]{
+	keys := listing.SortKeys[T]{
 		"id":   func(a, b T) int { return cmp.Compare(e.id(a), e.id(b)) },
 		"name": func(a, b T) int { return cmp.Compare(e.name(a), e.name(b)) },
 	}
@@ -45,7 +45,7 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 			return (q.HasName && e.name(it) != q.Name) || (e.keep != nil && !e.keep(c, it)) ||
 				(q.HasSelector && e.labels != nil && !q.Selector.Matches(e.labels(it)))
 		})
-		if err := world.ApplySort(items, q.Sort, keys); err != nil {
+		if err := listing.ApplySort(items, q.Sort, keys); err != nil {
 			return 0, nil, err
 		}
 		page, meta := paginate(c.header, c.r, items, q)

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
 const (
@@ -18,9 +18,9 @@ const (
 )
 
 // parseList reads page, per_page, sort, label_selector and name.
-func parseList(r *http.Request) (world.ListQuery, *apiError) {
+func parseList(r *http.Request) (listing.Query, *apiError) {
 	q := r.URL.Query()
-	lq := world.ListQuery{Page: 1, PerPage: defaultPerPage}
+	lq := listing.Query{Page: 1, PerPage: defaultPerPage}
 	var f fieldErrors
 	if v := q.Get("page"); q.Has("page") {
 		n, ok := parseDecimal(v, math.MaxInt)
@@ -66,13 +66,13 @@ type listMeta struct {
 
 // paginate cuts one page out of items, sets the Link header and returns the
 // page (never nil, so it encodes as []) with its meta.
-func paginate[T any](h http.Header, r *http.Request, items []T, q world.ListQuery) ([]T, listMeta) {
-	return world.Cut(items, q), metaOf(h, r, len(items), q)
+func paginate[T any](h http.Header, r *http.Request, items []T, q listing.Query) ([]T, listMeta) {
+	return listing.Cut(items, q), metaOf(h, r, len(items), q)
 }
 
 // metaOf is the meta of a page of a list of total items; it sets the
 // Link header.
-func metaOf(h http.Header, r *http.Request, total int, q world.ListQuery) listMeta {
+func metaOf(h http.Header, r *http.Request, total int, q listing.Query) listMeta {
 	last := max(1, (total+q.PerPage-1)/q.PerPage)
 	p := pagination{Page: q.Page, PerPage: q.PerPage, LastPage: &last, TotalEntries: &total}
 	if q.Page > 1 {

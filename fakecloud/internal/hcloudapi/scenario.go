@@ -7,7 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 )
 
 // Scenario is a script of cloud trouble: timed steps, each a fault rule,
@@ -106,7 +106,7 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		case st.ActionFault != nil:
 			err = s.faults.CheckAction(*st.ActionFault)
 		case st.Event != nil:
-			err = world.CheckEvent(*st.Event)
+			err = event.Check(*st.Event)
 		case st.RateLimit != nil:
 			if s.limiter == nil {
 				err = errors.New("rate_limit: rate limiting is off")

@@ -1,10 +1,13 @@
 package hcloudapi
 
-import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+import (
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
+)
 
 // The world's types that fakecloud's public API shows.
 type (
-	Event               = world.Event
+	Event               = event.Event
 	Realism             = world.Realism
 	SeedDedicatedServer = world.SeedDedicatedServer
 	Duration            = world.Duration

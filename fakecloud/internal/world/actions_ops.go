@@ -6,6 +6,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -34,7 +35,7 @@ type ActionFilter struct {
 
 // Actions lists the actions a query and filter select, one page of them,
 // and how many they select in all. Listing an action counts as a poll.
-func (t *Tx) Actions(q ListQuery, filter ActionFilter) ([]schema.Action, int, *apiError) {
+func (t *Tx) Actions(q listing.Query, filter ActionFilter) ([]schema.Action, int, *apiError) {
 	w := t.w
 	var f fieldErrors
 	var ids []int64
@@ -78,10 +79,10 @@ func (t *Tx) Actions(q ListQuery, filter ActionFilter) ([]schema.Action, int, *a
 	if len(q.Sort) > 0 {
 		store.TieOrder(w.State, items, func(a *StoredAction) int64 { return a.ID })
 	}
-	if err := ApplySort(items, q.Sort, actionSortKeys); err != nil {
+	if err := listing.ApplySort(items, q.Sort, actionSortKeys); err != nil {
 		return nil, 0, err
 	}
-	page := Cut(items, q)
+	page := listing.Cut(items, q)
 	out := make([]schema.Action, 0, len(page))
 	for _, a := range page {
 		out = append(out, w.ViewAction(a))
@@ -89,7 +90,7 @@ func (t *Tx) Actions(q ListQuery, filter ActionFilter) ([]schema.Action, int, *a
 	return out, len(items), nil
 }
 
-var actionSortKeys = SortKeys[*StoredAction]{
+var actionSortKeys = listing.SortKeys[*StoredAction]{
 	"id":      func(a, b *StoredAction) int { return cmp.Compare(a.ID, b.ID) },
 	"command": func(a, b *StoredAction) int { return cmp.Compare(a.Command, b.Command) },
 	"status":  func(a, b *StoredAction) int { return cmp.Compare(a.Status, b.Status) },

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -43,16 +44,16 @@ func (t *Tx) Certificate(id int64) (schema.Certificate, *apiError) {
 
 // Certificates lists the certificates a query and the types (any, if
 // none) select, one page of them, and how many they select in all.
-func (t *Tx) Certificates(q ListQuery, types []string) ([]schema.Certificate, int, *apiError) {
+func (t *Tx) Certificates(q listing.Query, types []string) ([]schema.Certificate, int, *apiError) {
 	items := slices.DeleteFunc(t.w.Certificates.All(), func(cert *schema.Certificate) bool {
-		return !q.keeps(cert.Name, cert.Labels) || (len(types) > 0 && !slices.Contains(types, cert.Type))
+		return !q.Keeps(cert.Name, cert.Labels) || (len(types) > 0 && !slices.Contains(types, cert.Type))
 	})
-	keys := byIDNameCreated(func(c *schema.Certificate) int64 { return c.ID }, func(c *schema.Certificate) string { return c.Name },
+	keys := listing.ByIDNameCreated(func(c *schema.Certificate) int64 { return c.ID }, func(c *schema.Certificate) string { return c.Name },
 		func(c *schema.Certificate) int64 { return c.Created.Unix() })
-	if err := ApplySort(items, q.Sort, keys); err != nil {
+	if err := listing.ApplySort(items, q.Sort, keys); err != nil {
 		return nil, 0, err
 	}
-	page := Cut(items, q)
+	page := listing.Cut(items, q)
 	out := make([]schema.Certificate, 0, len(page))
 	for _, cert := range page {
 		out = append(out, t.w.viewCert(cert))

@@ -7,10 +7,6 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
-// dedicatedEvents are the event types that change a dedicated server.
-var dedicatedEvents = []string{"add_dedicated_server", "remove_dedicated_server", "cancel_dedicated_server",
-	"power_off_dedicated_server", "power_on_dedicated_server", "rename_dedicated_server"}
-
 // applyDedicated makes a dedicated server's event happen; it changes
 // nothing when it fails.
 func (w *ops) applyDedicated(e Event) error {

@@ -8,41 +8,9 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
-
-// Event is something that happens to the cloud behind its clients' back.
-// Like an operator's change through the Console or the API, every change
-// records the actions the real API records for it, already finished.
-type Event struct {
-	// Type is delete_server, power_off_server, power_on_server,
-	// set_target_health, lock, set_server_ip, or one of a dedicated
-	// server's: add_dedicated_server, remove_dedicated_server,
-	// cancel_dedicated_server, power_off_dedicated_server,
-	// power_on_dedicated_server, rename_dedicated_server.
-	Type string `json:"type"`
-
-	Server       int64 `json:"server,omitempty"`        // delete_server, power_*_server, set_server_ip, set_target_health
-	LoadBalancer int64 `json:"load_balancer,omitempty"` // set_target_health
-	// ServerName and LoadBalancerName name the resource instead of its ID,
-	// for scenarios written before the IDs are known.
-	ServerName       string   `json:"server_name,omitempty"`
-	LoadBalancerName string   `json:"load_balancer_name,omitempty"`
-	IP               string   `json:"ip,omitempty"`          // set_target_health (an ip target), set_server_ip (the new address)
-	ListenPort       int      `json:"listen_port,omitempty"` // set_target_health; 0 for every service
-	Health           string   `json:"health,omitempty"`      // set_target_health: healthy, unhealthy or unknown
-	Resource         string   `json:"resource,omitempty"`    // lock: server, load_balancer, network or certificate
-	ID               int64    `json:"id,omitempty"`          // lock
-	For              Duration `json:"for,omitempty"`         // lock
-	Network          int64    `json:"network,omitempty"`     // set_server_ip: change the IP in this network instead of the public IPv4
-
-	// ServerNumber names a dedicated server (the *_dedicated_server events
-	// but add); Name is its new name (rename_dedicated_server).
-	ServerNumber int64  `json:"server_number,omitempty"`
-	Name         string `json:"name,omitempty"`
-	// DedicatedServer is the server add_dedicated_server adds.
-	DedicatedServer *SeedDedicatedServer `json:"dedicated_server,omitempty"`
-}
 
 // Apply makes an event happen now. It fails, changing nothing, when the
 // event is malformed or names a resource that does not exist.
@@ -66,10 +34,10 @@ func (w *ops) apply(e Event) error {
 }
 
 func (w *ops) applyEvent(e Event) error {
-	if err := e.check(); err != nil {
+	if err := event.Check(e); err != nil {
 		return err
 	}
-	if slices.Contains(dedicatedEvents, e.Type) {
+	if slices.Contains(event.DedicatedTypes, e.Type) {
 		return w.applyDedicated(e)
 	}
 	if e.ServerName != "" {

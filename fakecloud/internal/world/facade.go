@@ -2,6 +2,7 @@ package world
 
 import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -17,10 +18,11 @@ type ops struct{ *store.State }
 
 // The store's types that the operations' callers see.
 type (
+	Event               = event.Event
 	Config              = store.Config
 	Realism             = store.Realism
 	Duration            = store.Duration
-	SeedDedicatedServer = store.SeedDedicatedServer
+	SeedDedicatedServer = dedicated.SeedDedicatedServer
 	Snapshot            = store.Snapshot
 	StoredServer        = store.StoredServer
 	StoredLoadBalancer  = store.StoredLoadBalancer

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -112,19 +113,19 @@ func cloneService(s schema.LoadBalancerService) schema.LoadBalancerService {
 	return s
 }
 
-var lbSortKeys = byIDNameCreated(
+var lbSortKeys = listing.ByIDNameCreated(
 	func(lb *StoredLoadBalancer) int64 { return lb.ID },
 	func(lb *StoredLoadBalancer) string { return lb.Name },
 	func(lb *StoredLoadBalancer) int64 { return lb.Created.Unix() })
 
 // LoadBalancers lists the load balancers a query selects, one page of
 // them, and how many it selects in all.
-func (t *Tx) LoadBalancers(q ListQuery) ([]LoadBalancerView, int, *apiError) {
-	items := slices.DeleteFunc(t.w.LoadBalancers.All(), func(lb *StoredLoadBalancer) bool { return !q.keeps(lb.Name, lb.Labels) })
-	if err := ApplySort(items, q.Sort, lbSortKeys); err != nil {
+func (t *Tx) LoadBalancers(q listing.Query) ([]LoadBalancerView, int, *apiError) {
+	items := slices.DeleteFunc(t.w.LoadBalancers.All(), func(lb *StoredLoadBalancer) bool { return !q.Keeps(lb.Name, lb.Labels) })
+	if err := listing.ApplySort(items, q.Sort, lbSortKeys); err != nil {
 		return nil, 0, err
 	}
-	page := Cut(items, q)
+	page := listing.Cut(items, q)
 	out := make([]LoadBalancerView, 0, len(page))
 	for _, lb := range page {
 		out = append(out, t.w.viewLB(lb))

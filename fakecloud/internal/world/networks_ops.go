@@ -8,6 +8,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
@@ -28,12 +29,12 @@ func (t *Tx) Network(id int64) (schema.Network, *apiError) {
 
 // Networks lists the networks a query selects, one page of them, and how
 // many it selects in all.
-func (t *Tx) Networks(q ListQuery) ([]schema.Network, int, *apiError) {
-	items := slices.DeleteFunc(t.w.Networks.All(), func(n *schema.Network) bool { return !q.keeps(n.Name, n.Labels) })
-	if err := ApplySort(items, q.Sort, networkSortKeys); err != nil {
+func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apiError) {
+	items := slices.DeleteFunc(t.w.Networks.All(), func(n *schema.Network) bool { return !q.Keeps(n.Name, n.Labels) })
+	if err := listing.ApplySort(items, q.Sort, networkSortKeys); err != nil {
 		return nil, 0, err
 	}
-	page := Cut(items, q)
+	page := listing.Cut(items, q)
 	out := make([]schema.Network, 0, len(page))
 	for _, n := range page {
 		out = append(out, t.w.viewNetwork(n))
@@ -161,7 +162,7 @@ func (w *ops) viewNetwork(n *schema.Network) schema.Network {
 	return v
 }
 
-var networkSortKeys = byIDNameCreated(
+var networkSortKeys = listing.ByIDNameCreated(
 	func(n *schema.Network) int64 { return n.ID },
 	func(n *schema.Network) string { return n.Name },
 	func(n *schema.Network) int64 { return n.Created.Unix() })

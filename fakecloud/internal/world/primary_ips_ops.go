@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
 // newPrimaryIP records the primary IP a new server gets.
@@ -40,17 +42,17 @@ func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apiError) {
 
 // PrimaryIPs lists the primary IPs a query and an address (any, if empty)
 // select, one page of them, and how many they select in all.
-func (t *Tx) PrimaryIPs(q ListQuery, ip string) ([]schema.PrimaryIP, int, *apiError) {
+func (t *Tx) PrimaryIPs(q listing.Query, ip string) ([]schema.PrimaryIP, int, *apiError) {
 	items := slices.DeleteFunc(t.w.PrimaryIPs.All(), func(p *schema.PrimaryIP) bool {
-		return !q.keeps(p.Name, p.Labels) || (ip != "" && p.IP != ip)
+		return !q.Keeps(p.Name, p.Labels) || (ip != "" && p.IP != ip)
 	})
-	keys := byIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
+	keys := listing.ByIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
 		func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
 	delete(keys, "name")
-	if err := ApplySort(items, q.Sort, keys); err != nil {
+	if err := listing.ApplySort(items, q.Sort, keys); err != nil {
 		return nil, 0, err
 	}
-	page := Cut(items, q)
+	page := listing.Cut(items, q)
 	out := make([]schema.PrimaryIP, 0, len(page))
 	for _, p := range page {
 		out = append(out, viewPrimaryIP(p))

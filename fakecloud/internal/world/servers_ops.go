@@ -10,6 +10,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -38,7 +39,7 @@ func (t *Tx) Server(id int64) (ServerView, *apiError) {
 
 // Servers lists the servers a query and the statuses (any, if none)
 // select, one page of them, and how many they select in all.
-func (t *Tx) Servers(q ListQuery, statuses []string) ([]ServerView, int, *apiError) {
+func (t *Tx) Servers(q listing.Query, statuses []string) ([]ServerView, int, *apiError) {
 	for _, st := range statuses {
 		if !slices.Contains(store.ServerStatuses, st) {
 			return nil, 0, invalidField("status", "%q is not one of %s", st, strings.Join(store.ServerStatuses, ", "))
@@ -47,7 +48,7 @@ func (t *Tx) Servers(q ListQuery, statuses []string) ([]ServerView, int, *apiErr
 	w := t.w
 	var items []*StoredServer
 	for s := range w.Servers.Values() {
-		if !q.keeps(s.Name, s.Labels) || (len(statuses) > 0 && !slices.Contains(statuses, s.Status)) {
+		if !q.Keeps(s.Name, s.Labels) || (len(statuses) > 0 && !slices.Contains(statuses, s.Status)) {
 			continue
 		}
 		items = append(items, s)
@@ -55,10 +56,10 @@ func (t *Tx) Servers(q ListQuery, statuses []string) ([]ServerView, int, *apiErr
 	if len(q.Sort) > 0 {
 		store.TieOrder(w.State, items, func(s *StoredServer) int64 { return s.ID })
 	}
-	if err := ApplySort(items, q.Sort, serverSortKeys); err != nil {
+	if err := listing.ApplySort(items, q.Sort, serverSortKeys); err != nil {
 		return nil, 0, err
 	}
-	page := Cut(items, q)
+	page := listing.Cut(items, q)
 	out := make([]ServerView, 0, len(page))
 	for _, s := range page {
 		out = append(out, w.viewServer(s))
@@ -104,7 +105,7 @@ func (w *ops) loadBalancersOf(serverID int64) []int64 {
 	return out
 }
 
-var serverSortKeys = byIDNameCreated(
+var serverSortKeys = listing.ByIDNameCreated(
 	func(s *StoredServer) int64 { return s.ID },
 	func(s *StoredServer) string { return s.Name },
 	func(s *StoredServer) int64 { return s.Created.Unix() })

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
 // SSHKey is the SSH key with the ID.
@@ -23,16 +25,16 @@ func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apiError) {
 
 // SSHKeys lists the SSH keys a query and a fingerprint (any, if empty)
 // select, one page of them, and how many they select in all.
-func (t *Tx) SSHKeys(q ListQuery, fingerprint string) ([]schema.SSHKey, int, *apiError) {
+func (t *Tx) SSHKeys(q listing.Query, fingerprint string) ([]schema.SSHKey, int, *apiError) {
 	items := slices.DeleteFunc(t.w.SSHKeys.All(), func(k *schema.SSHKey) bool {
-		return !q.keeps(k.Name, k.Labels) || (fingerprint != "" && k.Fingerprint != fingerprint)
+		return !q.Keeps(k.Name, k.Labels) || (fingerprint != "" && k.Fingerprint != fingerprint)
 	})
-	keys := byIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
+	keys := listing.ByIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
 		func(k *schema.SSHKey) int64 { return k.Created.Unix() })
-	if err := ApplySort(items, q.Sort, keys); err != nil {
+	if err := listing.ApplySort(items, q.Sort, keys); err != nil {
 		return nil, 0, err
 	}
-	page := Cut(items, q)
+	page := listing.Cut(items, q)
 	out := make([]schema.SSHKey, 0, len(page))
 	for _, k := range page {
 		out = append(out, viewSSHKey(k))

@@ -1,4 +1,4 @@
-package world
+package event
 
 import (
 	"errors"
@@ -6,7 +6,47 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
 )
+
+// Event is something that happens to the cloud behind its clients' back.
+// Like an operator's change through the Console or the API, every change
+// records the actions the real API records for it, already finished.
+type Event struct {
+	// Type is delete_server, power_off_server, power_on_server,
+	// set_target_health, lock, set_server_ip, or one of a dedicated
+	// server's: add_dedicated_server, remove_dedicated_server,
+	// cancel_dedicated_server, power_off_dedicated_server,
+	// power_on_dedicated_server, rename_dedicated_server.
+	Type string `json:"type"`
+
+	Server       int64 `json:"server,omitempty"`        // delete_server, power_*_server, set_server_ip, set_target_health
+	LoadBalancer int64 `json:"load_balancer,omitempty"` // set_target_health
+	// ServerName and LoadBalancerName name the resource instead of its ID,
+	// for scenarios written before the IDs are known.
+	ServerName       string            `json:"server_name,omitempty"`
+	LoadBalancerName string            `json:"load_balancer_name,omitempty"`
+	IP               string            `json:"ip,omitempty"`          // set_target_health (an ip target), set_server_ip (the new address)
+	ListenPort       int               `json:"listen_port,omitempty"` // set_target_health; 0 for every service
+	Health           string            `json:"health,omitempty"`      // set_target_health: healthy, unhealthy or unknown
+	Resource         string            `json:"resource,omitempty"`    // lock: server, load_balancer, network or certificate
+	ID               int64             `json:"id,omitempty"`          // lock
+	For              jsontime.Duration `json:"for,omitempty"`         // lock
+	Network          int64             `json:"network,omitempty"`     // set_server_ip: change the IP in this network instead of the public IPv4
+
+	// ServerNumber names a dedicated server (the *_dedicated_server events
+	// but add); Name is its new name (rename_dedicated_server).
+	ServerNumber int64  `json:"server_number,omitempty"`
+	Name         string `json:"name,omitempty"`
+	// DedicatedServer is the server add_dedicated_server adds.
+	DedicatedServer *dedicated.SeedDedicatedServer `json:"dedicated_server,omitempty"`
+}
+
+// DedicatedTypes are the event types that change a dedicated server.
+var DedicatedTypes = []string{"add_dedicated_server", "remove_dedicated_server", "cancel_dedicated_server",
+	"power_off_dedicated_server", "power_on_dedicated_server", "rename_dedicated_server"}
 
 // eventFields lists, per event type, the fields it reads; check refuses
 // the others, so a scenario step and POST /_fakecloud/events judge an
@@ -29,16 +69,16 @@ var eventFields = map[string][]string{
 
 // eventTypes lists the event types in the order errors name them.
 var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip"},
-	dedicatedEvents...)
+	DedicatedTypes...)
 
 var lockResources = []string{"server", "load_balancer", "network", "certificate"}
 
 // check reports every problem of an event's shape at once, naming the
 // field: an unknown type, a missing or unused field, a value out of range.
 // Whether what it names exists is judged when it happens.
-// CheckEvent refuses a malformed event, naming its fields, without
-// applying it.
-func CheckEvent(e Event) error { return e.check() }
+// Check refuses a malformed event, naming its fields, without applying
+// it.
+func Check(e Event) error { return e.check() }
 
 func (e Event) check() error {
 	used, ok := eventFields[e.Type]
@@ -122,4 +162,25 @@ func (e Event) check() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// What each event type does, in words: the reference page
+// docs/reference/fakecloud/events.md is generated from these, and a test
+// fails when an event type has no entry here, or an entry has no type.
+
+// eventDocs says what each event type does, in eventTypes' order.
+var eventDocs = map[string]string{
+	"delete_server":     "deletes the server behind the clients' back; records `delete_server`",
+	"power_off_server":  "powers the server off; records `stop_server`, or, under pessimistic realism, nothing (a shutdown from inside the server)",
+	"power_on_server":   "powers the server on; records `start_server`",
+	"set_target_health": "sets a load balancer target's `health_status` (`healthy`, `unhealthy`, `unknown`) for the service on `listen_port` (0: every service); it wins over real health checks",
+	"lock":              "locks a `resource` (`server`, `load_balancer`, `network`, `certificate`) for `for`: changes to it answer 423 `locked`",
+	"set_server_ip":     "gives the server public IPv4 `ip`, recording `unassign_primary_ip` and `assign_primary_ip` (naming the server and the primary IP; under pessimistic realism the primary IP alone); with `network`, its private IP there instead, recording `detach_from_network` and `attach_to_network`",
+
+	"add_dedicated_server":       "a Robot dedicated server, as in a seed's `dedicated_servers`, listed from now on",
+	"remove_dedicated_server":    "gone from `GET /server`; its number answers `SERVER_NOT_FOUND`",
+	"cancel_dedicated_server":    "`cancelled: true`, still listed until removed",
+	"power_off_dedicated_server": "`operating_status` `shut off`; refused for a tower server",
+	"power_on_dedicated_server":  "`operating_status` `running`; refused for a tower server",
+	"rename_dedicated_server":    "`server_name` becomes `name`",
 }

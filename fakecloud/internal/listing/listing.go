@@ -1,16 +1,17 @@
-package world
+package listing
 
 import (
 	"cmp"
 	"slices"
 	"strings"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
 )
 
-// ListQuery holds what every list endpoint shares: the page, the sort
+// Query holds what every list endpoint shares: the page, the sort
 // and the filters by label selector and name.
-type ListQuery struct {
+type Query struct {
 	Page, PerPage int
 	Sort          []string // field:dir, validated against the endpoint's keys
 	Selector      labelselector.Selector
@@ -19,15 +20,15 @@ type ListQuery struct {
 	HasName       bool
 }
 
-// keeps reports whether a resource of the name and labels passes the
+// Keeps reports whether a resource of the name and labels passes the
 // query's filters.
-func (q ListQuery) keeps(name string, labels map[string]string) bool {
+func (q Query) Keeps(name string, labels map[string]string) bool {
 	return (!q.HasName || name == q.Name) && (!q.HasSelector || q.Selector.Matches(labels))
 }
 
 // Cut returns the query's page of items (never nil, so it encodes as []);
 // a page past the end, however far, is empty.
-func Cut[T any](items []T, q ListQuery) []T {
+func Cut[T any](items []T, q Query) []T {
 	total := len(items)
 	start := total
 	if q.Page-1 <= total/q.PerPage {
@@ -42,15 +43,15 @@ func Cut[T any](items []T, q ListQuery) []T {
 type SortKeys[T any] map[string]func(a, b T) int
 
 // ApplySort sorts items by the sort parameter, refusing an unknown key.
-func ApplySort[T any](items []T, spec []string, keys SortKeys[T]) *apiError {
+func ApplySort[T any](items []T, spec []string, keys SortKeys[T]) *apierr.Error {
 	type cmpFn = func(a, b T) int
 	var fns []cmpFn
-	var f fieldErrors
+	var f apierr.Fields
 	for _, s := range spec {
 		field, dir, _ := strings.Cut(s, ":")
 		fn, ok := keys[field]
 		if !ok || (dir != "" && dir != "asc" && dir != "desc") {
-			f.add("sort", "%q is not a valid sort; use one of %s with an optional :asc or :desc", s, strings.Join(sortedKeys(keys), ", "))
+			f.Add("sort", "%q is not a valid sort; use one of %s with an optional :asc or :desc", s, strings.Join(sortedKeys(keys), ", "))
 			continue
 		}
 		if dir == "desc" {
@@ -59,7 +60,7 @@ func ApplySort[T any](items []T, spec []string, keys SortKeys[T]) *apiError {
 			fns = append(fns, fn)
 		}
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return err
 	}
 	if len(fns) == 0 {
@@ -85,8 +86,8 @@ func sortedKeys[T any](m SortKeys[T]) []string {
 	return keys
 }
 
-// byIDNameCreated are the sort keys shared by most resources.
-func byIDNameCreated[T any](id func(T) int64, name func(T) string, created func(T) int64) SortKeys[T] {
+// ByIDNameCreated are the sort keys shared by most resources.
+func ByIDNameCreated[T any](id func(T) int64, name func(T) string, created func(T) int64) SortKeys[T] {
 	return SortKeys[T]{
 		"id":      func(a, b T) int { return cmp.Compare(id(a), id(b)) },
 		"name":    func(a, b T) int { return cmp.Compare(name(a), name(b)) },

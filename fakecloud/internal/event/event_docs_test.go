@@ -1,4 +1,4 @@
-package world
+package event
 
 import (
 	"strings"
@@ -16,7 +16,7 @@ func TestReferenceEvents(t *testing.T) {
 	var rows [][]string
 	for _, typ := range eventTypes {
 		if eventDocs[typ] == "" {
-			t.Errorf("event %s is not documented in event_docs.go", typ)
+			t.Errorf("event %s is not documented in event.go", typ)
 		}
 		var fields []string
 		for _, f := range eventFields[typ] {
