@@ -83,14 +83,12 @@ func lines(t *testing.T, path string) int {
 	return bytes.Count(data, []byte("\n"))
 }
 
-// oversized are the packages still above the cap, with the size they may
-// not grow past; each entry goes when its package is split.
-var oversized = map[string]int{
-	module + "/fakecloud/internal/world": 3850,
-}
+// smaller are packages held below the general cap: fakecloud's root is
+// its public API and the composition of its layers, and little else.
+var smaller = map[string]int{module + "/fakecloud": 1000}
 
-// TestSizes: no package holds more than 3,000 lines of non-test Go, and
-// no Go file, test or not, more than 500.
+// TestSizes: no package holds more than 3,000 lines of non-test Go (the
+// ones in smaller less), and no Go file, test or not, more than 500.
 func TestSizes(t *testing.T) {
 	const maxPackage, maxFile = 3000, 500
 	for _, p := range list(t) {
@@ -99,11 +97,8 @@ func TestSizes(t *testing.T) {
 			n += lines(t, filepath.Join(p.dir, f))
 		}
 		limit := maxPackage
-		if l, ok := oversized[p.path]; ok {
+		if l, ok := smaller[p.path]; ok {
 			limit = l
-			if n <= maxPackage {
-				t.Errorf("%s has %d lines: take it off the oversized list", p.path, n)
-			}
 		}
 		if n > limit {
 			t.Errorf("%s has %d lines of non-test Go, more than %d: split it", p.path, n, limit)
@@ -174,7 +169,9 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/listing":       {imports: in("apierr", "labelselector")},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, behind typed operations; no HTTP.
-		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "world/internal/store")},
+		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "world/internal/store", "world/internal/model")},
+		// What the API makes of the tables: views, targets, services, traffic.
+		root + "/internal/world/internal/model": {imports: in("apierr", "strict", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "listing", "world/internal/store")},
 		// The tables and the engine, which only the state layer reaches.
 		root + "/internal/world/internal/store": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec")},
 	}

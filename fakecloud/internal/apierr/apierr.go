@@ -218,3 +218,17 @@ func Mapped(code string) bool {
 	_, ok := statusOf[code]
 	return ok
 }
+
+// CheckUnique refuses an item listed twice in one request (a network to
+// attach, a certificate to serve): the API names the field. A client that
+// repeats one would otherwise pass here and fail in production.
+func CheckUnique[T comparable](f *Fields, field string, items []T) {
+	seen := make(map[T]bool, len(items))
+	for _, it := range items {
+		if seen[it] {
+			f.Add(field, "%v is given more than once", it)
+			return
+		}
+		seen[it] = true
+	}
+}

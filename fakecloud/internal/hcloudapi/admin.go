@@ -57,15 +57,15 @@ func (s *Server) adminRoutes() http.Handler {
 		var f fieldErrors
 		if req.Remaining != nil {
 			if remaining = *req.Remaining; remaining < 0 {
-				f.add("remaining", "must be 0 or more")
+				f.Add("remaining", "must be 0 or more")
 			}
 		}
 		if req.Refill != nil {
 			if refill = *req.Refill; refill < 0 {
-				f.add("refill", "must be 0 or more requests per second")
+				f.Add("refill", "must be 0 or more requests per second")
 			}
 		}
-		if err := f.err(); err != nil {
+		if err := f.Err(); err != nil {
 			writeError(w, err)
 			return
 		}
@@ -261,9 +261,9 @@ func fieldsError(err error) *apiError {
 		if !ok {
 			field, msg = "body", line
 		}
-		f.add(field, "%s", msg)
+		f.Add(field, "%s", msg)
 	}
-	return f.err()
+	return f.Err()
 }
 
 func journalFilter(r *http.Request) (JournalFilter, *apiError) {
@@ -277,7 +277,7 @@ func journalFilter(r *http.Request) (JournalFilter, *apiError) {
 		}
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			fe.add(name, "%q is not a non-negative integer", v)
+			fe.Add(name, "%q is not a non-negative integer", v)
 			return
 		}
 		switch d := dst.(type) {
@@ -290,5 +290,5 @@ func journalFilter(r *http.Request) (JournalFilter, *apiError) {
 	num("status", &f.Status)
 	num("since", &f.Since)
 	num("limit", &f.Limit)
-	return f, fe.err()
+	return f, fe.Err()
 }

@@ -11,10 +11,7 @@ type (
 )
 
 // fieldErrors collects invalid_input messages per field, in order.
-type fieldErrors struct{ apierr.Fields }
-
-func (f *fieldErrors) add(field, format string, args ...any) { f.Add(field, format, args...) }
-func (f *fieldErrors) err() *apiError                        { return f.Err() }
+type fieldErrors = apierr.Fields
 
 const (
 	codeJSONError             = apierr.CodeJSONError

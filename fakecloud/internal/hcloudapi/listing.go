@@ -25,21 +25,21 @@ func parseList(r *http.Request) (listing.Query, *apiError) {
 	if v := q.Get("page"); q.Has("page") {
 		n, ok := parseDecimal(v, math.MaxInt)
 		if !ok || n < 1 {
-			f.add("page", "must be an integer of at least 1")
+			f.Add("page", "must be an integer of at least 1")
 		}
 		lq.Page = int(n)
 	}
 	if v := q.Get("per_page"); q.Has("per_page") {
 		n, ok := parseDecimal(v, maxPerPage)
 		if !ok || n < 1 {
-			f.add("per_page", "must be an integer from 1 to %d", maxPerPage)
+			f.Add("per_page", "must be an integer from 1 to %d", maxPerPage)
 		}
 		lq.PerPage = int(n)
 	}
 	if q.Has("label_selector") {
 		sel, err := labelselector.Parse(q.Get("label_selector"))
 		if err != nil {
-			f.add("label_selector", "%v", err)
+			f.Add("label_selector", "%v", err)
 		}
 		lq.Selector, lq.HasSelector = sel, true
 	}
@@ -47,7 +47,7 @@ func parseList(r *http.Request) (listing.Query, *apiError) {
 		lq.Name, lq.HasName = q.Get("name"), true
 	}
 	lq.Sort = q["sort"]
-	return lq, f.err()
+	return lq, f.Err()
 }
 
 // pagination is the API's meta.pagination; absent neighbours are null.

@@ -43,7 +43,7 @@ func checkContract(c *contract.Contract) func(http.Handler) http.Handler {
 func breaches(c *contract.Contract, method, path string, query url.Values, body []byte) *apiError {
 	var f fieldErrors
 	for _, p := range c.Check(method, path, query, body) {
-		f.add(p.Field, "%s", p.Message)
+		f.Add(p.Field, "%s", p.Message)
 	}
-	return f.err()
+	return f.Err()
 }

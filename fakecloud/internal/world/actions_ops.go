@@ -43,18 +43,18 @@ func (t *Tx) Actions(q listing.Query, filter ActionFilter) ([]schema.Action, int
 		id, ok := parseID(v)
 		switch {
 		case !ok:
-			f.add("id", "%q is not a valid ID", v)
+			f.Add("id", "%q is not a valid ID", v)
 		case slices.Contains(ids, id):
-			f.add("id", "%d is listed twice", id)
+			f.Add("id", "%d is listed twice", id)
 		}
 		ids = append(ids, id)
 	}
 	for _, st := range filter.Statuses {
 		if st != "running" && st != "success" && st != "error" {
-			f.add("status", "%q is not one of running, success, error", st)
+			f.Add("status", "%q is not one of running, success, error", st)
 		}
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return nil, 0, err
 	}
 	var items []*StoredAction

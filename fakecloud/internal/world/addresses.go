@@ -6,7 +6,6 @@ import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 // spelling.
 var (
 	publicIPv4Range = netaddr.PublicIPv4Range
-	publicIPv6Cloud = netaddr.PublicIPv6Cloud
 	within          = netaddr.Within
 	parseIPv4Net    = netaddr.ParseIPv4Net
 	hostAddr        = netaddr.HostAddr

@@ -9,29 +9,11 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
-
-// viewCert shows a certificate with the load balancers that use it.
-func (w *ops) viewCert(cert *schema.Certificate) schema.Certificate {
-	v := *cert
-	v.Labels = copyLabels(cert.Labels)
-	v.DomainNames = append([]string{}, cert.DomainNames...)
-	v.UsedBy = []schema.CertificateUsedByRef{}
-	for _, lb := range w.LoadBalancers.All() {
-		if slices.ContainsFunc(lb.Services, func(s schema.LoadBalancerService) bool {
-			return s.HTTP != nil && slices.Contains(s.HTTP.Certificates, cert.ID)
-		}) {
-			v.UsedBy = append(v.UsedBy, schema.CertificateUsedByRef{ID: lb.ID, Type: "load_balancer"})
-		}
-	}
-	if cert.Status != nil {
-		st := *cert.Status
-		v.Status = &st
-	}
-	return v
-}
 
 // Certificate is the certificate with the ID.
 func (t *Tx) Certificate(id int64) (schema.Certificate, *apiError) {
@@ -39,7 +21,7 @@ func (t *Tx) Certificate(id int64) (schema.Certificate, *apiError) {
 	if err != nil {
 		return schema.Certificate{}, err
 	}
-	return t.w.viewCert(cert), nil
+	return t.w.ViewCert(cert), nil
 }
 
 // Certificates lists the certificates a query and the types (any, if
@@ -56,7 +38,7 @@ func (t *Tx) Certificates(q listing.Query, types []string) ([]schema.Certificate
 	page := listing.Cut(items, q)
 	out := make([]schema.Certificate, 0, len(page))
 	for _, cert := range page {
-		out = append(out, t.w.viewCert(cert))
+		out = append(out, t.w.ViewCert(cert))
 	}
 	return out, len(items), nil
 }
@@ -73,9 +55,9 @@ type CertificateCreated struct {
 func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (CertificateCreated, *apiError) {
 	w := t.w
 	var f fieldErrors
-	checkName(&f, "name", req.Name)
-	labels := derefLabels(req.Labels)
-	validateLabels(&f, "labels", labels)
+	model.CheckName(&f, "name", req.Name)
+	labels := model.DerefLabels(req.Labels)
+	model.ValidateLabels(&f, "labels", labels)
 	if req.Type == "" {
 		req.Type = "uploaded"
 	}
@@ -85,26 +67,26 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 	case "uploaded":
 		parsed, msg := parseUploaded(req.Certificate, req.PrivateKey)
 		if msg != "" {
-			f.add("certificate", "%s", msg)
+			f.Add("certificate", "%s", msg)
 			break
 		}
 		store.FillFromX509(cert, parsed, req.Certificate)
 	case "managed":
 		if len(req.DomainNames) == 0 {
-			f.add("domain_names", "at least one domain name is required for a managed certificate")
+			f.Add("domain_names", "at least one domain name is required for a managed certificate")
 		}
-		checkUnique(&f, "domain_names", req.DomainNames)
+		apierr.CheckUnique(&f, "domain_names", req.DomainNames)
 		for _, d := range req.DomainNames {
-			if !hostnameRe.MatchString(strings.TrimPrefix(d, "*.")) {
-				f.add("domain_names", "%q is not a valid domain name", d)
+			if !model.HostnameRe.MatchString(strings.TrimPrefix(d, "*.")) {
+				f.Add("domain_names", "%q is not a valid domain name", d)
 			}
 		}
 		cert.DomainNames = req.DomainNames
 		cert.Status = &schema.CertificateStatusRef{Issuance: "pending", Renewal: "unavailable"}
 	default:
-		f.add("type", "%q is not one of uploaded, managed", req.Type)
+		f.Add("type", "%q is not one of uploaded, managed", req.Type)
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return CertificateCreated{}, err
 	}
 	if _, dup := w.Certificates.Find(func(o *schema.Certificate) bool { return o.Name == req.Name }); dup {
@@ -118,7 +100,7 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 		av := w.ViewAction(a)
 		out.Action = &av
 	}
-	out.Certificate = w.viewCert(cert)
+	out.Certificate = w.ViewCert(cert)
 	return out, nil
 }
 
@@ -151,11 +133,11 @@ func (t *Tx) UpdateCertificate(id int64, req schema.CertificateUpdateRequest) (s
 	if err != nil {
 		return schema.Certificate{}, err
 	}
-	taken := nameTaken(&t.w.Certificates, func(o *schema.Certificate) string { return o.Name })
-	if err := renameRelabel("certificate", req.Name, req.Labels, checkName, taken, &cert.Name, &cert.Labels); err != nil {
+	taken := model.NameTaken(&t.w.Certificates, func(o *schema.Certificate) string { return o.Name })
+	if err := model.RenameRelabel("certificate", req.Name, req.Labels, model.CheckName, taken, &cert.Name, &cert.Labels); err != nil {
 		return schema.Certificate{}, err
 	}
-	return t.w.viewCert(cert), nil
+	return t.w.ViewCert(cert), nil
 }
 
 // DeleteCertificate deletes a certificate no load balancer uses.
@@ -164,7 +146,7 @@ func (t *Tx) DeleteCertificate(id int64) *apiError {
 	if err != nil {
 		return err
 	}
-	if v := t.w.viewCert(cert); len(v.UsedBy) > 0 {
+	if v := t.w.ViewCert(cert); len(v.UsedBy) > 0 {
 		return errorf("resource_in_use", "certificate %d is used by load balancer %d", cert.ID, v.UsedBy[0].ID)
 	}
 	if lb, ok := t.w.CertHeldByAction(cert.ID); ok {

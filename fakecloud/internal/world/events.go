@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -154,11 +155,11 @@ func (w *ops) setTargetHealth(e Event) error {
 // balancer, directly or through a label selector.
 func (w *ops) lbTargets(lb *StoredLoadBalancer, key string) bool {
 	for _, t := range lb.Targets {
-		if targetKey(t) == key {
+		if model.TargetKey(t) == key {
 			return true
 		}
 		if t.LabelSelector != nil {
-			for _, s := range w.selected(t.LabelSelector.Selector) {
+			for _, s := range w.Selected(t.LabelSelector.Selector) {
 				if fmt.Sprintf("server:%d", s.ID) == key {
 					return true
 				}

@@ -3,6 +3,7 @@ package world
 import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -12,9 +13,9 @@ import (
 // it through the operations of a Tx only.
 type State struct{ w *ops }
 
-// ops is the store as the operations see it: the typed operations and
+// ops is the model as the operations see it: the typed operations and
 // their helpers are methods of it, and reach the tables directly.
-type ops struct{ *store.State }
+type ops struct{ *model.Model }
 
 // The store's types that the operations' callers see.
 type (
@@ -28,6 +29,10 @@ type (
 	StoredLoadBalancer  = store.StoredLoadBalancer
 	StoredAction        = store.StoredAction
 	PoolState           = store.PoolState
+	ServerView          = model.ServerView
+	LoadBalancerView    = model.LoadBalancerView
+	ServiceSpec         = model.ServiceSpec
+	TargetSpec          = model.TargetSpec
 )
 
 // The modes of Realism, and how long finished actions stay listed under
@@ -40,7 +45,7 @@ const (
 
 // New returns an empty world with the catalogue. A Realism that does not
 // check panics: the caller checks it first.
-func New(c Config) *State { return &State{&ops{store.New(c)}} }
+func New(c Config) *State { return &State{&ops{&model.Model{State: store.New(c)}}} }
 
 // Export returns the whole world as JSON: every resource, every action
 // (running ones with how they will end), locks, ID counters and the

@@ -6,6 +6,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -31,27 +32,18 @@ func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer
 	return w.ViewAction(a), nil
 }
 
-// withLimits checks that lb after change still fits its type.
-func (w *ops) withLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apiError {
-	cp := *lb
-	cp.Services = slices.Clone(lb.Services)
-	cp.Targets = slices.Clone(lb.Targets)
-	change(&cp)
-	return w.checkLBLimits(&cp, cp.LoadBalancerType)
-}
-
 // AddService adds a service to a load balancer.
 func (t *Tx) AddService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
 	return t.lbAction(id, "add_service", func(lb *StoredLoadBalancer) (func(), *apiError) {
 		var f fieldErrors
-		svc := t.w.buildService(schema.LoadBalancerService{}, spec, &f, "")
-		if err := f.err(); err != nil {
+		svc := t.w.BuildService(schema.LoadBalancerService{}, spec, &f, "")
+		if err := f.Err(); err != nil {
 			return nil, err
 		}
 		if slices.ContainsFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == svc.ListenPort }) {
 			return nil, errorf("source_port_already_used", "listen port %d is already used by a service of load balancer %d", svc.ListenPort, lb.ID)
 		}
-		if err := t.w.withLimits(lb, func(cp *StoredLoadBalancer) { cp.Services = append(cp.Services, svc) }); err != nil {
+		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Services = append(cp.Services, svc) }); err != nil {
 			return nil, err
 		}
 		return func() { lb.Services = append(lb.Services, svc) }, nil
@@ -69,11 +61,11 @@ func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apiError
 			return nil, invalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, *spec.ListenPort)
 		}
 		var f fieldErrors
-		svc := t.w.buildService(lb.Services[i], spec, &f, "")
-		if err := f.err(); err != nil {
+		svc := t.w.BuildService(lb.Services[i], spec, &f, "")
+		if err := f.Err(); err != nil {
 			return nil, err
 		}
-		if err := t.w.withLimits(lb, func(cp *StoredLoadBalancer) { cp.Services[i] = svc }); err != nil {
+		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Services[i] = svc }); err != nil {
 			return nil, err
 		}
 		port := svc.ListenPort
@@ -100,17 +92,17 @@ func (t *Tx) DeleteService(id int64, req schema.LoadBalancerDeleteServiceRequest
 func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
 	return t.lbAction(id, "add_target", func(lb *StoredLoadBalancer) (func(), *apiError) {
 		var f fieldErrors
-		tg, err := t.w.buildTarget(lb, spec, &f, "")
-		if ferr := f.err(); ferr != nil {
+		tg, err := t.w.BuildTarget(lb, spec, &f, "")
+		if ferr := f.Err(); ferr != nil {
 			return nil, ferr
 		}
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return sameTarget(o, tg) }) {
+		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return model.SameTarget(o, tg) }) {
 			return nil, errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
 		}
-		if err := t.w.withLimits(lb, func(cp *StoredLoadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
+		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
 			return nil, err
 		}
 		return func() { lb.Targets = append(lb.Targets, tg) }, nil
@@ -132,7 +124,7 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) 
 		default:
 			return nil, invalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
 		}
-		match := func(o store.Target) bool { return sameTarget(o, want) }
+		match := func(o store.Target) bool { return model.SameTarget(o, want) }
 		if !slices.ContainsFunc(lb.Targets, match) {
 			return nil, errorf("target_not_found", "load balancer %d has no such target", lb.ID)
 		}
@@ -206,7 +198,7 @@ func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChang
 		if !ok {
 			return nil, invalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 		}
-		if err := t.w.checkLBLimits(lb, lt); err != nil {
+		if err := t.w.CheckLBLimits(lb, lt); err != nil {
 			return nil, errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
 		}
 		return func() { lb.LoadBalancerType = lt }, nil
@@ -233,16 +225,11 @@ func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apiErro
 		if !enabled && len(lb.PrivateNet) == 0 {
 			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
 		}
-		if !enabled && publicTargets(lb) {
+		if !enabled && model.PublicTargets(lb) {
 			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
 		}
 		return func() { lb.PublicNet.Enabled = enabled }, nil
 	})
-}
-
-// publicTargets reports whether a target of lb is reached on its public IP.
-func publicTargets(lb *StoredLoadBalancer) bool {
-	return slices.ContainsFunc(lb.Targets, func(t store.Target) bool { return t.Type != "ip" && !t.Private() })
 }
 
 // ChangeLoadBalancerDNSPtr sets the reverse DNS name of a load

@@ -8,50 +8,9 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
-
-// LoadBalancerView is a load balancer as the API shows it.
-type LoadBalancerView struct {
-	schema.LoadBalancer
-	PublicNet lbPublicNetView `json:"public_net"`
-	Services  []lbServiceView `json:"services"`
-	Targets   []store.Target  `json:"targets"`
-}
-
-// lbPublicNetView is a load balancer's public_net as the description has
-// it: addresses with their reverse DNS, no primary IP ID and no blocked
-// flag (schema.LoadBalancerPublicNet would send id 0 and blocked false).
-type lbPublicNetView struct {
-	Enabled bool      `json:"enabled"`
-	IPv4    lbAddress `json:"ipv4"`
-	IPv6    lbAddress `json:"ipv6"`
-}
-
-type lbAddress struct {
-	IP     string `json:"ip"`
-	DNSPtr string `json:"dns_ptr"`
-}
-
-// lbServiceView leaves out http objects that do not apply to the protocol,
-// as the API does; schema.LoadBalancerService would send null.
-type lbServiceView struct {
-	Protocol        string                          `json:"protocol"`
-	ListenPort      int                             `json:"listen_port"`
-	DestinationPort int                             `json:"destination_port"`
-	Proxyprotocol   bool                            `json:"proxyprotocol"`
-	HTTP            *schema.LoadBalancerServiceHTTP `json:"http,omitempty"`
-	HealthCheck     lbHealthCheckView               `json:"health_check"`
-}
-
-type lbHealthCheckView struct {
-	Protocol string                                     `json:"protocol"`
-	Port     int                                        `json:"port"`
-	Interval int                                        `json:"interval"`
-	Timeout  int                                        `json:"timeout"`
-	Retries  int                                        `json:"retries"`
-	HTTP     *schema.LoadBalancerServiceHealthCheckHTTP `json:"http,omitempty"`
-}
 
 // LoadBalancerCreated is what creating a load balancer answers.
 type LoadBalancerCreated struct {
@@ -73,62 +32,20 @@ func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apiError) {
 	if err != nil {
 		return LoadBalancerView{}, err
 	}
-	return t.w.viewLB(lb), nil
+	return t.w.ViewLB(lb), nil
 }
-
-func (w *ops) viewLB(lb *StoredLoadBalancer) LoadBalancerView {
-	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer}
-	pn := lb.PublicNet
-	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled, IPv4: lbAddress{pn.IPv4.IP, pn.IPv4.DNSPtr}, IPv6: lbAddress{pn.IPv6.IP, pn.IPv6.DNSPtr}}
-	v.Labels = copyLabels(lb.Labels)
-	v.PrivateNet = append([]schema.LoadBalancerPrivateNet{}, lb.PrivateNet...)
-	v.Services = make([]lbServiceView, 0, len(lb.Services))
-	for _, s := range lb.Services {
-		s = cloneService(s)
-		sv := lbServiceView{Protocol: s.Protocol, ListenPort: s.ListenPort, DestinationPort: s.DestinationPort, Proxyprotocol: s.Proxyprotocol, HTTP: s.HTTP}
-		if hc := s.HealthCheck; hc != nil {
-			sv.HealthCheck = lbHealthCheckView{Protocol: hc.Protocol, Port: hc.Port, Interval: hc.Interval, Timeout: hc.Timeout, Retries: hc.Retries, HTTP: hc.HTTP}
-		}
-		v.Services = append(v.Services, sv)
-	}
-	v.Targets = w.viewTargets(lb)
-	return v
-}
-
-func cloneService(s schema.LoadBalancerService) schema.LoadBalancerService {
-	if s.HTTP != nil {
-		h := *s.HTTP
-		h.Certificates = append([]int64{}, h.Certificates...)
-		s.HTTP = &h
-	}
-	if s.HealthCheck != nil {
-		hc := *s.HealthCheck
-		if hc.HTTP != nil {
-			hh := *hc.HTTP
-			hh.StatusCodes = append([]string{}, hh.StatusCodes...)
-			hc.HTTP = &hh
-		}
-		s.HealthCheck = &hc
-	}
-	return s
-}
-
-var lbSortKeys = listing.ByIDNameCreated(
-	func(lb *StoredLoadBalancer) int64 { return lb.ID },
-	func(lb *StoredLoadBalancer) string { return lb.Name },
-	func(lb *StoredLoadBalancer) int64 { return lb.Created.Unix() })
 
 // LoadBalancers lists the load balancers a query selects, one page of
 // them, and how many it selects in all.
 func (t *Tx) LoadBalancers(q listing.Query) ([]LoadBalancerView, int, *apiError) {
 	items := slices.DeleteFunc(t.w.LoadBalancers.All(), func(lb *StoredLoadBalancer) bool { return !q.Keeps(lb.Name, lb.Labels) })
-	if err := listing.ApplySort(items, q.Sort, lbSortKeys); err != nil {
+	if err := listing.ApplySort(items, q.Sort, model.LBSortKeys); err != nil {
 		return nil, 0, err
 	}
 	page := listing.Cut(items, q)
 	out := make([]LoadBalancerView, 0, len(page))
 	for _, lb := range page {
-		out = append(out, t.w.viewLB(lb))
+		out = append(out, t.w.ViewLB(lb))
 	}
 	return out, len(items), nil
 }
@@ -140,43 +57,43 @@ var lbAlgorithms = []string{"round_robin", "least_connections"}
 func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCreated, *apiError) {
 	w := t.w
 	var f fieldErrors
-	checkName(&f, "name", req.Name)
+	model.CheckName(&f, "name", req.Name)
 	lt, ok := w.Cat.LBType(idOrNameString(req.LoadBalancerType))
 	if !ok {
-		f.add("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
+		f.Add("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 	}
 	var loc schema.Location
 	switch {
 	case req.Location != nil:
 		if loc, ok = w.Cat.Location(*req.Location); !ok {
-			f.add("location", "location %q does not exist", *req.Location)
+			f.Add("location", "location %q does not exist", *req.Location)
 		}
 	case req.NetworkZone != nil:
 		i := slices.IndexFunc(w.Cat.Locations(), func(l schema.Location) bool { return l.NetworkZone == *req.NetworkZone })
 		if i < 0 {
-			f.add("network_zone", "network zone %q does not exist", *req.NetworkZone)
+			f.Add("network_zone", "network zone %q does not exist", *req.NetworkZone)
 		} else {
 			loc = w.Cat.Locations()[i]
 		}
 	default:
-		f.add("location", "location or network_zone is required")
+		f.Add("location", "location or network_zone is required")
 	}
 	algo := "round_robin"
 	if req.Algorithm != nil {
 		algo = req.Algorithm.Type
 		if !slices.Contains(lbAlgorithms, algo) {
-			f.add("algorithm.type", "%q is not one of round_robin, least_connections", algo)
+			f.Add("algorithm.type", "%q is not one of round_robin, least_connections", algo)
 		}
 	}
-	labels := derefLabels(req.Labels)
-	validateLabels(&f, "labels", labels)
+	labels := model.DerefLabels(req.Labels)
+	model.ValidateLabels(&f, "labels", labels)
 	var n *schema.Network
 	if req.Network != nil {
 		if n, ok = w.Networks.Get(*req.Network); !ok {
-			f.add("network", "network %d does not exist", *req.Network)
+			f.Add("network", "network %d does not exist", *req.Network)
 		}
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return LoadBalancerCreated{}, err
 	}
 	if _, dup := w.LoadBalancers.Find(func(o *StoredLoadBalancer) bool { return o.Name == req.Name }); dup {
@@ -198,32 +115,32 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		return LoadBalancerCreated{}, errorf("load_balancer_not_attached_to_network", "a load balancer without public interface must be attached to a network")
 	}
 	for i, spec := range req.Services {
-		svc := w.buildService(schema.LoadBalancerService{}, spec, &f, fieldAt("services", i, ""))
+		svc := w.BuildService(schema.LoadBalancerService{}, spec, &f, fieldAt("services", i, ""))
 		if slices.ContainsFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == svc.ListenPort }) {
 			return LoadBalancerCreated{}, errorf("source_port_already_used", "listen port %d is used by two services", svc.ListenPort)
 		}
 		lb.Services = append(lb.Services, svc)
 	}
 	for i, spec := range req.Targets {
-		t, err := w.buildTarget(lb, spec, &f, fieldAt("targets", i, ""))
+		t, err := w.BuildTarget(lb, spec, &f, fieldAt("targets", i, ""))
 		if err != nil {
 			return LoadBalancerCreated{}, err
 		}
-		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return sameTarget(o, t) }) {
+		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return model.SameTarget(o, t) }) {
 			return LoadBalancerCreated{}, errorf("target_already_defined", "target %d is defined twice", i)
 		}
 		lb.Targets = append(lb.Targets, t)
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return LoadBalancerCreated{}, err
 	}
-	if !lb.PublicNet.Enabled && publicTargets(lb) {
+	if !lb.PublicNet.Enabled && model.PublicTargets(lb) {
 		return LoadBalancerCreated{}, errorf("targets_without_use_private_ip", "a load balancer without public interface needs targets that use the private IP")
 	}
-	if err := w.checkLBLimits(lb, lt); err != nil {
+	if err := w.CheckLBLimits(lb, lt); err != nil {
 		return LoadBalancerCreated{}, err
 	}
-	ip4, ok := w.lbPublicIPv4()
+	ip4, ok := w.LBPublicIPv4()
 	if !ok {
 		return LoadBalancerCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
 	}
@@ -237,30 +154,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	}
 	w.LoadBalancers.Put(lb.ID, lb)
 	a := w.StartAction(store.ActionSpec{Command: "create_load_balancer", Resources: []store.Ref{{Type: "load_balancer", ID: lb.ID}}})
-	return LoadBalancerCreated{LoadBalancer: w.viewLB(lb), Action: w.ViewAction(a)}, nil
-}
-
-// checkLBLimits enforces the type's max_services, max_targets and
-// max_assigned_certificates.
-func (w *ops) checkLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType) *apiError {
-	if len(lb.Services) > lt.MaxServices {
-		return limitExceeded("max_services", "load balancer type %s allows at most %d services", lt.Name, lt.MaxServices)
-	}
-	if n := w.targetCount(lb.Targets); n > lt.MaxTargets {
-		return limitExceeded("max_targets", "load balancer type %s allows at most %d targets, got %d", lt.Name, lt.MaxTargets, n)
-	}
-	certs := map[int64]bool{}
-	for _, s := range lb.Services {
-		if s.HTTP != nil {
-			for _, c := range s.HTTP.Certificates {
-				certs[c] = true
-			}
-		}
-	}
-	if len(certs) > lt.MaxAssignedCertificates {
-		return limitExceeded("max_assigned_certificates", "load balancer type %s allows at most %d certificates", lt.Name, lt.MaxAssignedCertificates)
-	}
-	return nil
+	return LoadBalancerCreated{LoadBalancer: w.ViewLB(lb), Action: w.ViewAction(a)}, nil
 }
 
 // UpdateLoadBalancer renames and relabels a load balancer.
@@ -269,11 +163,11 @@ func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) 
 	if err != nil {
 		return LoadBalancerView{}, err
 	}
-	taken := nameTaken(&t.w.LoadBalancers, func(o *StoredLoadBalancer) string { return o.Name })
-	if err := renameRelabel("load balancer", req.Name, req.Labels, checkName, taken, &lb.Name, &lb.Labels); err != nil {
+	taken := model.NameTaken(&t.w.LoadBalancers, func(o *StoredLoadBalancer) string { return o.Name })
+	if err := model.RenameRelabel("load balancer", req.Name, req.Labels, model.CheckName, taken, &lb.Name, &lb.Labels); err != nil {
 		return LoadBalancerView{}, err
 	}
-	return t.w.viewLB(lb), nil
+	return t.w.ViewLB(lb), nil
 }
 
 // DeleteLoadBalancer deletes a load balancer with a delete_load_balancer

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -24,7 +25,7 @@ func (t *Tx) Network(id int64) (schema.Network, *apiError) {
 	if err != nil {
 		return schema.Network{}, err
 	}
-	return t.w.viewNetwork(n), nil
+	return t.w.ViewNetwork(n), nil
 }
 
 // Networks lists the networks a query selects, one page of them, and how
@@ -37,7 +38,7 @@ func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apiError) {
 	page := listing.Cut(items, q)
 	out := make([]schema.Network, 0, len(page))
 	for _, n := range page {
-		out = append(out, t.w.viewNetwork(n))
+		out = append(out, t.w.ViewNetwork(n))
 	}
 	return out, len(items), nil
 }
@@ -46,20 +47,20 @@ func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apiError) {
 func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *apiError) {
 	w := t.w
 	var f fieldErrors
-	checkName(&f, "name", req.Name)
+	model.CheckName(&f, "name", req.Name)
 	if _, dup := w.Networks.Find(func(n *schema.Network) bool { return n.Name == req.Name }); dup {
 		return schema.Network{}, notUnique("name", "network name %q is already used", req.Name)
 	}
 	ipRange, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
-	n := &schema.Network{Name: req.Name, IPRange: req.IPRange, Labels: derefLabels(req.Labels),
+	n := &schema.Network{Name: req.Name, IPRange: req.IPRange, Labels: model.DerefLabels(req.Labels),
 		ExposeRoutesToVSwitch: req.ExposeRoutesToVSwitch, Subnets: []schema.NetworkSubnet{}, Routes: []schema.NetworkRoute{}}
-	validateLabels(&f, "labels", n.Labels)
+	model.ValidateLabels(&f, "labels", n.Labels)
 	if ok {
 		n.IPRange = ipRange.String()
 		for i, sn := range req.Subnets {
 			sub, serr := checkSubnet(w, n, ipRange, schema.NetworkActionAddSubnetRequest{Type: sn.Type, IPRange: sn.IPRange, NetworkZone: sn.NetworkZone, VSwitchID: sn.VSwitchID})
 			if serr != "" {
-				f.add(fieldAt("subnets", i, "ip_range"), "%s", serr)
+				f.Add(fieldAt("subnets", i, "ip_range"), "%s", serr)
 				continue
 			}
 			n.Subnets = append(n.Subnets, sub)
@@ -67,7 +68,7 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 		for i, rt := range req.Routes {
 			route, rerr := checkRoute(n, ipRange, rt.Destination, rt.Gateway)
 			if rerr != "" {
-				f.add(fieldAt("routes", i, "destination"), "%s", rerr)
+				f.Add(fieldAt("routes", i, "destination"), "%s", rerr)
 				continue
 			}
 			n.Routes = append(n.Routes, route)
@@ -76,13 +77,13 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 	if len(req.Routes) > maxRoutes {
 		return schema.Network{}, limitExceeded("routes", "a network has at most %d routes", maxRoutes)
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return schema.Network{}, err
 	}
 	n.ID = w.NewID("network")
 	n.Created = w.Now().UTC().Truncate(time.Second)
 	w.Networks.Put(n.ID, n)
-	return w.viewNetwork(n), nil
+	return w.ViewNetwork(n), nil
 }
 
 // UpdateNetwork renames and relabels a network and sets whether its
@@ -92,14 +93,14 @@ func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Ne
 	if err != nil {
 		return schema.Network{}, err
 	}
-	taken := nameTaken(&t.w.Networks, func(o *schema.Network) string { return o.Name })
-	if err := renameRelabel("network", nonEmpty(req.Name), req.Labels, checkName, taken, &n.Name, &n.Labels); err != nil {
+	taken := model.NameTaken(&t.w.Networks, func(o *schema.Network) string { return o.Name })
+	if err := model.RenameRelabel("network", model.NonEmpty(req.Name), req.Labels, model.CheckName, taken, &n.Name, &n.Labels); err != nil {
 		return schema.Network{}, err
 	}
 	if req.ExposeRoutesToVSwitch != nil {
 		n.ExposeRoutesToVSwitch = *req.ExposeRoutesToVSwitch
 	}
-	return t.w.viewNetwork(n), nil
+	return t.w.ViewNetwork(n), nil
 }
 
 // DeleteNetwork deletes a network; attached resources are detached, as
@@ -137,29 +138,6 @@ func (w *ops) networkLock(id int64) *apiError {
 		return errorf(codeConflict, "network %d is being changed by a running action, please retry", id)
 	}
 	return nil
-}
-
-// viewNetwork is the network as the API shows it, with its members.
-func (w *ops) viewNetwork(n *schema.Network) schema.Network {
-	v := *n
-	v.Labels = copyLabels(n.Labels)
-	v.Subnets = append([]schema.NetworkSubnet{}, n.Subnets...)
-	v.Routes = append([]schema.NetworkRoute{}, n.Routes...)
-	v.Servers = []int64{}
-	v.LoadBalancers = []int64{}
-	for _, m := range w.NetMembers[n.ID] {
-		switch m.Type {
-		case "server":
-			v.Servers = append(v.Servers, m.ID)
-		case "load_balancer":
-			v.LoadBalancers = append(v.LoadBalancers, m.ID)
-		}
-	}
-	slices.Sort(v.Servers)
-	v.Servers = slices.Compact(v.Servers)
-	slices.Sort(v.LoadBalancers)
-	v.LoadBalancers = slices.Compact(v.LoadBalancers)
-	return v
 }
 
 var networkSortKeys = listing.ByIDNameCreated(
@@ -263,9 +241,9 @@ func (t *Tx) ChangeIPRange(id int64, req schema.NetworkActionChangeIPRangeReques
 		var f fieldErrors
 		p, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
 		if ok && !within(old, p) {
-			f.add("ip_range", "the new range %s must contain the current range %s", p, old)
+			f.Add("ip_range", "the new range %s must contain the current range %s", p, old)
 		}
-		if err := f.err(); err != nil {
+		if err := f.Err(); err != nil {
 			return nil, err
 		}
 		return func() { n.IPRange = p.String() }, nil
@@ -287,7 +265,7 @@ func (t *Tx) ChangeNetworkProtection(id int64, req schema.NetworkActionChangePro
 func parseNetworkRange(f *fieldErrors, field, s string) (netip.Prefix, bool) {
 	p, msg := netaddr.NetworkRange(s)
 	if msg != "" {
-		f.add(field, "%s", msg)
+		f.Add(field, "%s", msg)
 		return netip.Prefix{}, false
 	}
 	return p, true

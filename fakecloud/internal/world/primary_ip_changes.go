@@ -5,6 +5,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -151,37 +152,37 @@ type PrimaryIPCreated struct {
 // to a server that is off (and then in the server's location).
 func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *apiError) {
 	var f fieldErrors
-	checkName(&f, "name", req.Name)
-	labels := derefLabels(req.Labels)
-	validateLabels(&f, "labels", labels)
+	model.CheckName(&f, "name", req.Name)
+	labels := model.DerefLabels(req.Labels)
+	model.ValidateLabels(&f, "labels", labels)
 	if req.Type != "ipv4" && req.Type != "ipv6" {
-		f.add("type", "%q is not one of ipv4, ipv6", req.Type)
+		f.Add("type", "%q is not one of ipv4, ipv6", req.Type)
 	}
 	var s *StoredServer
 	var loc schema.Location
 	switch {
 	case req.AssigneeID != nil:
 		if req.AssigneeType != "server" {
-			f.add("assignee_type", "must be server with assignee_id")
+			f.Add("assignee_type", "must be server with assignee_id")
 		}
 		if req.Location != nil {
-			f.add("location", "omit it with assignee_id: the server's location is taken")
+			f.Add("location", "omit it with assignee_id: the server's location is taken")
 		}
 		var ok bool
 		if s, ok = t.w.Servers.Get(*req.AssigneeID); !ok {
-			f.add("assignee_id", "server %d does not exist", *req.AssigneeID)
+			f.Add("assignee_id", "server %d does not exist", *req.AssigneeID)
 		} else {
 			loc = s.Location
 		}
 	case req.Location != nil:
 		var ok bool
 		if loc, ok = t.w.Cat.Location(idOrNameString(*req.Location)); !ok {
-			f.add("location", "%q is not a location", idOrNameString(*req.Location))
+			f.Add("location", "%q is not a location", idOrNameString(*req.Location))
 		}
 	default:
-		f.add("location", "is required without assignee_id")
+		f.Add("location", "is required without assignee_id")
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return PrimaryIPCreated{}, err
 	}
 	if _, dup := t.w.PrimaryIPs.Find(func(p *schema.PrimaryIP) bool { return p.Name == req.Name }); dup {

@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
 
 // newPrimaryIP records the primary IP a new server gets.
@@ -26,7 +27,7 @@ func (w *ops) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64,
 
 func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
 	v := *p
-	v.Labels = copyLabels(p.Labels)
+	v.Labels = model.CopyLabels(p.Labels)
 	v.DNSPtr = append([]schema.PrimaryIPDNSPTR{}, p.DNSPtr...)
 	return v
 }
@@ -74,8 +75,8 @@ func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.Prima
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}
-	taken := nameTaken(&t.w.PrimaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
-	if err := renameRelabel("primary IP", req.Name, req.Labels, checkName, taken, &p.Name, &p.Labels); err != nil {
+	taken := model.NameTaken(&t.w.PrimaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
+	if err := model.RenameRelabel("primary IP", req.Name, req.Labels, model.CheckName, taken, &p.Name, &p.Labels); err != nil {
 		return schema.PrimaryIP{}, err
 	}
 	if req.AutoDelete != nil {

@@ -31,10 +31,10 @@ func (w *ops) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*sc
 		p, ok := w.PrimaryIPs.Get(g.id)
 		switch {
 		case !ok:
-			f.add(field, "primary IP %d does not exist", g.id)
+			f.Add(field, "primary IP %d does not exist", g.id)
 			continue
 		case !g.enabled:
-			f.add(field, "needs public_net.enable_%s true", g.family)
+			f.Add(field, "needs public_net.enable_%s true", g.family)
 			continue
 		}
 		switch {

@@ -10,23 +10,11 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
-
-// ServerView is a server as the API shows it: public_net addresses may be
-// null, which schema.ServerPublicNet cannot express.
-type ServerView struct {
-	schema.Server
-	PublicNet serverPublicNet `json:"public_net"`
-}
-
-type serverPublicNet struct {
-	IPv4        *schema.ServerPublicNetIPv4 `json:"ipv4"`
-	IPv6        *schema.ServerPublicNetIPv6 `json:"ipv6"`
-	FloatingIPs []int64                     `json:"floating_ips"`
-	Firewalls   []schema.ServerFirewall     `json:"firewalls"`
-}
 
 // Server is the server with the ID.
 func (t *Tx) Server(id int64) (ServerView, *apiError) {
@@ -34,7 +22,7 @@ func (t *Tx) Server(id int64) (ServerView, *apiError) {
 	if err != nil {
 		return ServerView{}, err
 	}
-	return t.w.viewServer(s), nil
+	return t.w.ViewServer(s), nil
 }
 
 // Servers lists the servers a query and the statuses (any, if none)
@@ -62,47 +50,9 @@ func (t *Tx) Servers(q listing.Query, statuses []string) ([]ServerView, int, *ap
 	page := listing.Cut(items, q)
 	out := make([]ServerView, 0, len(page))
 	for _, s := range page {
-		out = append(out, w.viewServer(s))
+		out = append(out, w.ViewServer(s))
 	}
 	return out, len(items), nil
-}
-
-// viewServer copies a server for the wire, filling derived fields.
-func (w *ops) viewServer(s *StoredServer) ServerView {
-	v := ServerView{Server: s.Server}
-	v.Labels = copyLabels(s.Labels)
-	v.PrivateNet = make([]schema.ServerPrivateNet, 0, len(s.PrivateNet))
-	for _, p := range s.PrivateNet {
-		p.AliasIPs = append([]string{}, p.AliasIPs...)
-		v.PrivateNet = append(v.PrivateNet, p)
-	}
-	v.Volumes = []int64{}
-	v.LoadBalancers = w.loadBalancersOf(s.ID)
-	v.PublicNet = serverPublicNet{FloatingIPs: []int64{}, Firewalls: []schema.ServerFirewall{}}
-	if s.PublicNet.IPv4.IP != "" {
-		ip4 := s.PublicNet.IPv4
-		v.PublicNet.IPv4 = &ip4
-	}
-	if s.PublicNet.IPv6.IP != "" {
-		ip6 := s.PublicNet.IPv6
-		ip6.DNSPtr = append([]schema.ServerPublicNetIPv6DNSPtr{}, ip6.DNSPtr...)
-		v.PublicNet.IPv6 = &ip6
-	}
-	return v
-}
-
-// loadBalancersOf lists the load balancers that have the server as a
-// direct target.
-func (w *ops) loadBalancersOf(serverID int64) []int64 {
-	out := []int64{}
-	for _, lb := range w.LoadBalancers.All() {
-		if slices.ContainsFunc(lb.Targets, func(t store.Target) bool {
-			return t.Type == "server" && t.Server != nil && t.Server.ID == serverID
-		}) {
-			out = append(out, lb.ID)
-		}
-	}
-	return out
 }
 
 var serverSortKeys = listing.ByIDNameCreated(
@@ -147,16 +97,16 @@ type ServerCreated struct {
 func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	w := t.w
 	var f fieldErrors
-	checkHostname(&f, "name", req.Name)
+	model.CheckHostname(&f, "name", req.Name)
 	st, ok := w.Cat.ServerType(idOrNameString(req.ServerType))
 	if !ok {
-		f.add("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+		f.Add("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 	}
 	img, ok := w.Cat.Image(idOrNameString(req.Image), st.Architecture)
 	if !ok && st.Architecture != "" {
-		f.add("image", "image %q does not exist for architecture %s", idOrNameString(req.Image), st.Architecture)
+		f.Add("image", "image %q does not exist for architecture %s", idOrNameString(req.Image), st.Architecture)
 	} else if st.Architecture == "" && idOrNameString(req.Image) == "" {
-		f.add("image", "is required")
+		f.Add("image", "is required")
 	}
 	given, refused := w.givenPrimaryIPs(&f, req.PublicNet)
 	locRef := req.Location
@@ -165,26 +115,26 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	}
 	loc, ok := w.Cat.Location(locRef)
 	if !ok {
-		f.add("location", "location %q does not exist", req.Location)
+		f.Add("location", "location %q does not exist", req.Location)
 	}
-	labels := derefLabels(req.Labels)
-	validateLabels(&f, "labels", labels)
+	labels := model.DerefLabels(req.Labels)
+	model.ValidateLabels(&f, "labels", labels)
 	if len(req.UserData) > 32*1024 {
-		f.add("user_data", "is longer than 32 KiB")
+		f.Add("user_data", "is longer than 32 KiB")
 	}
-	checkUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
+	apierr.CheckUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
 	checkUnsimulated(&f, req.ServerCreateRequest)
-	checkUnique(&f, "networks", req.Networks)
+	apierr.CheckUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
 		n, ok := w.Networks.Get(id)
 		if !ok {
-			f.add("networks", "network %d does not exist", id)
+			f.Add("networks", "network %d does not exist", id)
 			continue
 		}
 		nets = append(nets, n)
 	}
-	if err := f.err(); err != nil {
+	if err := f.Err(); err != nil {
 		return ServerCreated{}, err
 	}
 	if _, dup := w.Servers.Find(func(s *StoredServer) bool { return s.Name == req.Name }); dup {
@@ -258,7 +208,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 		next := w.StartAction(store.ActionSpec{Command: "start_server", Resources: []store.Ref{ref}})
 		out.NextActions = append(out.NextActions, w.ViewAction(next))
 	}
-	out.Server = w.viewServer(s)
+	out.Server = w.ViewServer(s)
 	return out, nil
 }
 
@@ -271,7 +221,7 @@ func (w *ops) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
 			k, ok = w.SSHKeys.Find(func(k *schema.SSHKey) bool { return k.Name == ref.Name })
 		}
 		if !ok {
-			f.add("ssh_keys", "SSH key %q does not exist", idOrNameString(ref))
+			f.Add("ssh_keys", "SSH key %q does not exist", idOrNameString(ref))
 			continue
 		}
 		ids = append(ids, k.ID)
@@ -292,11 +242,11 @@ func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView,
 	if err != nil {
 		return ServerView{}, err
 	}
-	taken := nameTaken(&t.w.Servers, func(o *StoredServer) string { return o.Name })
-	if err := renameRelabel("server", nonEmpty(req.Name), req.Labels, checkHostname, taken, &s.Name, &s.Labels); err != nil {
+	taken := model.NameTaken(&t.w.Servers, func(o *StoredServer) string { return o.Name })
+	if err := model.RenameRelabel("server", model.NonEmpty(req.Name), req.Labels, model.CheckHostname, taken, &s.Name, &s.Labels); err != nil {
 		return ServerView{}, err
 	}
-	return t.w.viewServer(s), nil
+	return t.w.ViewServer(s), nil
 }
 
 // DeleteServer removes the server at once, as the API does, and returns
@@ -358,12 +308,12 @@ func (w *ops) newPassword() string {
 // must not quietly create a server without it.
 func checkUnsimulated(f *fieldErrors, req schema.ServerCreateRequest) {
 	for _, id := range req.Volumes {
-		f.add("volumes", "volume %d does not exist", id)
+		f.Add("volumes", "volume %d does not exist", id)
 	}
 	for _, fw := range req.Firewalls {
-		f.add("firewalls", "firewall %d does not exist", fw.Firewall)
+		f.Add("firewalls", "firewall %d does not exist", fw.Firewall)
 	}
 	if req.PlacementGroup != 0 {
-		f.add("placement_group", "placement group %d does not exist", req.PlacementGroup)
+		f.Add("placement_group", "placement group %d does not exist", req.PlacementGroup)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
 
 // SSHKey is the SSH key with the ID.
@@ -45,14 +46,14 @@ func (t *Tx) SSHKeys(q listing.Query, fingerprint string) ([]schema.SSHKey, int,
 // CreateSSHKey stores a public key; its name and fingerprint are unique.
 func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apiError) {
 	var f fieldErrors
-	checkName(&f, "name", req.Name)
+	model.CheckName(&f, "name", req.Name)
 	fp, ok := sshFingerprint(req.PublicKey)
 	if !ok {
-		f.add("public_key", "is not an OpenSSH public key")
+		f.Add("public_key", "is not an OpenSSH public key")
 	}
-	labels := derefLabels(req.Labels)
-	validateLabels(&f, "labels", labels)
-	if err := f.err(); err != nil {
+	labels := model.DerefLabels(req.Labels)
+	model.ValidateLabels(&f, "labels", labels)
+	if err := f.Err(); err != nil {
 		return schema.SSHKey{}, err
 	}
 	if _, dup := t.w.SSHKeys.Find(func(k *schema.SSHKey) bool { return k.Name == req.Name }); dup {
@@ -73,8 +74,8 @@ func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHK
 	if err != nil {
 		return schema.SSHKey{}, err
 	}
-	taken := nameTaken(&t.w.SSHKeys, func(o *schema.SSHKey) string { return o.Name })
-	if err := renameRelabel("SSH key", nonEmpty(req.Name), req.Labels, checkName, taken, &k.Name, &k.Labels); err != nil {
+	taken := model.NameTaken(&t.w.SSHKeys, func(o *schema.SSHKey) string { return o.Name })
+	if err := model.RenameRelabel("SSH key", model.NonEmpty(req.Name), req.Labels, model.CheckName, taken, &k.Name, &k.Labels); err != nil {
 		return schema.SSHKey{}, err
 	}
 	return viewSSHKey(k), nil
@@ -91,7 +92,7 @@ func (t *Tx) DeleteSSHKey(id int64) *apiError {
 
 func viewSSHKey(k *schema.SSHKey) schema.SSHKey {
 	v := *k
-	v.Labels = copyLabels(k.Labels)
+	v.Labels = model.CopyLabels(k.Labels)
 	return v
 }
 

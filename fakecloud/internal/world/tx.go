@@ -6,6 +6,7 @@ import (
 	"net/netip"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -67,7 +68,7 @@ func (s *State) Replace(plant func(*Tx) error) error {
 	w.Settle()
 	fresh := w.Scratch()
 	fresh.ActionDuration, fresh.ActionPolls, fresh.ActionFault = 0, 0, nil
-	if err := plant(&Tx{&ops{fresh}}); err != nil {
+	if err := plant(&Tx{&ops{&model.Model{State: fresh}}}); err != nil {
 		return err
 	}
 	w.Adopt(fresh)

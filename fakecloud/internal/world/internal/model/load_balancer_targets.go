@@ -1,4 +1,4 @@
-package world
+package model
 
 import (
 	"fmt"
@@ -26,8 +26,8 @@ type TargetSpec struct {
 	UsePrivateIP *bool `json:"use_private_ip"`
 }
 
-// buildTarget validates a target for a load balancer and returns it as stored.
-func (w *ops) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErrors, prefix string) (store.Target, *apiError) {
+// BuildTarget validates a target for a load balancer and returns it as stored.
+func (w *Model) BuildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErrors, prefix string) (store.Target, *apiError) {
 	t := store.Target{Type: spec.Type}
 	private := spec.UsePrivateIP != nil && *spec.UsePrivateIP
 	if spec.Type != "ip" {
@@ -36,12 +36,12 @@ func (w *ops) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldError
 	switch spec.Type {
 	case "server":
 		if spec.Server == nil {
-			f.add(prefix+"server", "is required for type server")
+			f.Add(prefix+"server", "is required for type server")
 			return t, nil
 		}
 		s, ok := w.Servers.Get(spec.Server.ID)
 		if !ok {
-			f.add(prefix+"server.id", "server with ID %d not found", spec.Server.ID)
+			f.Add(prefix+"server.id", "server with ID %d not found", spec.Server.ID)
 			return t, nil
 		}
 		ip, err := w.serverTargetIP(lb, s, private)
@@ -51,11 +51,11 @@ func (w *ops) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldError
 		t.Server = &store.TargetServer{ID: s.ID, IP: ip}
 	case "label_selector":
 		if spec.LabelSelector == nil {
-			f.add(prefix+"label_selector", "is required for type label_selector")
+			f.Add(prefix+"label_selector", "is required for type label_selector")
 			return t, nil
 		}
 		if _, err := labelselector.Parse(spec.LabelSelector.Selector); err != nil || spec.LabelSelector.Selector == "" {
-			f.add(prefix+"label_selector.selector", "is not a valid label selector: %v", err)
+			f.Add(prefix+"label_selector.selector", "is not a valid label selector: %v", err)
 			return t, nil
 		}
 		t.LabelSelector = &schema.LoadBalancerTargetLabelSelector{Selector: spec.LabelSelector.Selector}
@@ -64,20 +64,20 @@ func (w *ops) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldError
 		}
 	case "ip":
 		if spec.IP == nil {
-			f.add(prefix+"ip", "is required for type ip")
+			f.Add(prefix+"ip", "is required for type ip")
 			return t, nil
 		}
 		a, err := netip.ParseAddr(spec.IP.IP)
 		if err != nil {
-			f.add(prefix+"ip.ip", "%q is not an IP address", spec.IP.IP)
+			f.Add(prefix+"ip.ip", "%q is not an IP address", spec.IP.IP)
 			return t, nil
 		}
 		if private {
-			f.add(prefix+"use_private_ip", "is not allowed for targets of type ip")
+			f.Add(prefix+"use_private_ip", "is not allowed for targets of type ip")
 		}
 		msg, aerr := w.checkIPTarget(lb, a)
 		if msg != "" {
-			f.add(prefix+"ip.ip", "%s", msg)
+			f.Add(prefix+"ip.ip", "%s", msg)
 			return t, nil
 		}
 		if aerr != nil {
@@ -85,14 +85,14 @@ func (w *ops) buildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldError
 		}
 		t.IP = &schema.LoadBalancerTargetIP{IP: a.String()}
 	default:
-		f.add(prefix+"type", "%q is not one of server, label_selector, ip", spec.Type)
+		f.Add(prefix+"type", "%q is not one of server, label_selector, ip", spec.Type)
 	}
 	return t, nil
 }
 
 // serverTargetIP is the address the load balancer sends a server target's
 // traffic to: its IP in a shared network, or its public IPv4.
-func (w *ops) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bool) (string, *apiError) {
+func (w *Model) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bool) (string, *apiError) {
 	if private {
 		if len(lb.PrivateNet) == 0 {
 			return "", errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
@@ -110,8 +110,8 @@ func (w *ops) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bo
 	return s.PublicNet.IPv4.IP, nil
 }
 
-// sameTarget reports whether two targets name the same thing.
-func sameTarget(a, b store.Target) bool {
+// SameTarget reports whether two targets name the same thing.
+func SameTarget(a, b store.Target) bool {
 	if a.Type != b.Type {
 		return false
 	}
@@ -126,7 +126,7 @@ func sameTarget(a, b store.Target) bool {
 	return false
 }
 
-func targetKey(t store.Target) string {
+func TargetKey(t store.Target) string {
 	switch {
 	case t.Server != nil:
 		return fmt.Sprintf("server:%d", t.Server.ID)
@@ -136,8 +136,8 @@ func targetKey(t store.Target) string {
 	return ""
 }
 
-// selected resolves a label selector target to the servers it matches now.
-func (w *ops) selected(sel string) []*StoredServer {
+// Selected resolves a label selector target to the servers it matches now.
+func (w *Model) Selected(sel string) []*StoredServer {
 	s, err := labelselector.Parse(sel)
 	if err != nil {
 		return nil
@@ -153,11 +153,11 @@ func (w *ops) selected(sel string) []*StoredServer {
 
 // targetCount counts targets as the type limit does: a label selector
 // counts the servers it matches.
-func (w *ops) targetCount(targets []store.Target) int {
+func (w *Model) targetCount(targets []store.Target) int {
 	n := 0
 	for _, t := range targets {
 		if t.Type == "label_selector" && t.LabelSelector != nil {
-			n += len(w.selected(t.LabelSelector.Selector))
+			n += len(w.Selected(t.LabelSelector.Selector))
 		} else {
 			n++
 		}
@@ -167,13 +167,13 @@ func (w *ops) targetCount(targets []store.Target) int {
 
 // viewTargets renders targets with health per service port and label
 // selectors resolved live.
-func (w *ops) viewTargets(lb *StoredLoadBalancer) []store.Target {
+func (w *Model) viewTargets(lb *StoredLoadBalancer) []store.Target {
 	out := make([]store.Target, 0, len(lb.Targets))
 	for _, t := range lb.Targets {
 		v := t
 		if t.Type == "label_selector" && t.LabelSelector != nil {
 			subs := []store.Target{}
-			for _, s := range w.selected(t.LabelSelector.Selector) {
+			for _, s := range w.Selected(t.LabelSelector.Selector) {
 				ip, _ := w.serverTargetIP(lb, s, t.Private())
 				sub := store.Target{Type: "server", Server: &store.TargetServer{ID: s.ID, IP: ip}, UsePrivateIP: t.UsePrivateIP}
 				h := w.health(lb, sub)
@@ -193,9 +193,9 @@ func (w *ops) viewTargets(lb *StoredLoadBalancer) []store.Target {
 // health is a target's status per service: one a script forced, else
 // the checked one when load balancers carry traffic (unknown until
 // checked), else healthy.
-func (w *ops) health(lb *StoredLoadBalancer, t store.Target) []store.TargetHealth {
+func (w *Model) health(lb *StoredLoadBalancer, t store.Target) []store.TargetHealth {
 	out := []store.TargetHealth{}
-	key := targetKey(t)
+	key := TargetKey(t)
 	for _, svc := range lb.Services {
 		st, ok := w.forcedHealth(lb, key, svc.ListenPort)
 		if !ok && w.Probed != nil {

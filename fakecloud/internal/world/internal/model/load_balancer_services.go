@@ -1,9 +1,11 @@
-package world
+package model
 
 import (
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 // ServiceSpec is a load balancer service as create, add_service and
@@ -49,9 +51,9 @@ func set[T any](dst *T, src *T) {
 	}
 }
 
-// buildService merges spec over base (the zero service for a new one),
+// BuildService merges spec over base (the zero service for a new one),
 // fills the API's defaults and validates; field names are prefixed.
-func (w *ops) buildService(base schema.LoadBalancerService, spec ServiceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
+func (w *Model) BuildService(base schema.LoadBalancerService, spec ServiceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
 	s := base
 	if base.HTTP != nil {
 		h := *base.HTTP
@@ -72,7 +74,7 @@ func (w *ops) buildService(base schema.LoadBalancerService, spec ServiceSpec, f 
 	switch s.Protocol {
 	case "tcp", "http", "https":
 	default:
-		f.add(prefix+"protocol", "%q is not one of tcp, http, https", s.Protocol)
+		f.Add(prefix+"protocol", "%q is not one of tcp, http, https", s.Protocol)
 		return s
 	}
 	if spec.ListenPort != nil {
@@ -85,7 +87,7 @@ func (w *ops) buildService(base schema.LoadBalancerService, spec ServiceSpec, f 
 		case "https":
 			s.ListenPort = 443
 		default:
-			f.add(prefix+"listen_port", "is required for protocol tcp")
+			f.Add(prefix+"listen_port", "is required for protocol tcp")
 		}
 	}
 	set(&s.DestinationPort, spec.DestinationPort)
@@ -102,7 +104,7 @@ func (w *ops) buildService(base schema.LoadBalancerService, spec ServiceSpec, f 
 
 	if s.Protocol == "tcp" {
 		if spec.HTTP != nil {
-			f.add(prefix+"http", "must not be set for protocol tcp")
+			f.Add(prefix+"http", "must not be set for protocol tcp")
 		}
 		s.HTTP = nil
 	} else {
@@ -121,32 +123,32 @@ func (w *ops) buildService(base schema.LoadBalancerService, spec ServiceSpec, f 
 			s.HTTP.Certificates = []int64{}
 		}
 		if s.Protocol == "https" && len(s.HTTP.Certificates) == 0 {
-			f.add(prefix+"http.certificates", "at least one certificate is required for protocol https")
+			f.Add(prefix+"http.certificates", "at least one certificate is required for protocol https")
 		}
 		if s.Protocol == "http" && len(s.HTTP.Certificates) > 0 {
-			f.add(prefix+"http.certificates", "certificates are only allowed for protocol https")
+			f.Add(prefix+"http.certificates", "certificates are only allowed for protocol https")
 		}
 		if s.Protocol == "http" && s.HTTP.RedirectHTTP {
-			f.add(prefix+"http.redirect_http", "is only allowed for protocol https")
+			f.Add(prefix+"http.redirect_http", "is only allowed for protocol https")
 		}
-		checkUnique(f, prefix+"http.certificates", s.HTTP.Certificates)
+		apierr.CheckUnique(f, prefix+"http.certificates", s.HTTP.Certificates)
 		for _, id := range s.HTTP.Certificates {
 			if _, ok := w.Certificates.Get(id); !ok {
-				f.add(prefix+"http.certificates", "certificate %d does not exist", id)
+				f.Add(prefix+"http.certificates", "certificate %d does not exist", id)
 			}
 		}
 		if s.HTTP.CookieLifetime < 1 {
-			f.add(prefix+"http.cookie_lifetime", "must be at least 1 second")
+			f.Add(prefix+"http.cookie_lifetime", "must be at least 1 second")
 		}
 		if s.HTTP.TimeoutIdle < 1 || s.HTTP.TimeoutIdle > 3600 {
-			f.add(prefix+"http.timeout_idle", "must be between 1 and 3600 seconds")
+			f.Add(prefix+"http.timeout_idle", "must be between 1 and 3600 seconds")
 		}
 	}
 	w.buildHealthCheck(&s, spec.HealthCheck, protoChanged, f, prefix+"health_check.")
 	return s
 }
 
-func (w *ops) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *fieldErrors, prefix string) {
+func (w *Model) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *fieldErrors, prefix string) {
 	if s.HealthCheck == nil || protoChanged {
 		proto := s.Protocol
 		if proto == "https" {
@@ -165,7 +167,7 @@ func (w *ops) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, 
 	switch hc.Protocol {
 	case "tcp":
 		if spec != nil && spec.HTTP != nil {
-			f.add(prefix+"http", "must not be set for health check protocol tcp")
+			f.Add(prefix+"http", "must not be set for health check protocol tcp")
 		}
 		hc.HTTP = nil
 	case "http", "https":
@@ -183,25 +185,25 @@ func (w *ops) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, 
 			hc.HTTP.StatusCodes = []string{}
 		}
 		if hc.HTTP.Path == "" || hc.HTTP.Path[0] != '/' {
-			f.add(prefix+"http.path", "must start with /")
+			f.Add(prefix+"http.path", "must start with /")
 		}
 	default:
-		f.add(prefix+"protocol", "%q is not one of tcp, http, https", hc.Protocol)
+		f.Add(prefix+"protocol", "%q is not one of tcp, http, https", hc.Protocol)
 	}
 	checkPort(f, prefix+"port", hc.Port)
 	if hc.Interval < 3 || hc.Interval > 60 {
-		f.add(prefix+"interval", "must be between 3 and 60 seconds")
+		f.Add(prefix+"interval", "must be between 3 and 60 seconds")
 	}
 	if hc.Timeout < 1 || hc.Timeout > 60 {
-		f.add(prefix+"timeout", "must be between 1 and 60 seconds")
+		f.Add(prefix+"timeout", "must be between 1 and 60 seconds")
 	}
 	if hc.Retries < 1 || hc.Retries > 5 {
-		f.add(prefix+"retries", "must be between 1 and 5")
+		f.Add(prefix+"retries", "must be between 1 and 5")
 	}
 }
 
 func checkPort(f *fieldErrors, field string, p int) {
 	if p < 1 || p > 65535 {
-		f.add(field, "must be a port between 1 and 65535")
+		f.Add(field, "must be a port between 1 and 65535")
 	}
 }

@@ -1,4 +1,4 @@
-package world
+package model
 
 import (
 	"net/netip"
@@ -15,7 +15,7 @@ import (
 // fakecloud cannot know which public addresses the project's dedicated
 // servers own (ip_not_owned), so it counts every public unicast address
 // outside its cloud ranges as theirs.
-func (w *ops) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apiError) {
+func (w *Model) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apiError) {
 	switch {
 	case a.Zone() != "" || a.Is4In6():
 		return "is written with a zone or as an IPv4-mapped IPv6 address; write the plain address", nil
@@ -36,7 +36,7 @@ func (w *ops) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apiE
 
 // checkVSwitchTarget: a private ip target must lie in a vSwitch subnet of
 // a network the load balancer is attached to.
-func (w *ops) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiError {
+func (w *Model) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiError {
 	if len(lb.PrivateNet) == 0 {
 		return errorf("load_balancer_not_attached_to_network", "IP %s is private and load balancer %d is not attached to a network", a, lb.ID)
 	}
@@ -64,7 +64,7 @@ func (w *ops) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiError
 
 // dedicatedAddr says whether a dedicated server of the Robot webservice
 // has the address: its main IPv4 or one of its single IPs.
-func (w *ops) dedicatedAddr(a netip.Addr) bool {
+func (w *Model) dedicatedAddr(a netip.Addr) bool {
 	_, ok := w.Dedicated.Find(func(d *dedicated.Server) bool {
 		return d.IPv4 == a.String() || slices.Contains(d.IPs, a.String())
 	})

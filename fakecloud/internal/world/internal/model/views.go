@@ -1,0 +1,226 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
+)
+
+// ServerView is a server as the API shows it: public_net addresses may be
+// null, which schema.ServerPublicNet cannot express.
+type ServerView struct {
+	schema.Server
+	PublicNet serverPublicNet `json:"public_net"`
+}
+
+type serverPublicNet struct {
+	IPv4        *schema.ServerPublicNetIPv4 `json:"ipv4"`
+	IPv6        *schema.ServerPublicNetIPv6 `json:"ipv6"`
+	FloatingIPs []int64                     `json:"floating_ips"`
+	Firewalls   []schema.ServerFirewall     `json:"firewalls"`
+}
+
+// ViewServer copies a server for the wire, filling derived fields.
+func (w *Model) ViewServer(s *StoredServer) ServerView {
+	v := ServerView{Server: s.Server}
+	v.Labels = CopyLabels(s.Labels)
+	v.PrivateNet = make([]schema.ServerPrivateNet, 0, len(s.PrivateNet))
+	for _, p := range s.PrivateNet {
+		p.AliasIPs = append([]string{}, p.AliasIPs...)
+		v.PrivateNet = append(v.PrivateNet, p)
+	}
+	v.Volumes = []int64{}
+	v.LoadBalancers = w.loadBalancersOf(s.ID)
+	v.PublicNet = serverPublicNet{FloatingIPs: []int64{}, Firewalls: []schema.ServerFirewall{}}
+	if s.PublicNet.IPv4.IP != "" {
+		ip4 := s.PublicNet.IPv4
+		v.PublicNet.IPv4 = &ip4
+	}
+	if s.PublicNet.IPv6.IP != "" {
+		ip6 := s.PublicNet.IPv6
+		ip6.DNSPtr = append([]schema.ServerPublicNetIPv6DNSPtr{}, ip6.DNSPtr...)
+		v.PublicNet.IPv6 = &ip6
+	}
+	return v
+}
+
+// loadBalancersOf lists the load balancers that have the server as a
+// direct target.
+func (w *Model) loadBalancersOf(serverID int64) []int64 {
+	out := []int64{}
+	for _, lb := range w.LoadBalancers.All() {
+		if slices.ContainsFunc(lb.Targets, func(t store.Target) bool {
+			return t.Type == "server" && t.Server != nil && t.Server.ID == serverID
+		}) {
+			out = append(out, lb.ID)
+		}
+	}
+	return out
+}
+
+// LoadBalancerView is a load balancer as the API shows it.
+type LoadBalancerView struct {
+	schema.LoadBalancer
+	PublicNet lbPublicNetView `json:"public_net"`
+	Services  []lbServiceView `json:"services"`
+	Targets   []store.Target  `json:"targets"`
+}
+
+// lbPublicNetView is a load balancer's public_net as the description has
+// it: addresses with their reverse DNS, no primary IP ID and no blocked
+// flag (schema.LoadBalancerPublicNet would send id 0 and blocked false).
+type lbPublicNetView struct {
+	Enabled bool      `json:"enabled"`
+	IPv4    lbAddress `json:"ipv4"`
+	IPv6    lbAddress `json:"ipv6"`
+}
+
+type lbAddress struct {
+	IP     string `json:"ip"`
+	DNSPtr string `json:"dns_ptr"`
+}
+
+// lbServiceView leaves out http objects that do not apply to the protocol,
+// as the API does; schema.LoadBalancerService would send null.
+type lbServiceView struct {
+	Protocol        string                          `json:"protocol"`
+	ListenPort      int                             `json:"listen_port"`
+	DestinationPort int                             `json:"destination_port"`
+	Proxyprotocol   bool                            `json:"proxyprotocol"`
+	HTTP            *schema.LoadBalancerServiceHTTP `json:"http,omitempty"`
+	HealthCheck     lbHealthCheckView               `json:"health_check"`
+}
+
+type lbHealthCheckView struct {
+	Protocol string                                     `json:"protocol"`
+	Port     int                                        `json:"port"`
+	Interval int                                        `json:"interval"`
+	Timeout  int                                        `json:"timeout"`
+	Retries  int                                        `json:"retries"`
+	HTTP     *schema.LoadBalancerServiceHealthCheckHTTP `json:"http,omitempty"`
+}
+
+func (w *Model) ViewLB(lb *StoredLoadBalancer) LoadBalancerView {
+	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer}
+	pn := lb.PublicNet
+	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled, IPv4: lbAddress{pn.IPv4.IP, pn.IPv4.DNSPtr}, IPv6: lbAddress{pn.IPv6.IP, pn.IPv6.DNSPtr}}
+	v.Labels = CopyLabels(lb.Labels)
+	v.PrivateNet = append([]schema.LoadBalancerPrivateNet{}, lb.PrivateNet...)
+	v.Services = make([]lbServiceView, 0, len(lb.Services))
+	for _, s := range lb.Services {
+		s = cloneService(s)
+		sv := lbServiceView{Protocol: s.Protocol, ListenPort: s.ListenPort, DestinationPort: s.DestinationPort, Proxyprotocol: s.Proxyprotocol, HTTP: s.HTTP}
+		if hc := s.HealthCheck; hc != nil {
+			sv.HealthCheck = lbHealthCheckView{Protocol: hc.Protocol, Port: hc.Port, Interval: hc.Interval, Timeout: hc.Timeout, Retries: hc.Retries, HTTP: hc.HTTP}
+		}
+		v.Services = append(v.Services, sv)
+	}
+	v.Targets = w.viewTargets(lb)
+	return v
+}
+
+func cloneService(s schema.LoadBalancerService) schema.LoadBalancerService {
+	if s.HTTP != nil {
+		h := *s.HTTP
+		h.Certificates = append([]int64{}, h.Certificates...)
+		s.HTTP = &h
+	}
+	if s.HealthCheck != nil {
+		hc := *s.HealthCheck
+		if hc.HTTP != nil {
+			hh := *hc.HTTP
+			hh.StatusCodes = append([]string{}, hh.StatusCodes...)
+			hc.HTTP = &hh
+		}
+		s.HealthCheck = &hc
+	}
+	return s
+}
+
+var LBSortKeys = listing.ByIDNameCreated(
+	func(lb *StoredLoadBalancer) int64 { return lb.ID },
+	func(lb *StoredLoadBalancer) string { return lb.Name },
+	func(lb *StoredLoadBalancer) int64 { return lb.Created.Unix() })
+
+// CheckLBLimits enforces the type's max_services, max_targets and
+// max_assigned_certificates.
+func (w *Model) CheckLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType) *apiError {
+	if len(lb.Services) > lt.MaxServices {
+		return limitExceeded("max_services", "load balancer type %s allows at most %d services", lt.Name, lt.MaxServices)
+	}
+	if n := w.targetCount(lb.Targets); n > lt.MaxTargets {
+		return limitExceeded("max_targets", "load balancer type %s allows at most %d targets, got %d", lt.Name, lt.MaxTargets, n)
+	}
+	certs := map[int64]bool{}
+	for _, s := range lb.Services {
+		if s.HTTP != nil {
+			for _, c := range s.HTTP.Certificates {
+				certs[c] = true
+			}
+		}
+	}
+	if len(certs) > lt.MaxAssignedCertificates {
+		return limitExceeded("max_assigned_certificates", "load balancer type %s allows at most %d certificates", lt.Name, lt.MaxAssignedCertificates)
+	}
+	return nil
+}
+
+// ViewNetwork is the network as the API shows it, with its members.
+func (w *Model) ViewNetwork(n *schema.Network) schema.Network {
+	v := *n
+	v.Labels = CopyLabels(n.Labels)
+	v.Subnets = append([]schema.NetworkSubnet{}, n.Subnets...)
+	v.Routes = append([]schema.NetworkRoute{}, n.Routes...)
+	v.Servers = []int64{}
+	v.LoadBalancers = []int64{}
+	for _, m := range w.NetMembers[n.ID] {
+		switch m.Type {
+		case "server":
+			v.Servers = append(v.Servers, m.ID)
+		case "load_balancer":
+			v.LoadBalancers = append(v.LoadBalancers, m.ID)
+		}
+	}
+	slices.Sort(v.Servers)
+	v.Servers = slices.Compact(v.Servers)
+	slices.Sort(v.LoadBalancers)
+	v.LoadBalancers = slices.Compact(v.LoadBalancers)
+	return v
+}
+
+// ViewCert shows a certificate with the load balancers that use it.
+func (w *Model) ViewCert(cert *schema.Certificate) schema.Certificate {
+	v := *cert
+	v.Labels = CopyLabels(cert.Labels)
+	v.DomainNames = append([]string{}, cert.DomainNames...)
+	v.UsedBy = []schema.CertificateUsedByRef{}
+	for _, lb := range w.LoadBalancers.All() {
+		if slices.ContainsFunc(lb.Services, func(s schema.LoadBalancerService) bool {
+			return s.HTTP != nil && slices.Contains(s.HTTP.Certificates, cert.ID)
+		}) {
+			v.UsedBy = append(v.UsedBy, schema.CertificateUsedByRef{ID: lb.ID, Type: "load_balancer"})
+		}
+	}
+	if cert.Status != nil {
+		st := *cert.Status
+		v.Status = &st
+	}
+	return v
+}
+
+// WithLimits checks that lb after change still fits its type.
+func (w *Model) WithLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apiError {
+	cp := *lb
+	cp.Services = slices.Clone(lb.Services)
+	cp.Targets = slices.Clone(lb.Targets)
+	change(&cp)
+	return w.CheckLBLimits(&cp, cp.LoadBalancerType)
+}
+
+// PublicTargets reports whether a target of lb is reached on its public IP.
+func PublicTargets(lb *StoredLoadBalancer) bool {
+	return slices.ContainsFunc(lb.Targets, func(t store.Target) bool { return t.Type != "ip" && !t.Private() })
+}
