@@ -73,7 +73,7 @@ var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_
 
 var lockResources = []string{"server", "load_balancer", "network", "certificate"}
 
-// check reports every problem of an event's shape at once, naming the
+// Check reports every problem of an event's shape at once, naming the
 // field: an unknown type, a missing or unused field, a value out of range.
 // Whether what it names exists is judged when it happens.
 // Check refuses a malformed event, naming its fields, without applying

@@ -3,18 +3,10 @@ package hcloudapi
 import (
 	"net/http"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
-
-// actionFamilies maps a URL family to the resource type its actions name.
-var actionFamilies = map[string]string{
-	"servers": "server", "load_balancers": "load_balancer", "networks": "network",
-	"certificates": "certificate", "primary_ips": "primary_ip", "images": "image",
-	"floating_ips": "floating_ip", "volumes": "volume", "firewalls": "firewall",
-}
 
 type actionList struct {
 	Actions []schema.Action `json:"actions"`
@@ -25,39 +17,60 @@ type actionGet struct {
 	Action schema.Action `json:"action"`
 }
 
-func (s *Server) mountActions(r chi.Router) {
-	r.Get("/actions", s.serve(func(c *call) (int, any, *apiError) {
-		if len(c.r.URL.Query()["id"]) == 0 {
-			return 0, nil, invalidField("id", "at least one id is required")
+// listAllActions serves GET /actions, which needs at least one id.
+func listAllActions(c *call) (int, any, *apiError) {
+	if len(c.r.URL.Query()["id"]) == 0 {
+		return 0, nil, invalidField("id", "at least one id is required")
+	}
+	return c.listActions("", 0)
+}
+
+// listActions serves GET /{family}/actions: the actions naming a resource
+// of the kind.
+func listActions(kind string) apiHandler {
+	return func(c *call) (int, any, *apiError) { return c.listActions(kind, 0) }
+}
+
+// getAction serves GET /{family}/actions/{action} (/actions/{action}
+// without a kind).
+func getAction(kind string) apiHandler {
+	return func(c *call) (int, any, *apiError) { return c.getAction(kind, 0) }
+}
+
+// listResourceActions serves GET /{family}/{id}/actions.
+func listResourceActions(kind string) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		id, err := c.resourceID(kind)
+		if err != nil {
+			return 0, nil, err
 		}
-		return c.listActions("", 0)
-	}))
-	r.Get("/actions/{action}", s.serve(func(c *call) (int, any, *apiError) {
-		return c.getAction("", 0)
-	}))
-	for family, kind := range actionFamilies {
-		r.Get("/"+family+"/actions", s.serve(func(c *call) (int, any, *apiError) {
-			return c.listActions(kind, 0)
-		}))
-		r.Get("/"+family+"/actions/{action}", s.serve(func(c *call) (int, any, *apiError) {
-			return c.getAction(kind, 0)
-		}))
-		r.Get("/"+family+"/{id}/actions", s.serve(func(c *call) (int, any, *apiError) {
-			id, err := c.resourceID(kind)
-			if err != nil {
-				return 0, nil, err
-			}
-			return c.listActions(kind, id)
-		}))
-		r.Get("/"+family+"/{id}/actions/{action}", s.serve(func(c *call) (int, any, *apiError) {
-			id, err := c.resourceID(kind)
-			if err != nil {
-				return 0, nil, err
-			}
-			return c.getAction(kind, id)
-		}))
+		return c.listActions(kind, id)
 	}
 }
+
+// getResourceAction serves GET /{family}/{id}/actions/{action}.
+func getResourceAction(kind string) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		id, err := c.resourceID(kind)
+		if err != nil {
+			return 0, nil, err
+		}
+		return c.getAction(kind, id)
+	}
+}
+
+// unknownAction answers POST /{family}/{id}/actions/{action} for an
+// action fakecloud does not simulate.
+func unknownAction(family string) apiHandler {
+	return func(c *call) (int, any, *apiError) {
+		return 0, nil, errorf(codeNotFound, "%s action %q does not exist or is not simulated by fakecloud", family, c.r.PathValue("action"))
+	}
+}
+
+func oneAction(a schema.Action) any { return actionGet{a} }
+
+// asIs sends an operation's result as the whole answer.
+func asIs[T any](v T) any { return v }
 
 // resourceID reads {id} and checks that the resource exists.
 func (c *call) resourceID(kind string) (int64, *apiError) {

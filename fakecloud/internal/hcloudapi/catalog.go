@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/go-chi/chi/v5"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
@@ -26,9 +25,8 @@ type catalogEntry[T any] struct {
 	listExtra      func(c *catalog.Catalog) map[string]any // more top-level keys of the list response
 }
 
-// mountCatalogEntry serves GET /{family} (name filter, sort, pagination)
-// and GET /{family}/{id}.
-func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
+// catalogList serves GET /{family}: the name filter, sort and pagination.
+func catalogList[T any](e catalogEntry[T]) apiHandler {
 	keys := listing.SortKeys[T]{
 		"id":   func(a, b T) int { return cmp.Compare(e.id(a), e.id(b)) },
 		"name": func(a, b T) int { return cmp.Compare(e.name(a), e.name(b)) },
@@ -36,7 +34,7 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 	if e.created != nil {
 		keys["created"] = func(a, b T) int { return cmp.Compare(e.created(a), e.created(b)) }
 	}
-	r.Get("/"+e.family, s.serve(func(c *call) (int, any, *apiError) {
+	return func(c *call) (int, any, *apiError) {
 		q, err := parseList(c.r)
 		if err != nil {
 			return 0, nil, err
@@ -54,8 +52,12 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 			maps.Copy(out, e.listExtra(c.tx.Catalog()))
 		}
 		return http.StatusOK, out, nil
-	}))
-	r.Get("/"+e.family+"/{id}", s.serve(func(c *call) (int, any, *apiError) {
+	}
+}
+
+// catalogGet serves GET /{family}/{id}.
+func catalogGet[T any](e catalogEntry[T]) apiHandler {
+	return func(c *call) (int, any, *apiError) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
@@ -66,27 +68,28 @@ func mountCatalogEntry[T any](s *Server, r chi.Router, e catalogEntry[T]) {
 			}
 		}
 		return 0, nil, notFound(e.single, id)
-	}))
+	}
 }
 
-func (s *Server) mountCatalog(r chi.Router) {
-	mountCatalogEntry(s, r, catalogEntry[schema.Location]{family: "locations", single: "location",
+// The catalogue's families.
+var (
+	catalogLocations = catalogEntry[schema.Location]{family: "locations", single: "location",
 		items: (*catalog.Catalog).Locations,
-		id:    func(l schema.Location) int64 { return l.ID }, name: func(l schema.Location) string { return l.Name }})
-	mountCatalogEntry(s, r, catalogEntry[schema.Datacenter]{family: "datacenters", single: "datacenter",
+		id:    func(l schema.Location) int64 { return l.ID }, name: func(l schema.Location) string { return l.Name }}
+	catalogDatacenters = catalogEntry[schema.Datacenter]{family: "datacenters", single: "datacenter",
 		items: (*catalog.Catalog).Datacenters,
 		id:    func(d schema.Datacenter) int64 { return d.ID }, name: func(d schema.Datacenter) string { return d.Name },
 		// The (deprecated) recommended datacenter is required in the list.
 		listExtra: func(c *catalog.Catalog) map[string]any {
 			return map[string]any{"recommendation": c.Datacenters()[0].ID}
-		}})
-	mountCatalogEntry(s, r, catalogEntry[schema.ServerType]{family: "server_types", single: "server_type",
+		}}
+	catalogServerTypes = catalogEntry[schema.ServerType]{family: "server_types", single: "server_type",
 		items: (*catalog.Catalog).ServerTypes,
-		id:    func(t schema.ServerType) int64 { return t.ID }, name: func(t schema.ServerType) string { return t.Name }})
-	mountCatalogEntry(s, r, catalogEntry[schema.LoadBalancerType]{family: "load_balancer_types", single: "load_balancer_type",
+		id:    func(t schema.ServerType) int64 { return t.ID }, name: func(t schema.ServerType) string { return t.Name }}
+	catalogLBTypes = catalogEntry[schema.LoadBalancerType]{family: "load_balancer_types", single: "load_balancer_type",
 		items: (*catalog.Catalog).LBTypes,
-		id:    func(t schema.LoadBalancerType) int64 { return t.ID }, name: func(t schema.LoadBalancerType) string { return t.Name }})
-	mountCatalogEntry(s, r, catalogEntry[schema.Image]{family: "images", single: "image",
+		id:    func(t schema.LoadBalancerType) int64 { return t.ID }, name: func(t schema.LoadBalancerType) string { return t.Name }}
+	catalogImages = catalogEntry[schema.Image]{family: "images", single: "image",
 		items: (*catalog.Catalog).Images,
 		id:    func(im schema.Image) int64 { return im.ID },
 		name: func(im schema.Image) string {
@@ -114,5 +117,5 @@ func (s *Server) mountCatalog(r chi.Router) {
 				return 0
 			}
 			return im.Created.Unix()
-		}})
-}
+		}}
+)

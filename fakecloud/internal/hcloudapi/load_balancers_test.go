@@ -232,7 +232,7 @@ func TestLoadBalancerLimits(t *testing.T) {
 	}
 	_, _, err = f.client.LoadBalancer.AddService(ctx, res.LoadBalancer, hcloud.LoadBalancerAddServiceOpts{Protocol: hcloud.LoadBalancerServiceProtocolTCP, ListenPort: hcloud.Ptr(2000)})
 	wantCode(t, err, hcloud.ErrorCodeResourceLimitExceeded)
-	// A downgrade that does not fit is refused.
+	// a downgrade that does not fit is refused.
 	a, _, err := f.client.LoadBalancer.ChangeType(ctx, res.LoadBalancer, hcloud.LoadBalancerChangeTypeOpts{LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb21"}})
 	if err != nil || f.client.Action.WaitFor(ctx, a) != nil {
 		t.Fatal(err)

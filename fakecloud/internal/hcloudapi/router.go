@@ -17,8 +17,7 @@ import (
 // rules), the admin API under /_fakecloud/, each server's metadata service
 // under /metadata/, the Robot webservice under /robot (observed, then
 // its own authentication, limits and fault rules) and Prometheus metrics
-// on /metrics. Every resource
-// family of the API is mounted here, from one list.
+// on /metrics. The API's endpoints are listed in apiRoutes (routes.go).
 func (s *Server) routes() http.Handler {
 	api := chi.NewRouter()
 	api.NotFound(func(w http.ResponseWriter, r *http.Request) {
@@ -27,18 +26,8 @@ func (s *Server) routes() http.Handler {
 	api.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(codeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
-	for _, mount := range []func(chi.Router){
-		s.mountActions,
-		s.mountServers,
-		s.mountLoadBalancers,
-		s.mountNetworks,
-		s.mountCertificates,
-		s.mountPrimaryIPs,
-		s.mountSSHKeys,
-		s.mountCatalog, // locations, datacenters, server and load balancer types, images
-		s.mountPricing,
-	} {
-		mount(api)
+	for _, rt := range apiRoutes() {
+		api.Method(rt.method, rt.pattern, s.serve(rt.h))
 	}
 
 	s.api = api
@@ -58,19 +47,6 @@ func (s *Server) routes() http.Handler {
 	root.Mount("/v1", h)
 	root.Mount("/", h)
 	return root
-}
-
-// actionRoutes registers a family's action endpoints from a table: POST
-// /{family}/{id}/actions/{name} dispatches by name.
-func (s *Server) actionRoutes(r chi.Router, family string, table map[string]apiHandler) {
-	r.Post("/"+family+"/{id}/actions/{action}", s.serve(func(c *call) (int, any, *apiError) {
-		name := c.r.PathValue("action")
-		h, ok := table[name]
-		if !ok {
-			return 0, nil, errorf(codeNotFound, "%s action %q does not exist or is not simulated by fakecloud", family, name)
-		}
-		return h(c)
-	}))
 }
 
 // apiHandler serves one endpoint: it returns a status and a body to encode,

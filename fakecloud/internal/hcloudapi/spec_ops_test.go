@@ -34,10 +34,10 @@ func shape(path string) string { return placeholder.ReplaceAllString(path, "{}")
 
 // specOps reads the vendored description and keeps the operations the
 // router serves; it fails when a route has no operation in the
-// description, so every new route is covered. Action routes are one
-// pattern in the router (…/actions/{action}), so each of the
-// description's actions under it counts as served; the suite drops the
-// ones fakecloud answers "not simulated".
+// description, so every new route is covered. Each family's POST
+// …/actions/{action} answers the actions fakecloud does not simulate, so
+// each of the description's actions under it counts as served; the suite
+// drops the ones fakecloud answers "not simulated".
 func specOps(t testing.TB, router chi.Router) []specOp {
 	t.Helper()
 	data, err := os.ReadFile("../../../testdata/openapi/cloud.spec.json")
@@ -80,7 +80,8 @@ func specOps(t testing.TB, router chi.Router) []specOp {
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(served)) {
-		if !matched[k] {
+		unknownActions := strings.HasPrefix(k, "POST ") && strings.HasSuffix(k, "/actions/{}")
+		if !matched[k] && !unknownActions {
 			t.Errorf("fakecloud serves %s, which the OpenAPI description does not have", k)
 		}
 	}

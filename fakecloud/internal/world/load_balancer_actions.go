@@ -139,7 +139,7 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 		if !ok {
 			return nil, invalidField("network", "network %d does not exist", req.Network)
 		}
-		if err := t.w.networkLock(n.ID); err != nil {
+		if err := t.w.NetworkLock(n.ID); err != nil {
 			return nil, err
 		}
 		if len(lb.PrivateNet) > 0 {

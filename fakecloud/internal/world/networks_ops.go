@@ -114,7 +114,7 @@ func (t *Tx) DeleteNetwork(id int64) *apiError {
 	if n.Protection.Delete {
 		return protectedErr("network", n.ID)
 	}
-	if err := w.networkLock(n.ID); err != nil {
+	if err := w.NetworkLock(n.ID); err != nil {
 		return err
 	}
 	for _, m := range slices.Clone(w.NetMembers[n.ID]) {
@@ -131,15 +131,6 @@ func fieldAt(list string, i int, field string) string {
 	return list + "[" + strconv.Itoa(i) + "]." + field
 }
 
-// networkLock answers conflict while an action runs on the network, as the
-// API documents for networks.
-func (w *ops) networkLock(id int64) *apiError {
-	if err := w.CheckLock(store.Ref{Type: "network", ID: id}); err != nil {
-		return errorf(codeConflict, "network %d is being changed by a running action, please retry", id)
-	}
-	return nil
-}
-
 var networkSortKeys = listing.ByIDNameCreated(
 	func(n *schema.Network) int64 { return n.ID },
 	func(n *schema.Network) string { return n.Name },
@@ -152,7 +143,7 @@ func (t *Tx) networkAction(id int64, command string, check func(n *schema.Networ
 	if err != nil {
 		return schema.Action{}, err
 	}
-	if err := t.w.networkLock(n.ID); err != nil {
+	if err := t.w.NetworkLock(n.ID); err != nil {
 		return schema.Action{}, err
 	}
 	ipRange, _ := netip.ParsePrefix(n.IPRange)

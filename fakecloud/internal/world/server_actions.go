@@ -107,7 +107,7 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 		if !ok {
 			return nil, store.Finish{}, invalidField("network", "network %d does not exist", req.Network)
 		}
-		if err := t.w.networkLock(n.ID); err != nil {
+		if err := t.w.NetworkLock(n.ID); err != nil {
 			return nil, store.Finish{}, err
 		}
 		ref := store.Ref{Type: "server", ID: s.ID}
@@ -140,7 +140,7 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 		}
 		return func() {
 			t.w.Attach(n.ID, m)
-			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: t.w.newMAC()})
+			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: t.w.NewMAC()})
 		}, store.Finish{}, nil
 	})
 }

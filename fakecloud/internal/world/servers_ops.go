@@ -185,11 +185,11 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	}
 	for i, n := range nets {
 		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "server", ID: s.ID}, IP: ips[i]})
-		s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ips[i].String(), AliasIPs: []string{}, MACAddress: w.newMAC()})
+		s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ips[i].String(), AliasIPs: []string{}, MACAddress: w.NewMAC()})
 	}
 	var rootPassword *string
 	if len(req.SSHKeys) == 0 {
-		pw := w.newPassword()
+		pw := w.NewPassword()
 		rootPassword = &pw
 		s.RootPassword = pw
 	}
@@ -285,21 +285,6 @@ func (w *ops) removeServer(s *StoredServer) {
 		}
 	}
 	w.Servers.Del(s.ID)
-}
-
-// newMAC returns a MAC address in Hetzner's locally administered 86:00 range.
-func (w *ops) newMAC() string {
-	b := w.Rng.Uint32()
-	return fmt.Sprintf("86:00:00:%02x:%02x:%02x", byte(b>>16), byte(b>>8), byte(b))
-}
-
-func (w *ops) newPassword() string {
-	const letters = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-	b := make([]byte, 20)
-	for i := range b {
-		b[i] = letters[w.Rng.IntN(len(letters))]
-	}
-	return string(b)
 }
 
 // checkUnsimulated refuses references to resources fakecloud does not

@@ -145,29 +145,6 @@ var LBSortKeys = listing.ByIDNameCreated(
 	func(lb *StoredLoadBalancer) string { return lb.Name },
 	func(lb *StoredLoadBalancer) int64 { return lb.Created.Unix() })
 
-// CheckLBLimits enforces the type's max_services, max_targets and
-// max_assigned_certificates.
-func (w *Model) CheckLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType) *apiError {
-	if len(lb.Services) > lt.MaxServices {
-		return limitExceeded("max_services", "load balancer type %s allows at most %d services", lt.Name, lt.MaxServices)
-	}
-	if n := w.targetCount(lb.Targets); n > lt.MaxTargets {
-		return limitExceeded("max_targets", "load balancer type %s allows at most %d targets, got %d", lt.Name, lt.MaxTargets, n)
-	}
-	certs := map[int64]bool{}
-	for _, s := range lb.Services {
-		if s.HTTP != nil {
-			for _, c := range s.HTTP.Certificates {
-				certs[c] = true
-			}
-		}
-	}
-	if len(certs) > lt.MaxAssignedCertificates {
-		return limitExceeded("max_assigned_certificates", "load balancer type %s allows at most %d certificates", lt.Name, lt.MaxAssignedCertificates)
-	}
-	return nil
-}
-
 // ViewNetwork is the network as the API shows it, with its members.
 func (w *Model) ViewNetwork(n *schema.Network) schema.Network {
 	v := *n
@@ -209,18 +186,4 @@ func (w *Model) ViewCert(cert *schema.Certificate) schema.Certificate {
 		v.Status = &st
 	}
 	return v
-}
-
-// WithLimits checks that lb after change still fits its type.
-func (w *Model) WithLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apiError {
-	cp := *lb
-	cp.Services = slices.Clone(lb.Services)
-	cp.Targets = slices.Clone(lb.Targets)
-	change(&cp)
-	return w.CheckLBLimits(&cp, cp.LoadBalancerType)
-}
-
-// PublicTargets reports whether a target of lb is reached on its public IP.
-func PublicTargets(lb *StoredLoadBalancer) bool {
-	return slices.ContainsFunc(lb.Targets, func(t store.Target) bool { return t.Type != "ip" && !t.Private() })
 }

@@ -6,9 +6,11 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
-// StoredAction is a stored StoredAction: what the API shows plus how it ends. Its
+// StoredAction is a stored action: what the API shows plus how it ends. Its
 // change is applied when it starts; how it ends is data, so a snapshot
 // keeps running actions whole.
 type StoredAction struct {
@@ -23,14 +25,14 @@ type StoredAction struct {
 	Applied   json.RawMessage     `json:"applied,omitempty"` // ... and as the change left it, so the undo keeps others' changes
 }
 
-// finish is what an action's end does beyond its status.
+// Finish is what an action's end does beyond its status.
 type Finish struct {
 	ServerStatus        string `json:"server_status,omitempty"`          // success: the server's status becomes this
 	ServerStatusOnError string `json:"server_status_on_error,omitempty"` // error: ... or this
 	IssueCertificate    bool   `json:"issue_certificate,omitempty"`      // success: issued; error: issuance failed
 }
 
-// actionSpec describes an action to start.
+// ActionSpec describes an action to start.
 type ActionSpec struct {
 	Command   string
 	Resources []Ref // the first is the one the action locks
@@ -38,7 +40,7 @@ type ActionSpec struct {
 	Undo      json.RawMessage
 }
 
-// checkLock returns locked when a running action, or a lock event, holds
+// CheckLock returns locked when a running action, or a lock event, holds
 // the resource.
 func (w *State) CheckLock(ref Ref) *apiError {
 	if _, ok := w.LockedBy[ref]; ok {
@@ -53,7 +55,7 @@ func (w *State) CheckLock(ref Ref) *apiError {
 	return nil
 }
 
-// startAction records a new running action. With no configured duration and
+// StartAction records a new running action. With no configured duration and
 // no poll count it completes at once, effects included.
 func (w *State) StartAction(s ActionSpec) *StoredAction {
 	now := w.Now()
@@ -96,7 +98,7 @@ func (w *State) StartAction(s ActionSpec) *StoredAction {
 	return a
 }
 
-// recordDone records an action that took effect at once, as an event's
+// RecordDone records an action that took effect at once, as an event's
 // change does: finished as it starts, whatever the action options and
 // action faults say.
 func (w *State) RecordDone(command string, resources ...Ref) {
@@ -160,7 +162,7 @@ func (w *State) finish(ref Ref, f Finish, ok bool) {
 	}
 }
 
-// settle completes every running action whose time has come. Every request
+// Settle completes every running action whose time has come. Every request
 // settles first, so effects appear without a background goroutine.
 func (w *State) Settle() {
 	if len(w.running) == 0 {
@@ -187,7 +189,7 @@ func (w *State) Settle() {
 	w.running = still
 }
 
-// polled counts a client's look at an action, for Options.ActionPolls.
+// Polled counts a client's look at an action, for Options.ActionPolls.
 func (w *State) Polled(a *StoredAction) {
 	if a.Status == "running" && a.PollsLeft > 0 {
 		a.PollsLeft--
@@ -208,7 +210,7 @@ func (w *State) ViewAction(a *StoredAction) schema.Action {
 	return v
 }
 
-// actionTouches reports whether an action concerns a resource of the kind
+// ActionTouches reports whether an action concerns a resource of the kind
 // (and of the ID, when id is not zero).
 func ActionTouches(a *StoredAction, kind string, id int64) bool {
 	for _, r := range a.Resources {
@@ -217,4 +219,33 @@ func ActionTouches(a *StoredAction, kind string, id int64) bool {
 		}
 	}
 	return false
+}
+
+// SnapshotOf is a resource's JSON, to restore if an action fails.
+func (w *State) SnapshotOf(ref Ref) json.RawMessage {
+	var v any
+	switch ref.Type {
+	case "server":
+		v, _ = w.Servers.Get(ref.ID)
+	case "load_balancer":
+		v, _ = w.LoadBalancers.Get(ref.ID)
+	case "network":
+		v, _ = w.Networks.Get(ref.ID)
+	case "certificate":
+		v, _ = w.Certificates.Get(ref.ID)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// NetworkLock answers conflict while an action runs on the network, as the
+// API documents for networks.
+func (w *State) NetworkLock(id int64) *apiError {
+	if err := w.CheckLock(Ref{Type: "network", ID: id}); err != nil {
+		return errorf(apierr.CodeConflict, "network %d is being changed by a running action, please retry", id)
+	}
+	return nil
 }

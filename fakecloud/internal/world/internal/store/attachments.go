@@ -7,7 +7,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// member is a server or load balancer attached to a network, with the
+// Member is a server or load balancer attached to a network, with the
 // addresses it holds there.
 type Member struct {
 	Ref
@@ -28,7 +28,7 @@ func (w *State) MemberOf(netID int64, ref Ref) (Member, bool) {
 	return w.NetMembers[netID][i], true
 }
 
-// allocIP chooses an address for a new member of network n in a network
+// AllocIP chooses an address for a new member of network n in a network
 // zone: the requested ip, else the first free one of the requested subnet
 // (ip_range), else of the first subnet of the zone with room.
 func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Addr, *apiError) {
@@ -109,7 +109,7 @@ func (w *State) Attach(netID int64, m Member) {
 	w.NetHint[netID] = m.IP.Next()
 }
 
-// detach removes a member from a network and the network from the
+// Detach removes a member from a network and the network from the
 // member's private_net.
 func (w *State) Detach(m Member, netID int64) {
 	w.NetMembers[netID] = slices.DeleteFunc(w.NetMembers[netID], func(o Member) bool {
@@ -133,7 +133,7 @@ func (w *State) Detach(m Member, netID int64) {
 	}
 }
 
-// detachAll removes a resource from every network it is attached to.
+// DetachAll removes a resource from every network it is attached to.
 func (w *State) DetachAll(ref Ref) {
 	for netID, members := range w.NetMembers {
 		for _, m := range members {

@@ -36,7 +36,7 @@ func (w *State) DedicatedServers() []dedicated.Server {
 	return out
 }
 
-// addDedicated fills in a seed's defaults, checks the server against the
+// AddDedicated fills in a seed's defaults, checks the server against the
 // world and stores it. Errors name the field, one a line.
 func (w *State) AddDedicated(sd dedicated.SeedDedicatedServer) (*dedicated.Server, error) {
 	d := dedicated.Server{Number: sd.Number, Name: sd.Name, IPv4: sd.IPv4, IPv6Net: sd.IPv6Net, Product: cmp.Or(sd.Product, "AX41-NVMe"),
@@ -118,7 +118,7 @@ func (w *State) loadDedicated(servers []*dedicated.Server) []error {
 	return errs
 }
 
-// prefixLines puts prefix before every line of err.
+// PrefixLines puts prefix before every line of err.
 func PrefixLines(prefix string, err error) error {
 	if err == nil {
 		return nil

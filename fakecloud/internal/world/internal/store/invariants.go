@@ -11,7 +11,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// checkInvariants reports every way a snapshot breaks what any sequence of
+// CheckInvariants reports every way a snapshot breaks what any sequence of
 // API calls and events keeps true: each address has one owner (public
 // IPv4 across servers, load balancers and primary IPs; private IPs per
 // network), private IPs lie in a subnet of their network, primary IPs and

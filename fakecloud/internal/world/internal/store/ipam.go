@@ -33,7 +33,7 @@ func (p *ipPool) Take() (netip.Addr, bool) {
 	return a, true
 }
 
-// claim takes a released address out of the pool, reporting whether it
+// Claim takes a released address out of the pool, reporting whether it
 // was free.
 func (p *ipPool) Claim(a netip.Addr) bool {
 	i := slices.Index(p.Free, a)
@@ -50,7 +50,7 @@ func (p *ipPool) Release(s string) {
 	}
 }
 
-// newIPv6Net returns the next public /64, as "2001:db8:0:N::/64".
+// NewIPv6Net returns the next public /64, as "2001:db8:0:N::/64".
 func (w *State) NewIPv6Net() string {
 	w.pubIPv6++
 	b := netaddr.PublicIPv6Base.As16()

@@ -79,7 +79,7 @@ func (w *State) pessimisticActionID() int64 {
 	}
 }
 
-// listed drops, under pessimistic realism, the finished actions older than
+// Listed drops, under pessimistic realism, the finished actions older than
 // the retention from a listing.
 func (w *State) Listed(items []*StoredAction) []*StoredAction {
 	if !w.Realism.pessimistic() {
@@ -89,7 +89,7 @@ func (w *State) Listed(items []*StoredAction) []*StoredAction {
 	return slices.DeleteFunc(items, func(a *StoredAction) bool { return a.Finished != nil && a.Finished.Before(cutoff) })
 }
 
-// tieOrder, under pessimistic realism, puts items in an order of their
+// TieOrder, under pessimistic realism, puts items in an order of their
 // own before a sort, so items with equal sort keys do not come in ID
 // order. The order is the same for every request, so pages still fit.
 func TieOrder[T any](w *State, items []T, id func(T) int64) {

@@ -9,26 +9,6 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
-// snapshotOf is a resource's JSON, to restore if an action fails.
-func (w *State) SnapshotOf(ref Ref) json.RawMessage {
-	var v any
-	switch ref.Type {
-	case "server":
-		v, _ = w.Servers.Get(ref.ID)
-	case "load_balancer":
-		v, _ = w.LoadBalancers.Get(ref.ID)
-	case "network":
-		v, _ = w.Networks.Get(ref.ID)
-	case "certificate":
-		v, _ = w.Certificates.Get(ref.ID)
-	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return data
-}
-
 // restore undoes a failed action's change to the resource it locked:
 // before is the resource before the change, applied as the change left it
 // (nil in snapshots older than the merge: then before is put back whole).
@@ -70,7 +50,7 @@ func restoreInto[T any](t *Table[T], id int64, before, applied json.RawMessage) 
 	}
 }
 
-// reindexNetworks rebuilds who holds which address in which network from
+// ReindexNetworks rebuilds who holds which address in which network from
 // the servers' and load balancers' private_net.
 func (w *State) ReindexNetworks() {
 	w.NetMembers = map[int64][]Member{}
@@ -139,7 +119,7 @@ func (w *State) fitRestored(ref Ref) {
 	}
 }
 
-// certHeldByAction reports the load balancer whose running action may put
+// CertHeldByAction reports the load balancer whose running action may put
 // the certificate back if it fails: until it ends, the certificate is in
 // use, as it is on the API, which changes a service when the action ends.
 func (w *State) CertHeldByAction(id int64) (int64, bool) {

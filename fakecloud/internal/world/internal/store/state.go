@@ -66,7 +66,7 @@ func (w *State) Export() ([]byte, error) {
 	return EncodeState(st)
 }
 
-// snapshot is the world as a state that shares no memory with it: taken
+// Snapshot is the world as a state that shares no memory with it: taken
 // under the world lock, it is encoded after the lock is released, so
 // requests wait for the copy (about a tenth of the encoding) only.
 func (w *State) Snapshot() (Snapshot, error) {
@@ -132,7 +132,7 @@ func (w *State) Import(data []byte) error {
 	return nil
 }
 
-// scratch is an empty world with w's configuration, to build a new
+// Scratch is an empty world with w's configuration, to build a new
 // content in before w adopts it.
 func (w *State) Scratch() *State {
 	fresh := &State{Now: w.Now, ActionDuration: w.ActionDuration, ActionPolls: w.ActionPolls, seed: w.seed, Realism: w.Realism,
@@ -141,7 +141,7 @@ func (w *State) Scratch() *State {
 	return fresh
 }
 
-// adopt takes over another world's content (not its mutex, configuration
+// Adopt takes over another world's content (not its mutex, configuration
 // or scenario schedule).
 func (w *State) Adopt(o *State) {
 	w.Rng, w.pcg, w.LastID, w.Cat = o.Rng, o.pcg, o.LastID, o.Cat

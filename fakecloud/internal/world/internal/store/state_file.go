@@ -70,7 +70,7 @@ func EncodeState(st Snapshot) ([]byte, error) {
 	return json.MarshalIndent(f, "", "  ")
 }
 
-// decodeState reads a snapshot of either version strictly and fills the
+// DecodeState reads a snapshot of either version strictly and fills the
 // catalogue's entries in by name; an entry the catalogue lacks is an error
 // naming the field.
 func DecodeState(data []byte, cat *catalog.Catalog) (Snapshot, error) {

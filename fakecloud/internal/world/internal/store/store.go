@@ -1,6 +1,7 @@
 package store
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"net/netip"
 	"sync"
@@ -27,7 +28,7 @@ type State struct {
 	Realism        Realism
 	Rng            *rand.Rand
 	pcg            *rand.PCG // rng's source, kept to snapshot its state
-	// actionFault says how a new action of a command ends: an error code
+	// ActionFault says how a new action of a command ends: an error code
 	// and message to fail with, and extra running time.
 	ActionFault func(command string) (code, message string, delay time.Duration)
 	Locks       map[Ref]time.Time // resources locked by an event, until
@@ -49,7 +50,7 @@ type State struct {
 	running  []int64       // IDs of running actions, oldest first
 	LockedBy map[Ref]int64 // resource -> running action holding it
 	PubIPv4  ipPool
-	// lbIPv4 is where load balancers that carry traffic take their
+	// LBIPv4 is where load balancers that carry traffic take their
 	// addresses; probed gives their targets' checked health.
 	LBIPv4  netip.Prefix
 	Probed  func(lb int64, listenPort int, target string) (string, bool)
@@ -60,7 +61,7 @@ type State struct {
 	NetHint    map[int64]netip.Addr              // network ID -> where the next search starts
 }
 
-// StoredServer is a stored StoredServer; schema.Server holds what the API shows.
+// StoredServer is a stored server; schema.Server holds what the API shows.
 type StoredServer struct {
 	schema.Server
 	RootPassword string `json:"root_password,omitempty"`
@@ -120,7 +121,7 @@ func New(c Config) *State {
 	return w
 }
 
-// reset empties the world back to the catalogue alone.
+// Reset empties the world back to the catalogue alone.
 func (w *State) Reset() {
 	w.pcg = rand.NewPCG(w.seed, 0x6661_6b65_636c_6f75)
 	w.Rng = rand.New(w.pcg)
@@ -151,7 +152,7 @@ var idBase = map[string]int64{
 	"ssh_key": 500000, "primary_ip": 600000, "action": 1000000,
 }
 
-// newID hands out the next ID of a kind: ascending, with small seeded gaps
+// NewID hands out the next ID of a kind: ascending, with small seeded gaps
 // like the real API's, and the same sequence for the same seed.
 func (w *State) NewID(kind string) int64 {
 	if kind == "action" && w.Realism.pessimistic() {
@@ -166,17 +167,17 @@ func (w *State) NewID(kind string) int64 {
 	return last
 }
 
-// locked runs f holding the world lock, released however f ends.
+// Locked runs f holding the world lock, released however f ends.
 func (w *State) Locked(f func()) {
 	w.Mu.Lock()
 	defer w.Mu.Unlock()
 	f()
 }
 
-// serverStatuses are the statuses the API reports.
+// ServerStatuses are the statuses the API reports.
 var ServerStatuses = []string{"running", "initializing", "starting", "stopping", "off", "deleting", "migrating", "rebuilding", "unknown"}
 
-// lbTarget is a target as stored and shown: a server target carries the
+// Target is a load balancer target as stored and shown: a server target carries the
 // IP traffic goes to, which schema.LoadBalancerTarget lacks.
 type Target struct {
 	Type          string                                  `json:"type"`
@@ -199,3 +200,19 @@ type TargetHealth struct {
 }
 
 func (t Target) Private() bool { return t.UsePrivateIP != nil && *t.UsePrivateIP }
+
+// NewMAC returns a MAC address in Hetzner's locally administered 86:00 range.
+func (w *State) NewMAC() string {
+	b := w.Rng.Uint32()
+	return fmt.Sprintf("86:00:00:%02x:%02x:%02x", byte(b>>16), byte(b>>8), byte(b))
+}
+
+// NewPassword is a root password, from the seeded generator.
+func (w *State) NewPassword() string {
+	const letters = "abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	b := make([]byte, 20)
+	for i := range b {
+		b[i] = letters[w.Rng.IntN(len(letters))]
+	}
+	return string(b)
+}

@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// table holds one kind of resource by ID and keeps IDs in ascending order,
+// Table holds one kind of resource by ID and keeps IDs in ascending order,
 // which is the API's default list order.
 type Table[T any] struct {
 	byID map[int64]*T
@@ -19,7 +19,7 @@ func (t *Table[T]) Get(id int64) (*T, bool) {
 	return v, ok
 }
 
-// put stores v under id; IDs are handed out ascending, so appending keeps order.
+// Put stores v under id; IDs are handed out ascending, so appending keeps order.
 func (t *Table[T]) Put(id int64, v *T) {
 	if _, ok := t.byID[id]; !ok {
 		if n := len(t.ids); n > 0 && t.ids[n-1] > id {
@@ -42,7 +42,7 @@ func (t *Table[T]) Del(id int64) {
 	}
 }
 
-// all returns the resources in ascending ID order.
+// All returns the resources in ascending ID order.
 func (t *Table[T]) All() []*T {
 	out := make([]*T, 0, len(t.ids))
 	for _, id := range t.ids {
@@ -63,7 +63,7 @@ func (t *Table[T]) Values() iter.Seq[*T] {
 	}
 }
 
-// find returns the first resource, in ID order, for which match is true.
+// Find returns the first resource, in ID order, for which match is true.
 func (t *Table[T]) Find(match func(*T) bool) (*T, bool) {
 	for _, id := range t.ids {
 		if v := t.byID[id]; match(v) {
