@@ -167,13 +167,18 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/trafficspec":   {},
 		root + "/internal/event":         {imports: in("jsontime", "dedicated")},
 		root + "/internal/listing":       {imports: in("apierr", "labelselector")},
+		root + "/internal/realism":       {imports: in("jsontime")},
+		root + "/internal/script":        {imports: in("faults", "event", "dedicated", "jsontime", "strict", "realism"), http: true},
+		// The admin API: HTTP over the server's operations, which it knows
+		// only as an interface.
+		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "event", "script", "realism", "journal", "statefile"), root+"/robot"), http: true},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, behind typed operations; no HTTP.
 		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "world/internal/store", "world/internal/model")},
 		// What the API makes of the tables: views, targets, services, traffic.
 		root + "/internal/world/internal/model": {imports: in("apierr", "strict", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "listing", "world/internal/store")},
 		// The tables and the engine, which only the state layer reaches.
-		root + "/internal/world/internal/store": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec")},
+		root + "/internal/world/internal/store": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "realism")},
 	}
 	for path, w := range walls {
 		p, ok := pkgs[path]

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // Journal statuses for requests that got no answer, as nginx names them.
@@ -132,7 +134,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 // authenticate admits requests with a configured Bearer token.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, known := s.tokens[bearer(r)]; !known {
+		if _, known := s.tokens[wire.Bearer(r)]; !known {
 			writeError(w, errorf(codeUnauthorized, "unable to authenticate"))
 			return
 		}
@@ -144,20 +146,10 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // a refused write is still a request of the project.
 func (s *Server) permit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.tokens[bearer(r)] && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if !s.tokens[wire.Bearer(r)] && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			writeError(w, errorf(codeForbidden, "insufficient permissions for this request: the token is read-only"))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
-}
-
-// bearer is the token of an "Authorization: Bearer <token>" header, or
-// "" for any other header. The scheme is case-insensitive (RFC 9110).
-func bearer(r *http.Request) string {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return ""
-	}
-	return strings.TrimSpace(token)
 }

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -13,121 +12,6 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
-
-// World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs and dedicated servers a fakecloud starts with. Resources refer to each other by name.
-// It is read from YAML (see testdata/worlds) or built in Go.
-type World struct {
-	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
-	Certificates  []SeedCertificate  `json:"certificates,omitempty"`
-	Networks      []SeedNetwork      `json:"networks,omitempty"`
-	Servers       []SeedServer       `json:"servers,omitempty"`
-	LoadBalancers []SeedLoadBalancer `json:"load_balancers,omitempty"`
-	PrimaryIPs    []SeedPrimaryIP    `json:"primary_ips,omitempty"`
-	// DedicatedServers are the Robot webservice's servers.
-	DedicatedServers []SeedDedicatedServer `json:"dedicated_servers,omitempty"`
-}
-
-// SeedPrimaryIP is a primary IP assigned to no server (servers bring
-// their own).
-type SeedPrimaryIP struct {
-	Name     string            `json:"name"`
-	Type     string            `json:"type"`               // ipv4 or ipv6
-	Location string            `json:"location,omitempty"` // default fsn1
-	Labels   map[string]string `json:"labels,omitempty"`
-}
-
-// SeedSSHKey is an SSH key of a seed world.
-type SeedSSHKey struct {
-	Name      string            `json:"name"`
-	PublicKey string            `json:"public_key"`
-	Labels    map[string]string `json:"labels,omitempty"`
-}
-
-// SeedCertificate is an uploaded (certificate, private_key) or managed
-// (domain_names) certificate.
-type SeedCertificate struct {
-	Name        string            `json:"name"`
-	Type        string            `json:"type,omitempty"`
-	Certificate string            `json:"certificate,omitempty"`
-	PrivateKey  string            `json:"private_key,omitempty"`
-	DomainNames []string          `json:"domain_names,omitempty"`
-	Labels      map[string]string `json:"labels,omitempty"`
-}
-
-// SeedNetwork is a network with its subnets and routes.
-type SeedNetwork struct {
-	Name    string                 `json:"name"`
-	IPRange string                 `json:"ip_range"`
-	Subnets []schema.NetworkSubnet `json:"subnets,omitempty"`
-	Routes  []schema.NetworkRoute  `json:"routes,omitempty"`
-	Labels  map[string]string      `json:"labels,omitempty"`
-}
-
-// SeedServer is a server; Status "off" seeds it powered off.
-type SeedServer struct {
-	Name       string              `json:"name"`
-	ServerType string              `json:"server_type,omitempty"` // default cx22
-	Image      string              `json:"image,omitempty"`       // default ubuntu-24.04
-	Location   string              `json:"location,omitempty"`    // default fsn1
-	Status     string              `json:"status,omitempty"`      // running (default) or off
-	Labels     map[string]string   `json:"labels,omitempty"`
-	PublicIPv4 *bool               `json:"public_ipv4,omitempty"` // default true
-	PublicIPv6 *bool               `json:"public_ipv6,omitempty"` // default true
-	Networks   []SeedServerNetwork `json:"networks,omitempty"`
-	Protected  bool                `json:"protected,omitempty"`
-}
-
-// SeedServerNetwork attaches a server to a network, optionally at an IP.
-type SeedServerNetwork struct {
-	Network  string   `json:"network"`
-	IP       string   `json:"ip,omitempty"`
-	AliasIPs []string `json:"alias_ips,omitempty"`
-}
-
-// SeedLoadBalancer is a load balancer; targets name servers.
-type SeedLoadBalancer struct {
-	Name            string            `json:"name"`
-	Type            string            `json:"type,omitempty"` // default lb11
-	Location        string            `json:"location,omitempty"`
-	NetworkZone     string            `json:"network_zone,omitempty"`
-	Algorithm       string            `json:"algorithm,omitempty"`
-	Network         string            `json:"network,omitempty"`
-	PublicInterface *bool             `json:"public_interface,omitempty"`
-	Labels          map[string]string `json:"labels,omitempty"`
-	Services        []json.RawMessage `json:"services,omitempty"` // as the API's services
-	Targets         []SeedTarget      `json:"targets,omitempty"`
-	Protected       bool              `json:"protected,omitempty"`
-}
-
-// SeedTarget is a load balancer target: a server by name, a label
-// selector or an IP.
-type SeedTarget struct {
-	Server        string `json:"server,omitempty"`
-	LabelSelector string `json:"label_selector,omitempty"`
-	IP            string `json:"ip,omitempty"`
-	UsePrivateIP  bool   `json:"use_private_ip,omitempty"`
-}
-
-// LoadWorld reads a seed world from a YAML (or JSON) file. Unknown fields
-// are refused, so a typo does not silently seed less than intended.
-func LoadWorld(path string) (World, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return World{}, fmt.Errorf("read seed world: %w", err)
-	}
-	return ParseWorld(data)
-}
-
-// ParseWorld parses a seed world from YAML or JSON: an object, so an
-// empty or null document is refused rather than read as an empty world.
-func ParseWorld(data []byte) (World, error) {
-	var w World
-	if err := strictObject(data, &w); err != nil {
-		return World{}, fmt.Errorf("parse seed world: %w", err)
-	}
-	return w, nil
-}
 
 // Seed replaces the world with a seed world. Its resources are created
 // through the same code paths, and so the same validation, as API

@@ -9,5 +9,4 @@ var (
 	parseID       = strict.ParseID
 	checkJSONText = strict.CheckJSONText
 	exactKeysOf   = strict.ExactKeysOf
-	strictObject  = strict.Object
 )

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
@@ -68,17 +67,6 @@ func refuseBody(w http.ResponseWriter, r *http.Request, limit int64) {
 
 // APIBodyLimit is the limit of every API request.
 func APIBodyLimit(*http.Request) int64 { return MaxBody }
-
-// AdminBodyLimit lets seeds and snapshots be larger than other admin bodies.
-func AdminBodyLimit(r *http.Request) int64 {
-	switch {
-	case r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/seed"):
-		return MaxSeedBody
-	case r.Method == http.MethodPut && strings.HasSuffix(r.URL.Path, "/state"):
-		return MaxSnapshotBody
-	}
-	return MaxBody
-}
 
 // Size writes a byte count in MiB or KiB.
 func Size(n int64) string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
@@ -99,4 +100,14 @@ func DecodeBytes(body []byte, v any) *apierr.Error {
 		return apierr.InvalidField(field, "label values must be strings")
 	}
 	return nil
+}
+
+// Bearer is the token of an "Authorization: Bearer <token>" header, or
+// "" for any other header. The scheme is case-insensitive (RFC 9110).
+func Bearer(r *http.Request) string {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
 }

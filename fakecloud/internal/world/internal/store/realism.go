@@ -2,62 +2,13 @@ package store
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
 )
 
-// Realism says how fakecloud reads what the API's documentation leaves
-// open. The default, optimistic, is the reading clients were built on:
-// small IDs in creation order, actions kept for ever, an action for every
-// change. Pessimistic takes the unhelpful reading of each, so a client
-// that relies on one of them fails its tests here rather than in
-// production.
-type Realism struct {
-	// Mode is optimistic (the default) or pessimistic.
-	Mode string `json:"mode"`
-	// ActionRetention, under pessimistic realism, is how long a finished
-	// action stays in listings (default 30m); GET /actions/{id} still
-	// answers for it.
-	ActionRetention Duration `json:"action_retention,omitempty"`
-}
-
-// The realism modes.
-const (
-	RealismOptimistic  = "optimistic"
-	RealismPessimistic = "pessimistic"
-)
-
-// DefaultActionRetention is how long finished actions stay listed under
-// pessimistic realism unless ActionRetention says otherwise.
-const DefaultActionRetention = 30 * time.Minute
-
-// Check validates a realism and fills in its defaults.
-func (r Realism) Check() (Realism, error) {
-	switch r.Mode {
-	case "":
-		r.Mode = RealismOptimistic
-	case RealismOptimistic, RealismPessimistic:
-	default:
-		return r, fmt.Errorf("mode: %q is not one of %s, %s", r.Mode, RealismOptimistic, RealismPessimistic)
-	}
-	if r.ActionRetention < 0 {
-		return r, fmt.Errorf("action_retention: must not be negative")
-	}
-	if r.Mode == RealismPessimistic && r.ActionRetention == 0 {
-		r.ActionRetention = Duration(DefaultActionRetention)
-	}
-	if r.Mode == RealismOptimistic {
-		r.ActionRetention = 0
-	}
-	return r, nil
-}
-
-func (r Realism) pessimistic() bool { return r.Mode == RealismPessimistic }
-
 // Pessimistic reports whether the realism in force takes the unhelpful
 // reading.
-func (w *State) Pessimistic() bool { return w.Realism.pessimistic() }
+func (w *State) Pessimistic() bool { return (w.Realism.Mode == RealismPessimistic) }
 
 // pessimisticActionBase is where pessimistic action IDs start: 15 digits,
 // as the live API's (606028482673874 was seen).
@@ -82,7 +33,7 @@ func (w *State) pessimisticActionID() int64 {
 // Listed drops, under pessimistic realism, the finished actions older than
 // the retention from a listing.
 func (w *State) Listed(items []*StoredAction) []*StoredAction {
-	if !w.Realism.pessimistic() {
+	if !(w.Realism.Mode == RealismPessimistic) {
 		return items
 	}
 	cutoff := w.Now().Add(-time.Duration(w.Realism.ActionRetention))
@@ -93,7 +44,7 @@ func (w *State) Listed(items []*StoredAction) []*StoredAction {
 // own before a sort, so items with equal sort keys do not come in ID
 // order. The order is the same for every request, so pages still fit.
 func TieOrder[T any](w *State, items []T, id func(T) int64) {
-	if !w.Realism.pessimistic() {
+	if !(w.Realism.Mode == RealismPessimistic) {
 		return
 	}
 	slices.SortFunc(items, func(a, b T) int {

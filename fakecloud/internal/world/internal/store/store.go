@@ -155,7 +155,7 @@ var idBase = map[string]int64{
 // NewID hands out the next ID of a kind: ascending, with small seeded gaps
 // like the real API's, and the same sequence for the same seed.
 func (w *State) NewID(kind string) int64 {
-	if kind == "action" && w.Realism.pessimistic() {
+	if kind == "action" && (w.Realism.Mode == RealismPessimistic) {
 		return w.pessimisticActionID()
 	}
 	last, ok := w.LastID[kind]

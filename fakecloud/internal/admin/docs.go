@@ -1,4 +1,4 @@
-package hcloudapi
+package admin
 
 // What the admin API's routes do, in words: the reference page
 // docs/reference/fakecloud/admin-api.md is generated from these, and a
