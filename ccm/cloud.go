@@ -20,6 +20,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/probes"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
@@ -34,8 +35,8 @@ const ProviderName = "hcloud"
 type Cloud struct {
 	cfg       Config
 	client    *hcloud.Client
-	budget    *budget
-	inv       *inventory
+	budget    *inventory.Budget
+	inv       *inventory.Inventory
 	instances *instances
 	robot     *robotclient.Cache // dedicated servers; nil without Robot credentials
 	routes    *routes
@@ -88,11 +89,11 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	if cfg.Debug {
 		opts = append(opts, hcloud.WithDebugWriter(os.Stderr))
 	}
-	pacer := newBudget(cfg.BudgetReserve)
+	pacer := inventory.NewBudget(cfg.BudgetReserve)
 	reach := &probes.Reachability{}
 	// A request that hangs ends in an error after a minute; no controller
 	// treats an error as "gone".
-	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.transport(probes.Observed(reach, http.DefaultTransport))}))
+	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.Transport(probes.Observed(reach, http.DefaultTransport))}))
 	if o.retry != nil {
 		opts = append(opts, hcloud.WithRetryOpts(*o.retry))
 	}
@@ -108,7 +109,8 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		opts = append(opts, hcloud.WithInstrumentation(metrics))
 	}
 	client := hcloud.NewClient(opts...)
-	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: newInventory(client, now)}
+	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: inventory.NewInventory(client, now)}
+	c.inv.Subsystem = subsystemOf
 	if metrics != nil {
 		metrics.MustRegister(collector{inv: c.inv, budget: pacer})
 	}
@@ -146,12 +148,12 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	if cfg.ActionsEnabled {
 		// The feed's cursor is set before the first listing, so no change
 		// falls between the two.
-		c.inv.withFeed(newFeed(client), cfg.ListingMaxAge)
-		if err := c.inv.pollFeed(ctx); err != nil {
+		c.inv.WithFeed(inventory.NewFeed(client), cfg.ListingMaxAge)
+		if err := c.inv.PollFeed(ctx); err != nil {
 			return nil, startFailed(err, "first read of the server actions (checks the token and the endpoint)")
 		}
 	}
-	if err := c.inv.refresh(ctx); err != nil {
+	if err := c.inv.Refresh(ctx); err != nil {
 		return nil, startFailed(err, "first server listing (checks the token and the endpoint)")
 	}
 	c.instances = &instances{inv: c.inv, cfg: c.cfg}

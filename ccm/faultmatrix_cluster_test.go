@@ -59,7 +59,7 @@ func newSweepCluster(t *testing.T, op sweepOp) *sweepCluster {
 // initialised and Ready.
 func (c *sweepCluster) join(t *testing.T, i int) {
 	t.Helper()
-	s := c.server(t, name(i))
+	s := c.Server(t, name(i))
 	c.joinServer(t, s)
 	c.joined = append(c.joined, s.Name)
 }

@@ -72,7 +72,7 @@ func operations() []sweepOp {
 			c.joinAll(t, c.servers)
 			c.await(t, "the Nodes' addresses")
 		}, trigger: func(t *testing.T, c *sweepCluster) {
-			s := c.server(t, name(150))
+			s := c.Server(t, name(150))
 			if err := c.FC.Apply(fakecloud.Event{Type: "set_server_ip", Server: s.ID, IP: "203.0.113.150"}); err != nil {
 				t.Fatal(err)
 			}
@@ -173,7 +173,7 @@ func lbSetupWith(svc func() *corev1.Service) func(*testing.T, *sweepCluster) {
 // bound for lifecycle checks passes.
 func (c *sweepCluster) serverChanges(t *testing.T, i int, event string) {
 	t.Helper()
-	s := c.server(t, name(i))
+	s := c.Server(t, name(i))
 	if err := c.FC.Apply(fakecloud.Event{Type: event, Server: s.ID}); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
@@ -37,7 +38,7 @@ var errServerNotFound = errors.New("no server for the node")
 // instances implements cloudprovider.InstancesV2 from the shared inventory,
 // and for dedicated servers from the Robot webservice's cache.
 type instances struct {
-	inv      *inventory
+	inv      *inventory.Inventory
 	robot    *robotclient.Cache // nil without Robot credentials
 	cfg      Config
 	recorder record.EventRecorder
@@ -47,23 +48,23 @@ var _ cloudprovider.InstancesV2 = (*instances)(nil)
 
 // server finds a node's server by provider ID, else by node name, as
 // fresh as f asks. nil means the API confirmed there is none.
-func (i *instances) server(ctx context.Context, node *corev1.Node, f freshness) (*hcloud.Server, error) {
+func (i *instances) server(ctx context.Context, node *corev1.Node, f inventory.Freshness) (*hcloud.Server, error) {
 	if node.Spec.ProviderID != "" {
 		id, err := providerid.ToServerID(node.Spec.ProviderID)
 		if err != nil {
 			return nil, err
 		}
-		return i.inv.byServerID(ctx, id, f)
+		return i.inv.ByServerID(ctx, id, f)
 	}
-	return i.inv.byServerName(ctx, node.Name, f)
+	return i.inv.ByServerName(ctx, node.Name, f)
 }
 
 // lifecycle is the freshness of the node lifecycle controller's questions,
 // asked every monitor period while a node is NotReady: fresh on the first
 // ask after the node turned NotReady, then backing off from
 // HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE to HCLOUD_INVENTORY_MAX_AGE.
-func (i *instances) lifecycle(node *corev1.Node) freshness {
-	return freshness{maxAge: i.cfg.LifecycleMaxAge, ceiling: i.cfg.InventoryMaxAge, since: notReadySince(node)}
+func (i *instances) lifecycle(node *corev1.Node) inventory.Freshness {
+	return inventory.Repeated(i.cfg.LifecycleMaxAge, i.cfg.InventoryMaxAge, notReadySince(node))
 }
 
 // notReadySince is when the node's Ready condition last changed, if it is
@@ -118,7 +119,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 	operation("hcloud/instancesv2.InstanceMetadata")
 	ctx = withSubsystem(ctx, subsystemInstances)
 	// Initialising a node may use the budget's reserve.
-	b, err := i.resolve(urgent(ctx), node, within(i.cfg.InventoryMaxAge))
+	b, err := i.resolve(inventory.Urgent(ctx), node, inventory.Within(i.cfg.InventoryMaxAge))
 	if err != nil {
 		i.explainUninitialized(ctx, node, err)
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)
@@ -150,7 +151,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 	return md, nil
 }
 
-// nodeAddresses lists a server's addresses in the official order: the
+// NodeAddresses lists a server's addresses in the official order: the
 // hostname, the public IPv4 and IPv6 (the ::1 of its /64) as the address
 // family allows, and the IP in the configured network.
 //

@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	cloudprovider "k8s.io/cloud-provider"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
@@ -36,7 +37,7 @@ func (b backing) gone() bool { return b.cloud == nil && b.dedicated == nil }
 // cloud request (a cloud miss lists the servers again), and a name the
 // inventory also holds is ambiguous. A Robot failure never hides a cloud
 // server found by name.
-func (i *instances) resolve(ctx context.Context, node *corev1.Node, f freshness) (backing, error) {
+func (i *instances) resolve(ctx context.Context, node *corev1.Node, f inventory.Freshness) (backing, error) {
 	pid := node.Spec.ProviderID
 	if providerid.IsRobot(pid) {
 		number, err := providerid.ToRobotNumber(pid)
@@ -59,7 +60,7 @@ func (i *instances) resolve(ctx context.Context, node *corev1.Node, f freshness)
 	d, found, rerr := i.robot.LookupName(ctx, node.Name)
 	var s *hcloud.Server
 	if found {
-		s = i.inv.knownName(node.Name)
+		s = i.inv.KnownName(node.Name)
 	} else {
 		var err error
 		if s, err = i.server(ctx, node, f); err != nil {

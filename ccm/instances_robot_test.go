@@ -103,7 +103,7 @@ func TestRobotInstanceLookupFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	i.robot = robotclient.NewCache(robotclient.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second), robotclient.CacheOptions{})
-	if err := i.inv.refresh(t.Context()); err != nil { // as at start
+	if err := i.inv.Refresh(t.Context()); err != nil { // as at start
 		t.Fatal(err)
 	}
 	if _, err := i.InstanceMetadata(t.Context(), node("node-0001", "")); err == nil || !strings.Contains(err.Error(), "both") {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -22,7 +23,7 @@ func newInstances(t *testing.T, c *cloudFixture, family string) (*instances, *re
 	}
 	rec := record.NewFakeRecorder(10)
 	cfg := Config{NetworkID: nets[0].ID, AddressFamily: family, ZoneLabelEnabled: true, InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute}
-	return &instances{inv: newInventory(c.Client, nil), cfg: cfg, recorder: rec}, rec
+	return &instances{inv: inventory.NewInventory(c.Client, nil), cfg: cfg, recorder: rec}, rec
 }
 
 func node(name, providerID string) *corev1.Node {

@@ -2,6 +2,8 @@ package ccm
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 )
 
 var (
@@ -29,8 +31,8 @@ var (
 // collector exposes the inventory's and the budget's figures at scrape
 // time, so they are counted in one place only.
 type collector struct {
-	inv    *inventory
-	budget *budget
+	inv    *inventory.Inventory
+	budget *inventory.Budget
 }
 
 func (c collector) Describe(ch chan<- *prometheus.Desc) {
@@ -41,25 +43,25 @@ func (c collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 func (c collector) Collect(ch chan<- prometheus.Metric) {
-	s := c.inv.stats.snapshot()
-	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.hits), "hit")
-	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.targeted), "targeted")
-	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.gone), "gone")
-	ch <- prometheus.MustNewConstMetric(inventoryListingsDesc, prometheus.CounterValue, float64(s.listings))
+	s := c.inv.Stats.Snapshot()
+	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.Hits), "hit")
+	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.Targeted), "targeted")
+	ch <- prometheus.MustNewConstMetric(inventoryLookupsDesc, prometheus.CounterValue, float64(s.Gone), "gone")
+	ch <- prometheus.MustNewConstMetric(inventoryListingsDesc, prometheus.CounterValue, float64(s.Listings))
 	// The inventory is one cache of every server, as the official CCM's in
 	// its default mode "all".
-	for k, n := range c.inv.stats.cacheCounts() {
-		ch <- prometheus.MustNewConstMetric(serverCacheDesc, prometheus.CounterValue, float64(n), k.subsystem, "all", k.result)
+	for k, n := range c.inv.Stats.CacheCounts() {
+		ch <- prometheus.MustNewConstMetric(serverCacheDesc, prometheus.CounterValue, float64(n), k.Subsystem, "all", k.Result)
 	}
-	ch <- prometheus.MustNewConstMetric(inventoryFeedPollsDesc, prometheus.CounterValue, float64(s.feedPolls))
-	ch <- prometheus.MustNewConstMetric(inventoryFeedGapsDesc, prometheus.CounterValue, float64(s.feedGaps))
-	age, bound := c.inv.staleness()
+	ch <- prometheus.MustNewConstMetric(inventoryFeedPollsDesc, prometheus.CounterValue, float64(s.FeedPolls))
+	ch <- prometheus.MustNewConstMetric(inventoryFeedGapsDesc, prometheus.CounterValue, float64(s.FeedGaps))
+	age, bound := c.inv.Staleness()
 	ch <- prometheus.MustNewConstMetric(inventoryStalenessDesc, prometheus.GaugeValue, age.Seconds())
 	if bound > 0 {
 		ch <- prometheus.MustNewConstMetric(inventoryStalenessBoundDesc, prometheus.GaugeValue, bound.Seconds())
 	}
-	ch <- prometheus.MustNewConstMetric(budgetWaitDesc, prometheus.CounterValue, c.budget.waited().Seconds())
-	if remaining, limit, known := c.budget.snapshot(); known {
+	ch <- prometheus.MustNewConstMetric(budgetWaitDesc, prometheus.CounterValue, c.budget.Waited().Seconds())
+	if remaining, limit, known := c.budget.Snapshot(); known {
 		ch <- prometheus.MustNewConstMetric(budgetRemainingDesc, prometheus.GaugeValue, remaining)
 		ch <- prometheus.MustNewConstMetric(budgetLimitDesc, prometheus.GaugeValue, float64(limit))
 	}

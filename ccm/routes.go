@@ -19,6 +19,7 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
 
@@ -31,7 +32,7 @@ const eventRouteRefused = "RouteRefused"
 // are applied to the copy as they succeed.
 type routes struct {
 	client    *hcloud.Client
-	inv       *inventory
+	inv       *inventory.Inventory
 	networkID int64
 	maxAge    time.Duration
 	recorder  record.EventRecorder
@@ -91,7 +92,7 @@ func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Rou
 	out := make([]*cloudprovider.Route, 0, len(n.Routes))
 	for _, rt := range n.Routes {
 		route := &cloudprovider.Route{Name: rt.Gateway.String() + "-" + rt.Destination.String(), DestinationCIDR: rt.Destination.String()}
-		s, err := r.inv.byPrivateIP(ctx, r.networkID, rt.Gateway.String(), r.maxAge)
+		s, err := r.inv.ByPrivateIP(ctx, r.networkID, rt.Gateway.String(), r.maxAge)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +131,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 			return nil
 		}
 	}
-	s, err := r.inv.byServerName(ctx, node, within(r.maxAge))
+	s, err := r.inv.ByServerName(ctx, node, inventory.Within(r.maxAge))
 	if err != nil {
 		return fmt.Errorf("create route for node %s: %w", node, err)
 	}

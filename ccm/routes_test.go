@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -25,7 +26,7 @@ func newRoutes(t *testing.T, c *cloudFixture) (*routes, *hcloud.Network, *record
 		t.Fatal(nets, err)
 	}
 	rec := record.NewFakeRecorder(10)
-	return &routes{client: c.Client, inv: newInventory(c.Client, nil), networkID: nets[0].ID, maxAge: 5 * time.Minute,
+	return &routes{client: c.Client, inv: inventory.NewInventory(c.Client, nil), networkID: nets[0].ID, maxAge: 5 * time.Minute,
 		recorder: rec, now: time.Now}, nets[0], rec
 }
 
@@ -118,7 +119,7 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 		t.Fatalf("routes %v", got)
 	}
 	// The lifecycle check confirms it gone (one 404): its IP leads nowhere, known without a listing.
-	if got, err := r.inv.byServerID(t.Context(), s.ID, within(0)); got != nil || err != nil {
+	if got, err := r.inv.ByServerID(t.Context(), s.ID, inventory.Within(0)); got != nil || err != nil {
 		t.Fatal(got, err)
 	}
 	c.FC.ResetCounters()
@@ -133,7 +134,7 @@ func TestRoutesBlackholeOnlyWhenConfirmed(t *testing.T) {
 	r.mu.Lock()
 	r.network = nil
 	r.mu.Unlock()
-	r.inv.listedAt = time.Time{}
+	r.inv.ListedAt = time.Time{}
 	if _, err := c.FC.AddFault(fakecloud.Rule{Path: "/servers", Status: 500}); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package ccm
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -54,27 +53,12 @@ func (i *instances) explainUninitialized(ctx context.Context, node *corev1.Node,
 // closestServers are up to three server names close to name, from the
 // inventory's last listing, listed again when older than namesMaxAge.
 func (i *instances) closestServers(ctx context.Context, name string) []string {
-	names, listedAt := i.inv.names()
-	if i.inv.now().Sub(listedAt) > namesMaxAge {
-		if err := i.inv.refresh(ctx); err != nil {
+	names, listedAt := i.inv.Names()
+	if i.inv.Now().Sub(listedAt) > namesMaxAge {
+		if err := i.inv.Refresh(ctx); err != nil {
 			klog.V(2).InfoS("Listing servers to name those close to a Node failed", "err", err)
 		}
-		names, _ = i.inv.names()
+		names, _ = i.inv.Names()
 	}
 	return nearname.Closest(name, names, 3)
-}
-
-// names are the names of the servers the inventory holds, sorted, and
-// when it last listed them all.
-func (inv *inventory) names() ([]string, time.Time) {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	out := make([]string, 0, len(inv.byName))
-	for n, e := range inv.byName {
-		if e.server != nil {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out, inv.listedAt
 }

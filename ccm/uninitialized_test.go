@@ -7,6 +7,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"k8s.io/client-go/tools/record"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -50,7 +51,7 @@ func TestUninitializedNodeExplained(t *testing.T) {
 func TestUninitializedNodeBadToken(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
 	i, rec := newInstances(t, c, AddressFamilyDualStack)
-	i.inv = newInventory(hcloud.NewClient(hcloud.WithEndpoint(c.URL+"/v1"), hcloud.WithToken(strings.Repeat("x", 64))), nil)
+	i.inv = inventory.NewInventory(hcloud.NewClient(hcloud.WithEndpoint(c.URL+"/v1"), hcloud.WithToken(strings.Repeat("x", 64))), nil)
 	if _, err := i.InstanceMetadata(t.Context(), node("node-0000", "")); err == nil {
 		t.Fatal("metadata with a bad token")
 	}

@@ -63,7 +63,7 @@ func TestLifecycleDeletesTheNodeOfADeletedServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.setReady(t, "node-0001", false)
-	// Within the lifecycle freshness (1 minute) the inventory answers: no request.
+	// inventory.Within the lifecycle freshness (1 minute) the inventory answers: no request.
 	stays(t, "node-0001 kept while its server was seen a moment ago", func() bool { return c.nodeExists("node-0001") })
 	if got := c.requests(); got != 0 {
 		t.Errorf("%d requests within the freshness bound", got)

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 )
 
 // counter is an http.RoundTripper that counts the requests sent through
@@ -26,7 +26,7 @@ func (c *counter) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return resp, err
 	}
-	if limit, remaining, ok := ccm.RateLimit(resp.Header); ok {
+	if limit, remaining, ok := inventory.RateLimit(resp.Header); ok {
 		c.mu.Lock()
 		c.limit, c.remaining, c.seen = limit, remaining, true
 		c.mu.Unlock()

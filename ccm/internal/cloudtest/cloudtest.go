@@ -61,6 +61,16 @@ func (c *Cloud) CreateServer(t testing.TB, name string, networks ...*hcloud.Netw
 	}
 }
 
+// Server is the server of the name, which must exist.
+func (c *Cloud) Server(t testing.TB, name string) *hcloud.Server {
+	t.Helper()
+	s, _, err := c.Client.Server.GetByName(t.Context(), name)
+	if err != nil || s == nil {
+		t.Fatalf("server %s: %v %v", name, s, err)
+	}
+	return s
+}
+
 // Requests is how many API requests fakecloud answered since the last reset.
 func (c *Cloud) Requests() uint64 { return c.FC.Requests("", "") }
 

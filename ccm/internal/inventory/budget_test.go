@@ -1,4 +1,4 @@
-package ccm
+package inventory
 
 import (
 	"context"
@@ -17,16 +17,16 @@ import (
 // for the refill, while urgent ones go on.
 func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
 	clk := cloudtest.NewClock(time.Now())
-	c := newCloud(t, 1, fakecloud.Options{RateLimit: 3600, Now: clk.Now})
+	c := cloudtest.Start(t, 1, fakecloud.Options{RateLimit: 3600, Now: clk.Now})
 	if err := c.FC.SetRateLimit(210, -1); err != nil {
 		t.Fatal(err)
 	}
-	b := newBudget(200)
+	b := NewBudget(200)
 	b.now = clk.Now
 	var slept time.Duration
 	b.sleep = func(_ context.Context, d time.Duration) error { slept += d; clk.Advance(d); return nil }
 	client := hcloud.NewClient(hcloud.WithEndpoint(c.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken),
-		hcloud.WithHTTPClient(&http.Client{Transport: b.transport(http.DefaultTransport)}))
+		hcloud.WithHTTPClient(&http.Client{Transport: b.Transport(http.DefaultTransport)}))
 	for i := range 20 {
 		if _, _, err := client.Location.GetByID(t.Context(), 1); err != nil {
 			t.Fatalf("request %d: %v", i, err)
@@ -37,13 +37,13 @@ func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
 	if slept < 9*time.Second || slept > 11*time.Second {
 		t.Errorf("background requests waited %s in all, want about 10 s", slept)
 	}
-	remaining, _, _ := b.snapshot()
+	remaining, _, _ := b.Snapshot()
 	if remaining < 199 {
 		t.Errorf("background work ate into the reserve: %.1f left", remaining)
 	}
 	slept = 0
 	for range 5 {
-		if _, _, err := client.Location.GetByID(urgent(t.Context()), 1); err != nil {
+		if _, _, err := client.Location.GetByID(Urgent(t.Context()), 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -53,7 +53,7 @@ func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
 }
 
 func TestBudgetWaitEndsWithTheContext(t *testing.T) {
-	b := newBudget(10)
+	b := NewBudget(10)
 	b.known, b.limit, b.remaining, b.refill, b.seen = true, 3600, 0, 1, time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()

@@ -1,9 +1,10 @@
-package ccm
+package inventory
 
 import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -13,7 +14,7 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// inventory is the one view of the project's servers that every controller
+// Inventory is the one view of the project's servers that every controller
 // shares. A lookup is answered from memory while its entry is fresh enough
 // for the caller (see freshness); a stale or missing entry costs one
 // targeted request, unless callers at that freshness have lately asked for
@@ -21,14 +22,17 @@ import (
 // all servers is cheaper. With a feed, an older entry is still fresh while
 // the server actions show no change to it. Concurrent fetches of the same
 // thing are coalesced.
-type inventory struct {
+type Inventory struct {
 	client *hcloud.Client
-	now    func() time.Time
-	stats  *inventoryStats
+	Now    func() time.Time
+	Stats  *Stats
+	// Subsystem names the caller of a lookup for the cache metrics (nil:
+	// none).
+	Subsystem func(context.Context) string
 
 	// feed, when set, vouches for entries while the last full listing is
 	// younger than listingMaxAge (changes that leave no action show then).
-	feed          *feed
+	feed          *Feed
 	listingMaxAge time.Duration
 	feedAt        time.Time // when the last poll started: every change before it that leaves an action is known
 
@@ -37,15 +41,15 @@ type inventory struct {
 	byName      map[string]*entry
 	byIP        map[string]*entry                      // "network/ip" -> the server holding it, or a gone one that held it
 	byPrimaryIP map[int64]*entry                       // primary IP ID -> the server holding it
-	listedAt    time.Time                              // when the last full listing finished
+	ListedAt    time.Time                              // when the last full listing finished
 	misses      map[string]time.Time                   // keys not answered from memory since then
 	asked       map[time.Duration]map[string]time.Time // per freshness: key -> when it was last asked for
 	runs        map[string]run                         // key -> the run of repeated asks (freshness.ceiling)
 	flight      singleflight.Group
 }
 
-// freshness says how old an answer a caller takes.
-type freshness struct {
+// Freshness says how old an answer a caller takes.
+type Freshness struct {
 	maxAge time.Duration
 	// ceiling, when set, marks a caller that asks about the same server
 	// again and again: the node lifecycle controller, every monitor period
@@ -68,12 +72,19 @@ type run struct {
 	since time.Time // the NotReady transition it follows
 }
 
-// within is a freshness of maxAge that the feed may vouch for.
-func within(maxAge time.Duration) freshness { return freshness{maxAge: maxAge} }
+// Within is a freshness of maxAge that the feed may vouch for.
+func Within(maxAge time.Duration) Freshness { return Freshness{maxAge: maxAge} }
+
+// Repeated is the freshness of a caller that asks about the same server
+// again and again (see Freshness.ceiling), in a run that started when
+// the node turned NotReady at since.
+func Repeated(maxAge, ceiling time.Duration, since time.Time) Freshness {
+	return Freshness{maxAge: maxAge, ceiling: ceiling, since: since}
+}
 
 // allowed is how old an answer may be, run into a run of repeated asks
 // (a freshness with a ceiling).
-func (f freshness) allowed(run time.Duration) time.Duration {
+func (f Freshness) allowed(run time.Duration) time.Duration {
 	if run == 0 {
 		return f.maxAge / 12
 	}
@@ -87,17 +98,17 @@ type entry struct {
 }
 
 // inventoryStats counts what the inventory did, for metrics and tests.
-type inventoryStats struct {
+type Stats struct {
 	mu                                                  sync.Mutex
 	hits, targeted, listings, gone, feedPolls, feedGaps uint64
-	cache                                               map[cacheKey]uint64 // lookups by subsystem and result, as the official CCM counts them
+	cache                                               map[CacheKey]uint64 // lookups by subsystem and result, as the official CCM counts them
 }
 
-type cacheKey struct{ subsystem, result string }
+type CacheKey struct{ Subsystem, Result string }
 
 // cacheRequest counts a lookup as the official CCM's server cache counts
 // one: a hit when no request was needed, a miss otherwise.
-func (s *inventoryStats) cacheRequest(subsystem string, requested bool) {
+func (s *Stats) cacheRequest(subsystem string, requested bool) {
 	result := "hit"
 	if requested {
 		result = "miss"
@@ -105,45 +116,45 @@ func (s *inventoryStats) cacheRequest(subsystem string, requested bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.cache == nil {
-		s.cache = map[cacheKey]uint64{}
+		s.cache = map[CacheKey]uint64{}
 	}
-	s.cache[cacheKey{subsystem, result}]++
+	s.cache[CacheKey{subsystem, result}]++
 }
 
-// cacheCounts is a copy of the lookups by subsystem and result.
-func (s *inventoryStats) cacheCounts() map[cacheKey]uint64 {
+// CacheCounts is a copy of the lookups by subsystem and result.
+func (s *Stats) CacheCounts() map[CacheKey]uint64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return maps.Clone(s.cache)
 }
 
-func (s *inventoryStats) add(field *uint64) {
+func (s *Stats) add(field *uint64) {
 	s.mu.Lock()
 	*field++
 	s.mu.Unlock()
 }
 
 // inventoryCounts is a copy of the stats.
-type inventoryCounts struct{ hits, targeted, listings, gone, feedPolls, feedGaps uint64 }
+type Counts struct{ Hits, Targeted, Listings, Gone, FeedPolls, FeedGaps uint64 }
 
-func (s *inventoryStats) snapshot() inventoryCounts {
+func (s *Stats) Snapshot() Counts {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return inventoryCounts{s.hits, s.targeted, s.listings, s.gone, s.feedPolls, s.feedGaps}
+	return Counts{s.hits, s.targeted, s.listings, s.gone, s.feedPolls, s.feedGaps}
 }
 
-func newInventory(client *hcloud.Client, now func() time.Time) *inventory {
+func NewInventory(client *hcloud.Client, now func() time.Time) *Inventory {
 	if now == nil {
 		now = time.Now
 	}
-	return &inventory{client: client, now: now, stats: &inventoryStats{},
+	return &Inventory{client: client, Now: now, Stats: &Stats{},
 		byID: map[int64]*entry{}, byName: map[string]*entry{}, byIP: map[string]*entry{}, byPrimaryIP: map[int64]*entry{}, misses: map[string]time.Time{},
 		asked: map[time.Duration]map[string]time.Time{}, runs: map[string]run{}}
 }
 
-// byServerID returns the server with the ID as fresh as f asks, or nil
+// ByServerID returns the server with the ID as fresh as f asks, or nil
 // when the API confirmed it does not exist. Any failure is an error.
-func (inv *inventory) byServerID(ctx context.Context, id int64, f freshness) (*hcloud.Server, error) {
+func (inv *Inventory) ByServerID(ctx context.Context, id int64, f Freshness) (*hcloud.Server, error) {
 	key := "id:" + strconv.FormatInt(id, 10)
 	// IDs are never reused, so a server the API says is gone stays gone:
 	// the absence is remembered like a server, until the next listing.
@@ -156,7 +167,7 @@ func (inv *inventory) byServerID(ctx context.Context, id int64, f freshness) (*h
 // byServerName is byServerID for a server name.
 // knownName is the server of that name the inventory holds, without
 // asking the API: nil when it holds none.
-func (inv *inventory) knownName(name string) *hcloud.Server {
+func (inv *Inventory) KnownName(name string) *hcloud.Server {
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	if e := inv.byName[name]; e != nil {
@@ -165,7 +176,7 @@ func (inv *inventory) knownName(name string) *hcloud.Server {
 	return nil
 }
 
-func (inv *inventory) byServerName(ctx context.Context, name string, f freshness) (*hcloud.Server, error) {
+func (inv *Inventory) ByServerName(ctx context.Context, name string, f Freshness) (*hcloud.Server, error) {
 	// A name may be taken by a new server any moment, so its absence is
 	// not remembered.
 	return inv.lookup(ctx, "name:"+name, f, func() *entry { return inv.byName[name] }, func(ctx context.Context) (*hcloud.Server, error) {
@@ -177,20 +188,20 @@ func (inv *inventory) byServerName(ctx context.Context, name string, f freshness
 // lookup answers from cached() while fresh, else fetches (listing first
 // when that is cheaper). gone, when set, records a confirmed absence; the
 // caller holds mu when it runs.
-func (inv *inventory) lookup(ctx context.Context, key string, f freshness, cached func() *entry,
+func (inv *Inventory) lookup(ctx context.Context, key string, f Freshness, cached func() *entry,
 	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time)) (*hcloud.Server, error) {
 	requested := false
 	s, err := inv.lookupNoting(ctx, key, f, cached, fetch, gone, &requested)
 	if err == nil {
-		inv.stats.cacheRequest(subsystemOf(ctx), requested)
+		inv.Stats.cacheRequest(inv.subsystem(ctx), requested)
 	}
 	return s, err
 }
 
 // lookupNoting is lookup; it sets requested when it asked the API.
-func (inv *inventory) lookupNoting(ctx context.Context, key string, f freshness, cached func() *entry,
+func (inv *Inventory) lookupNoting(ctx context.Context, key string, f Freshness, cached func() *entry,
 	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time), requested *bool) (*hcloud.Server, error) {
-	now := inv.now()
+	now := inv.Now()
 	inv.mu.Lock()
 	asked := inv.asked[f.maxAge]
 	if asked == nil {
@@ -210,7 +221,7 @@ func (inv *inventory) lookupNoting(ctx context.Context, key string, f freshness,
 	e := cached()
 	if e != nil && inv.fresh(e, now, maxAge, trustFeed) {
 		inv.mu.Unlock()
-		inv.stats.add(&inv.stats.hits)
+		inv.Stats.add(&inv.Stats.hits)
 		return e.server, nil
 	}
 	if e != nil && trustFeed && inv.feedUsable(now) && now.Sub(inv.feedAt) > maxAge {
@@ -219,14 +230,14 @@ func (inv *inventory) lookupNoting(ctx context.Context, key string, f freshness,
 		// nothing: the entry is fetched as without a feed.
 		inv.mu.Unlock()
 		*requested = true
-		err := inv.pollFeed(ctx)
+		err := inv.PollFeed(ctx)
 		inv.mu.Lock()
 		if err != nil {
 			klog.V(2).InfoS("Reading the actions failed; reading the server instead", "err", err)
 			trustFeed = false
-		} else if e = cached(); e != nil && inv.fresh(e, inv.now(), maxAge, true) {
+		} else if e = cached(); e != nil && inv.fresh(e, inv.Now(), maxAge, true) {
 			inv.mu.Unlock()
-			inv.stats.add(&inv.stats.hits)
+			inv.Stats.add(&inv.Stats.hits)
 			return e.server, nil
 		}
 	}
@@ -236,14 +247,14 @@ func (inv *inventory) lookupNoting(ctx context.Context, key string, f freshness,
 
 	*requested = true
 	if listFirst {
-		if err := inv.refresh(ctx); err != nil {
+		if err := inv.Refresh(ctx); err != nil {
 			return nil, err
 		}
 		inv.mu.Lock()
 		e := cached()
 		inv.mu.Unlock()
 		if e != nil && !e.seen.Before(now) {
-			inv.stats.add(&inv.stats.hits)
+			inv.Stats.add(&inv.Stats.hits)
 			return e.server, nil
 		}
 		// Not in the listing: the targeted request below confirms it is gone.
@@ -253,17 +264,17 @@ func (inv *inventory) lookupNoting(ctx context.Context, key string, f freshness,
 		if err != nil {
 			return nil, err
 		}
-		inv.stats.add(&inv.stats.targeted)
+		inv.Stats.add(&inv.Stats.targeted)
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
 		if s == nil {
-			inv.stats.add(&inv.stats.gone)
+			inv.Stats.add(&inv.Stats.gone)
 			if gone != nil {
-				gone(inv.now())
+				gone(inv.Now())
 			}
 			return (*hcloud.Server)(nil), nil
 		}
-		inv.put(s, inv.now())
+		inv.put(s, inv.Now())
 		return s, nil
 	})
 	if err != nil {
@@ -281,7 +292,7 @@ func (inv *inventory) lookupNoting(ctx context.Context, key string, f freshness,
 // feed, many NotReady nodes). Where the feed vouches for the unchanged,
 // only misses count. A server never seen before costs one targeted
 // request. The caller holds mu.
-func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration, stale, trustFeed bool) bool {
+func (inv *Inventory) shouldList(asked map[string]time.Time, now time.Time, maxAge time.Duration, stale, trustFeed bool) bool {
 	for _, m := range []map[string]time.Time{asked, inv.misses} {
 		for k, at := range m {
 			if now.Sub(at) > 2*maxAge {
@@ -302,46 +313,46 @@ func (inv *inventory) shouldList(asked map[string]time.Time, now time.Time, maxA
 		// missed, count.
 		return len(inv.misses) > pages
 	}
-	return len(inv.misses) > pages || (stale && len(asked) > pages && now.Sub(inv.listedAt) > maxAge)
+	return len(inv.misses) > pages || (stale && len(asked) > pages && now.Sub(inv.ListedAt) > maxAge)
 }
 
 // pages is how many pages a full listing takes; the caller holds mu.
-func (inv *inventory) pages() int { return max(1, (len(inv.byID)+49)/50) }
+func (inv *Inventory) pages() int { return max(1, (len(inv.byID)+49)/50) }
 
 // fresh tells whether an entry may answer a caller taking maxAge: seen
 // within it, or, where the caller trusts the feed, not changed since and
 // vouched for by a poll within maxAge. The caller holds mu.
-func (inv *inventory) fresh(e *entry, now time.Time, maxAge time.Duration, trustFeed bool) bool {
+func (inv *Inventory) fresh(e *entry, now time.Time, maxAge time.Duration, trustFeed bool) bool {
 	if now.Sub(e.seen) <= maxAge {
 		return true
 	}
 	return trustFeed && inv.feedUsable(now) && !e.seen.IsZero() && now.Sub(inv.feedAt) <= maxAge
 }
 
-// refresh lists every server (coalesced with concurrent refreshes) and
+// Refresh lists every server (coalesced with concurrent refreshes) and
 // replaces the inventory with what it found.
-func (inv *inventory) refresh(ctx context.Context) error {
+func (inv *Inventory) Refresh(ctx context.Context) error {
 	_, err, _ := inv.flight.Do("all", func() (any, error) {
 		servers, err := inv.client.Server.All(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("list servers: %w", err)
 		}
-		inv.stats.add(&inv.stats.listings)
-		now := inv.now()
+		inv.Stats.add(&inv.Stats.listings)
+		now := inv.Now()
 		inv.mu.Lock()
 		defer inv.mu.Unlock()
 		inv.byID, inv.byName, inv.byIP, inv.byPrimaryIP = map[int64]*entry{}, map[string]*entry{}, map[string]*entry{}, map[int64]*entry{}
 		for _, s := range servers {
 			inv.put(s, now)
 		}
-		inv.listedAt, inv.misses = now, map[string]time.Time{}
+		inv.ListedAt, inv.misses = now, map[string]time.Time{}
 		return nil, nil
 	})
 	return err
 }
 
 // put records a server as seen now; the caller holds mu.
-func (inv *inventory) put(s *hcloud.Server, now time.Time) {
+func (inv *Inventory) put(s *hcloud.Server, now time.Time) {
 	if old := inv.byID[s.ID]; old != nil && old.server != nil {
 		inv.unindex(old.server)
 	}
@@ -358,7 +369,7 @@ func (inv *inventory) put(s *hcloud.Server, now time.Time) {
 
 // unindex drops a server's name and IPs where they still point to it; the
 // caller holds mu.
-func (inv *inventory) unindex(s *hcloud.Server) {
+func (inv *Inventory) unindex(s *hcloud.Server) {
 	if e := inv.byName[s.Name]; e != nil && e.server != nil && e.server.ID == s.ID {
 		delete(inv.byName, s.Name)
 	}
@@ -388,7 +399,7 @@ func primaryIPIDs(s *hcloud.Server) []int64 {
 // markGone records that the API confirmed the server is gone: its ID stays
 // gone (IDs are never reused) and the private IPs it held lead nowhere
 // until a listing says otherwise. The caller holds mu.
-func (inv *inventory) markGone(id int64, now time.Time) {
+func (inv *Inventory) markGone(id int64, now time.Time) {
 	gone := &entry{seen: now}
 	if old := inv.byID[id]; old != nil && old.server != nil {
 		inv.unindex(old.server)
@@ -412,15 +423,15 @@ func ipKeys(s *hcloud.Server) []string {
 	return keys
 }
 
-// byPrivateIP finds the server holding an IP in a network. A server that
+// ByPrivateIP finds the server holding an IP in a network. A server that
 // is not known to hold it is declared absent (nil) only when the IP was
 // released by a server the API confirmed gone, or after a full listing no
 // older than maxAge, so a route is never taken for a blackhole on stale data.
-func (inv *inventory) byPrivateIP(ctx context.Context, networkID int64, ip string, maxAge time.Duration) (*hcloud.Server, error) {
+func (inv *Inventory) ByPrivateIP(ctx context.Context, networkID int64, ip string, maxAge time.Duration) (*hcloud.Server, error) {
 	key := ipKey(networkID, ip)
 	inv.mu.Lock()
 	e, known := inv.byIP[key]
-	fresh := inv.now().Sub(inv.listedAt) <= maxAge
+	fresh := inv.Now().Sub(inv.ListedAt) <= maxAge
 	inv.mu.Unlock()
 	if known || fresh {
 		if e == nil {
@@ -428,7 +439,7 @@ func (inv *inventory) byPrivateIP(ctx context.Context, networkID int64, ip strin
 		}
 		return e.server, nil
 	}
-	if err := inv.refresh(ctx); err != nil {
+	if err := inv.Refresh(ctx); err != nil {
 		return nil, err
 	}
 	inv.mu.Lock()
@@ -437,4 +448,27 @@ func (inv *inventory) byPrivateIP(ctx context.Context, networkID int64, ip strin
 		return e.server, nil
 	}
 	return nil, nil
+}
+
+// subsystem names the caller of a lookup.
+func (inv *Inventory) subsystem(ctx context.Context) string {
+	if inv.Subsystem == nil {
+		return ""
+	}
+	return inv.Subsystem(ctx)
+}
+
+// Names are the names of the servers the inventory holds, sorted, and
+// when it last listed them all.
+func (inv *Inventory) Names() ([]string, time.Time) {
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	out := make([]string, 0, len(inv.byName))
+	for n, e := range inv.byName {
+		if e.server != nil {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out, inv.ListedAt
 }

@@ -1,4 +1,4 @@
-package ccm
+package inventory
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
-// feed tells which servers changed since its last poll from the actions
+// Feed tells which servers changed since its last poll from the actions
 // the API lists: GET /servers/actions, and GET /primary_ips/actions for a
 // primary IP moved between servers, which may name the primary IP alone.
 //
@@ -24,7 +24,7 @@ import (
 // feedMaxGap, actions may have left the listing unseen: the poll reports
 // a gap and the caller lists every server. Changes that leave no action
 // (a rename, a shutdown from inside) are the inventory's listing's to see.
-type feed struct {
+type Feed struct {
 	streams []*actionStream
 	started bool
 	lastAt  time.Time // the API's clock at the last successful poll
@@ -55,8 +55,8 @@ const (
 	feedRunningPages = 20
 )
 
-func newFeed(client *hcloud.Client) *feed {
-	return &feed{streams: []*actionStream{
+func NewFeed(client *hcloud.Client) *Feed {
+	return &Feed{streams: []*actionStream{
 		newActionStream("server actions", client.Server.Action.List),
 		newActionStream("primary IP actions", client.PrimaryIP.Action.List),
 	}}
@@ -81,7 +81,7 @@ type feedChanges struct {
 // did not read. Nothing is committed until every read
 // succeeded, so a failed poll's changes are read again by the next. The
 // caller serialises polls.
-func (f *feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
+func (f *Feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
 	var ch feedChanges
 	var commits []func()
 	var at time.Time

@@ -1,4 +1,4 @@
-package ccm
+package inventory
 
 import (
 	"context"
@@ -7,10 +7,10 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// withFeed turns change detection on: entries stay fresh while the
+// WithFeed turns change detection on: entries stay fresh while the
 // actions show no change to them and the last full listing is younger
 // than listingPeriod, at most listingMaxAge.
-func (inv *inventory) withFeed(f *feed, listingMaxAge time.Duration) *inventory {
+func (inv *Inventory) WithFeed(f *Feed, listingMaxAge time.Duration) *Inventory {
 	inv.feed, inv.listingMaxAge = f, listingMaxAge
 	return inv
 }
@@ -21,7 +21,7 @@ func (inv *inventory) withFeed(f *feed, listingMaxAge time.Duration) *inventory 
 // listingMaxAge, so listings cost about 10 requests an hour until the
 // ceiling (15 minutes up to 100 servers, 60 from 500; at 1,000, 20 pages
 // an hour). The caller holds mu.
-func (inv *inventory) listingPeriod() time.Duration {
+func (inv *Inventory) listingPeriod() time.Duration {
 	return listingPeriodFor(inv.pages(), inv.listingMaxAge)
 }
 
@@ -32,18 +32,18 @@ func listingPeriodFor(pages int, maxAge time.Duration) time.Duration {
 // feedStreams is how many requests a poll of the feed costs.
 const feedStreams = 2
 
-// StalenessBounds says how late a change to a node's server shows in the
-// CCM's answers about a project of n servers with cfg: one that leaves an
+// StalenessBounds says how late a change to a server shows in the
+// inventory's answers about a project of n servers: one that leaves an
 // action (power, type, IPs, deletion) within withAction, one that leaves
-// none (a rename) within withoutAction. The change feed is used from 3
-// pages of servers; below, every answer is at most HCLOUD_INVENTORY_MAX_AGE
-// old. ccm doctor reports these.
-func StalenessBounds(n int, cfg Config) (withAction, withoutAction time.Duration, feed bool) {
+// none (a rename) within withoutAction. The change feed, when
+// actionsEnabled, is used from 3 pages of servers; below, every answer is
+// at most inventoryMaxAge old.
+func StalenessBounds(n int, actionsEnabled bool, inventoryMaxAge, listingMaxAge time.Duration) (withAction, withoutAction time.Duration, feed bool) {
 	pages := max(1, (n+49)/50)
-	if !cfg.ActionsEnabled || pages <= feedStreams {
-		return cfg.InventoryMaxAge, cfg.InventoryMaxAge, false
+	if !actionsEnabled || pages <= feedStreams {
+		return inventoryMaxAge, inventoryMaxAge, false
 	}
-	return cfg.InventoryMaxAge, listingPeriodFor(pages, cfg.ListingMaxAge), true
+	return inventoryMaxAge, listingPeriodFor(pages, listingMaxAge), true
 }
 
 const (
@@ -55,19 +55,19 @@ const (
 // a listing costs more requests than a poll (up to 100 servers, a listing
 // is as cheap and sees every change), and the last listing is recent
 // enough to cover the changes that leave no action. The caller holds mu.
-func (inv *inventory) feedUsable(now time.Time) bool {
-	return inv.feed != nil && inv.pages() > feedStreams && !inv.listedAt.IsZero() && now.Sub(inv.listedAt) <= inv.listingPeriod()
+func (inv *Inventory) feedUsable(now time.Time) bool {
+	return inv.feed != nil && inv.pages() > feedStreams && !inv.ListedAt.IsZero() && now.Sub(inv.ListedAt) <= inv.listingPeriod()
 }
 
-// pollFeed reads the actions since the last poll (coalesced with
+// PollFeed reads the actions since the last poll (coalesced with
 // concurrent polls) and marks the servers they touched as changed, so
 // their next lookup fetches them. A primary IP the inventory cannot place
 // is read; when more changed than a listing has pages, or the feed may
 // have missed actions, it lists everything instead. If that fails, the
 // feed vouches for nothing until a listing succeeds.
-func (inv *inventory) pollFeed(ctx context.Context) error {
+func (inv *Inventory) PollFeed(ctx context.Context) error {
 	_, err, _ := inv.flight.Do("feed", func() (any, error) {
-		start := inv.now()
+		start := inv.Now()
 		inv.mu.Lock()
 		pages := inv.pages()
 		inv.mu.Unlock()
@@ -75,9 +75,9 @@ func (inv *inventory) pollFeed(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		inv.stats.add(&inv.stats.feedPolls)
+		inv.Stats.add(&inv.Stats.feedPolls)
 		if ch.gap {
-			inv.stats.add(&inv.stats.feedGaps)
+			inv.Stats.add(&inv.Stats.feedGaps)
 			klog.InfoS("The actions listing may have lost actions since the last read; listing every server", "actions", "GET /servers/actions")
 		}
 		inv.mu.Lock()
@@ -85,7 +85,7 @@ func (inv *inventory) pollFeed(ctx context.Context) error {
 		inv.mu.Unlock()
 		if err := inv.place(ctx, unknown, ch.overflow || ch.gap, start); err != nil {
 			inv.mu.Lock()
-			inv.listedAt = time.Time{}
+			inv.ListedAt = time.Time{}
 			inv.mu.Unlock()
 			return nil, err
 		}
@@ -100,7 +100,7 @@ func (inv *inventory) pollFeed(ctx context.Context) error {
 // markChanged marks the servers a poll found, directly or by a primary IP
 // they hold, as changed; it returns the primary IPs no entry holds. The
 // caller holds mu.
-func (inv *inventory) markChanged(ch feedChanges, start time.Time) []int64 {
+func (inv *Inventory) markChanged(ch feedChanges, start time.Time) []int64 {
 	var unknown []int64
 	for _, id := range ch.servers {
 		inv.byID[id].changed(start)
@@ -118,9 +118,9 @@ func (inv *inventory) markChanged(ch feedChanges, start time.Time) []int64 {
 // place finds the servers now holding primary IPs the inventory did not
 // know, by reading them (up to 3) or by one listing; list forces the
 // listing.
-func (inv *inventory) place(ctx context.Context, pips []int64, list bool, start time.Time) error {
+func (inv *Inventory) place(ctx context.Context, pips []int64, list bool, start time.Time) error {
 	if list || len(pips) > 3 {
-		return inv.refresh(ctx)
+		return inv.Refresh(ctx)
 	}
 	for _, id := range pips {
 		p, _, err := inv.client.PrimaryIP.GetByID(ctx, id)
@@ -137,12 +137,12 @@ func (inv *inventory) place(ctx context.Context, pips []int64, list bool, start 
 	return nil
 }
 
-// staleness is the age of the oldest server entry the inventory holds:
+// Staleness is the age of the oldest server entry the inventory holds:
 // with the feed usable, the oldest it may answer from without a request.
 // bound is how old that may grow: the listing period with the feed, else
 // zero (entries answer only within their callers' max age).
-func (inv *inventory) staleness() (age, bound time.Duration) {
-	now := inv.now()
+func (inv *Inventory) Staleness() (age, bound time.Duration) {
+	now := inv.Now()
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
 	oldest := now

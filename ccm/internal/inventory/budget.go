@@ -1,4 +1,4 @@
-package ccm
+package inventory
 
 import (
 	"context"
@@ -8,10 +8,10 @@ import (
 	"time"
 )
 
-// budget paces API requests by the RateLimit headers the API sends, so
+// Budget paces API requests by the RateLimit headers the API sends, so
 // the CCM slows its background work before the project's shared budget
 // runs out, and keeps a reserve for initialising nodes.
-type budget struct {
+type Budget struct {
 	reserve int
 	now     func() time.Time
 	sleep   func(context.Context, time.Duration) error
@@ -27,13 +27,13 @@ type budget struct {
 
 type urgentKey struct{}
 
-// urgent marks a request as node initialisation, which may use the reserve.
-func urgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
+// Urgent marks a request as node initialisation, which may use the reserve.
+func Urgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
 
-func isUrgent(ctx context.Context) bool { v, _ := ctx.Value(urgentKey{}).(bool); return v }
+func IsUrgent(ctx context.Context) bool { v, _ := ctx.Value(urgentKey{}).(bool); return v }
 
-func newBudget(reserve int) *budget {
-	return &budget{reserve: reserve, now: time.Now, sleep: sleepCtx}
+func NewBudget(reserve int) *Budget {
+	return &Budget{reserve: reserve, now: time.Now, sleep: sleepCtx}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -48,15 +48,15 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // available is the budget now, from the last answer plus what refilled since.
-func (b *budget) available(now time.Time) float64 {
+func (b *Budget) available(now time.Time) float64 {
 	return min(float64(b.limit), b.remaining+b.refill*now.Sub(b.seen).Seconds())
 }
 
 // wait blocks until the request may go: urgent ones while any budget is
 // left, background ones while more than the reserve is.
-func (b *budget) wait(ctx context.Context) error {
+func (b *Budget) wait(ctx context.Context) error {
 	floor := float64(b.reserve)
-	if isUrgent(ctx) {
+	if IsUrgent(ctx) {
 		floor = 0
 	}
 	for {
@@ -90,7 +90,7 @@ func RateLimit(h http.Header) (limit, remaining int, ok bool) {
 }
 
 // observe takes the budget from an answer's RateLimit headers.
-func (b *budget) observe(h http.Header) {
+func (b *Budget) observe(h http.Header) {
 	limit, remaining, ok := RateLimit(h)
 	if !ok || limit <= 0 {
 		return
@@ -106,8 +106,8 @@ func (b *budget) observe(h http.Header) {
 	}
 }
 
-// snapshot reports the last known budget for metrics.
-func (b *budget) snapshot() (remaining float64, limit int, known bool) {
+// Snapshot reports the last known budget for metrics.
+func (b *Budget) Snapshot() (remaining float64, limit int, known bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if !b.known {
@@ -116,15 +116,15 @@ func (b *budget) snapshot() (remaining float64, limit int, known bool) {
 	return b.available(b.now()), b.limit, true
 }
 
-// waited is how long requests have waited for the budget in all.
-func (b *budget) waited() time.Duration {
+// Waited is how long requests have waited for the budget in all.
+func (b *Budget) Waited() time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.slept
 }
 
-// transport paces every request of an http.RoundTripper.
-func (b *budget) transport(next http.RoundTripper) http.RoundTripper {
+// Transport paces every request of an http.RoundTripper.
+func (b *Budget) Transport(next http.RoundTripper) http.RoundTripper {
 	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
 		if err := b.wait(r.Context()); err != nil {
 			return nil, err

@@ -1,4 +1,4 @@
-package ccm
+package inventory
 
 import (
 	"context"
@@ -16,11 +16,11 @@ import (
 // feedCloud is fakecloud of n servers on the test's clock, which the API's
 // action times and Date headers follow, as on the live API; the servers
 // were created ten minutes before the test starts.
-func feedCloud(t *testing.T, n int, opts fakecloud.Options) (*cloudFixture, *cloudtest.Clock) {
+func feedCloud(t *testing.T, n int, opts fakecloud.Options) (*cloudtest.Cloud, *cloudtest.Clock) {
 	t.Helper()
 	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	opts.Now = clk.Now
-	c := newCloud(t, n, opts)
+	c := cloudtest.Start(t, n, opts)
 	clk.Advance(10 * time.Minute)
 	return c, clk
 }
@@ -33,13 +33,13 @@ func pessimisticOpts(retention time.Duration) fakecloud.Options {
 
 // feedInventory is an inventory with the actions feed, started as the
 // CCM starts it: the feed first, then the listing.
-func feedInventory(t *testing.T, c *cloudFixture, clk *cloudtest.Clock) *inventory {
+func feedInventory(t *testing.T, c *cloudtest.Cloud, clk *cloudtest.Clock) *Inventory {
 	t.Helper()
-	inv := newInventory(c.Client, clk.Now).withFeed(newFeed(c.Client), time.Hour)
-	if err := inv.pollFeed(t.Context()); err != nil {
+	inv := NewInventory(c.Client, clk.Now).WithFeed(NewFeed(c.Client), time.Hour)
+	if err := inv.PollFeed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if err := inv.refresh(t.Context()); err != nil {
+	if err := inv.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	c.FC.ResetCounters()
@@ -48,12 +48,12 @@ func feedInventory(t *testing.T, c *cloudFixture, clk *cloudtest.Clock) *invento
 
 // sweep looks up every node's server by name at the status loop's
 // freshness, as UpdateNodeStatus does.
-func sweep(t *testing.T, inv *inventory, n int) map[string]*hcloud.Server {
+func sweep(t *testing.T, inv *Inventory, n int) map[string]*hcloud.Server {
 	t.Helper()
 	got := map[string]*hcloud.Server{}
 	for i := range n {
 		name := fmt.Sprintf("node-%04d", i)
-		s, err := inv.byServerName(t.Context(), name, within(5*time.Minute))
+		s, err := inv.ByServerName(t.Context(), name, Within(5*time.Minute))
 		if err != nil || s == nil {
 			t.Fatalf("%s: %v %v", name, s, err)
 		}
@@ -62,25 +62,15 @@ func sweep(t *testing.T, inv *inventory, n int) map[string]*hcloud.Server {
 	return got
 }
 
-// server reads a server by name, behind the CCM's back.
-func (c *cloudFixture) server(t *testing.T, name string) *hcloud.Server {
-	t.Helper()
-	s, _, err := c.Client.Server.GetByName(t.Context(), name)
-	if err != nil || s == nil {
-		t.Fatalf("server %s: %v %v", name, s, err)
-	}
-	return s
-}
-
 // powerOff powers a server off through the API, behind the CCM's back.
-func powerOff(t *testing.T, c *cloudFixture, name string) {
+func powerOff(t *testing.T, c *cloudtest.Cloud, name string) {
 	t.Helper()
-	if _, _, err := c.Client.Server.Poweroff(t.Context(), c.server(t, name)); err != nil {
+	if _, _, err := c.Client.Server.Poweroff(t.Context(), c.Server(t, name)); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func actionReads(c *cloudFixture) uint64 {
+func actionReads(c *cloudtest.Cloud) uint64 {
 	return c.FC.Requests("GET", "/servers/actions") + c.FC.Requests("GET", "/primary_ips/actions")
 }
 
@@ -96,8 +86,8 @@ func TestFeedVouchesForUnchangedServers(t *testing.T) {
 		sweep(t, inv, 120)
 	}
 	reads, lists := actionReads(c), c.FC.Requests("GET", "/servers")
-	if reads > 24 || lists != 9 || c.requests() > 33 {
-		t.Errorf("an hour of status loops: %d requests, %d action reads, %d listing pages; want at most 24 reads (12 polls) and 3 listings of 3 pages", c.requests(), reads, lists)
+	if reads > 24 || lists != 9 || c.Requests() > 33 {
+		t.Errorf("an hour of status loops: %d requests, %d action reads, %d listing pages; want at most 24 reads (12 polls) and 3 listings of 3 pages", c.Requests(), reads, lists)
 	}
 }
 
@@ -114,7 +104,7 @@ func TestFeedSeesAPowerOff(t *testing.T) {
 	if got["node-0042"].Status != hcloud.ServerStatusOff || got["node-0041"].Status != hcloud.ServerStatusRunning {
 		t.Errorf("after the power-off: node-0042 %s, node-0041 %s", got["node-0042"].Status, got["node-0041"].Status)
 	}
-	if n, one := c.requests(), c.FC.Requests("GET", "/servers"); n != 3 || one != 1 {
+	if n, one := c.Requests(), c.FC.Requests("GET", "/servers"); n != 3 || one != 1 {
 		t.Errorf("%d requests (%v); want 3: the poll's two reads, then node-0042 by name", n, c.FC.Counters())
 	}
 }
@@ -127,7 +117,7 @@ func TestFeedIgnoresIDOrder(t *testing.T) {
 	inv := feedInventory(t, c, clk)
 	var first int64 // the highest ID of ten reboots at once
 	for i := range 10 {
-		a, _, err := c.Client.Server.Reboot(t.Context(), c.server(t, fmt.Sprintf("node-%04d", 100+i)))
+		a, _, err := c.Client.Server.Reboot(t.Context(), c.Server(t, fmt.Sprintf("node-%04d", 100+i)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +129,7 @@ func TestFeedIgnoresIDOrder(t *testing.T) {
 	for i := 0; i < 60 && below == ""; i++ {
 		clk.Advance(time.Second)
 		name := fmt.Sprintf("node-%04d", i)
-		a, _, err := c.Client.Server.Reboot(t.Context(), c.server(t, name))
+		a, _, err := c.Client.Server.Reboot(t.Context(), c.Server(t, name))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -171,7 +161,7 @@ func TestFeedIgnoresIDOrder(t *testing.T) {
 func TestFeedSeesAPrimaryIPMove(t *testing.T) {
 	c, clk := feedCloud(t, 120, pessimisticOpts(time.Hour))
 	inv := feedInventory(t, c, clk)
-	s := c.server(t, "node-0007")
+	s := c.Server(t, "node-0007")
 	if err := c.FC.Apply(fakecloud.Event{Type: "set_server_ip", Server: s.ID, IP: "203.0.113.77"}); err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +171,7 @@ func TestFeedSeesAPrimaryIPMove(t *testing.T) {
 	if ip := got["node-0007"].PublicNet.IPv4.IP.String(); ip != "203.0.113.77" {
 		t.Errorf("after the move node-0007 has %s, want 203.0.113.77", ip)
 	}
-	if n := c.requests(); n != 3 {
+	if n := c.Requests(); n != 3 {
 		t.Errorf("%d requests (%v); want 3: the poll's two reads and node-0007", n, c.FC.Counters())
 	}
 }
@@ -210,17 +200,17 @@ func TestFeedGapLists(t *testing.T) {
 			clk.Advance(tt.wait)
 			c.FC.ResetCounters()
 			got := sweep(t, inv, 120)
-			if got["node-0004"].Status != hcloud.ServerStatusOff || inv.stats.snapshot().feedGaps != 1 {
-				t.Errorf("node-0004 %s, %d gaps (%v); want off, seen through the listing after one gap", got["node-0004"].Status, inv.stats.snapshot().feedGaps, c.FC.Counters())
+			if got["node-0004"].Status != hcloud.ServerStatusOff || inv.Stats.Snapshot().FeedGaps != 1 {
+				t.Errorf("node-0004 %s, %d gaps (%v); want off, seen through the listing after one gap", got["node-0004"].Status, inv.Stats.Snapshot().FeedGaps, c.FC.Counters())
 			}
 		})
 	}
 }
 
 // sweepFresh is a sweep that makes the inventory poll now.
-func sweepFresh(t *testing.T, inv *inventory, n int) {
+func sweepFresh(t *testing.T, inv *Inventory, n int) {
 	t.Helper()
-	if err := inv.pollFeed(t.Context()); err != nil {
+	if err := inv.PollFeed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	sweep(t, inv, n)
@@ -232,10 +222,10 @@ func TestFeedLongGapLists(t *testing.T) {
 	c, clk := feedCloud(t, 20, pessimisticOpts(time.Hour))
 	inv := feedInventory(t, c, clk)
 	clk.Advance(25 * time.Minute)
-	if err := inv.pollFeed(t.Context()); err != nil {
+	if err := inv.PollFeed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	if gaps, lists := inv.stats.snapshot().feedGaps, c.FC.Requests("GET", "/servers"); gaps != 1 || lists != 1 {
+	if gaps, lists := inv.Stats.Snapshot().FeedGaps, c.FC.Requests("GET", "/servers"); gaps != 1 || lists != 1 {
 		t.Errorf("%d gaps, %d listing pages; want one gap answered by one listing", gaps, lists)
 	}
 }
@@ -277,8 +267,8 @@ func TestFeedFollowsARunningAction(t *testing.T) {
 	}
 	clk.Advance(5*time.Minute + time.Second)
 	c.FC.ResetCounters()
-	if got := sweep(t, inv, 120); got["node-0001"].Status != "stopping" || c.requests() != 2 {
-		t.Fatalf("still running: node-0001 %s after %d requests, want stopping after the poll's 2", got["node-0001"].Status, c.requests())
+	if got := sweep(t, inv, 120); got["node-0001"].Status != "stopping" || c.Requests() != 2 {
+		t.Fatalf("still running: node-0001 %s after %d requests, want stopping after the poll's 2", got["node-0001"].Status, c.Requests())
 	}
 	clk.Advance(5*time.Minute + time.Second) // the action ends, before the window
 	c.FC.ResetCounters()
@@ -286,15 +276,15 @@ func TestFeedFollowsARunningAction(t *testing.T) {
 	if got["node-0001"].Status != hcloud.ServerStatusOff {
 		t.Errorf("after the action ended: node-0001 %s", got["node-0001"].Status)
 	}
-	if n := c.requests(); n != 3 {
+	if n := c.Requests(); n != 3 {
 		t.Errorf("%d requests (%v); want 3: the poll's two reads (the first page reaches the action), node-0001", n, c.FC.Counters())
 	}
 }
 
 // sweepOnce is a sweep after a poll that reads every entry again.
-func sweepOnce(t *testing.T, inv *inventory, n int) map[string]*hcloud.Server {
+func sweepOnce(t *testing.T, inv *Inventory, n int) map[string]*hcloud.Server {
 	t.Helper()
-	if err := inv.pollFeed(t.Context()); err != nil {
+	if err := inv.PollFeed(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	return sweep(t, inv, n)
@@ -306,7 +296,7 @@ func TestFeedOverflowLists(t *testing.T) {
 	c, clk := feedCloud(t, 120, fakecloud.Options{}) // three pages of servers
 	inv := feedInventory(t, c, clk)
 	for i := range 120 {
-		s := c.server(t, fmt.Sprintf("node-%04d", i))
+		s := c.Server(t, fmt.Sprintf("node-%04d", i))
 		_, _, err := c.Client.Server.Reboot(t.Context(), s)
 		if err == nil {
 			_, _, err = c.Client.Server.Reset(t.Context(), s)
@@ -318,7 +308,7 @@ func TestFeedOverflowLists(t *testing.T) {
 	c.FC.ResetCounters()
 	clk.Advance(5*time.Minute + time.Second)
 	sweep(t, inv, 120)
-	if n, lists := c.requests(), c.FC.Requests("GET", "/servers"); n != 8 || lists != 3 {
+	if n, lists := c.Requests(), c.FC.Requests("GET", "/servers"); n != 8 || lists != 3 {
 		t.Errorf("%d requests (%d listing pages, %v); want 8: three pages of 50 server actions (a fourth would be more pages than a listing), one of the running actions (which the listing cannot follow), the primary IP actions, one listing of 3 pages", n, lists, c.FC.Counters())
 	}
 }
@@ -329,7 +319,7 @@ func TestFeedOverflowLists(t *testing.T) {
 func TestFeedSafetyNetListing(t *testing.T) {
 	c, clk := feedCloud(t, 20, fakecloud.Options{})
 	inv := feedInventory(t, c, clk)
-	s := c.server(t, "node-0007")
+	s := c.Server(t, "node-0007")
 	if _, _, err := c.Client.Server.Update(t.Context(), s, hcloud.ServerUpdateOpts{Labels: map[string]string{"pool": "b"}}); err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +377,7 @@ func TestFeedFailedReadCommitsNothing(t *testing.T) {
 		t.Fatal("the failed read was not reported")
 	}
 	ch, err := inv.feed.poll(t.Context(), 3)
-	if err != nil || !slices.Contains(ch.servers, c.server(t, "node-0002").ID) {
+	if err != nil || !slices.Contains(ch.servers, c.Server(t, "node-0002").ID) {
 		t.Errorf("the poll after: %v, %v; want node-0002 changed", ch.servers, err)
 	}
 }
@@ -399,12 +389,12 @@ func TestFeedFailedReadCommitsNothing(t *testing.T) {
 // nothing (reading the window again took 3 pages and a listing of 3).
 func TestFeedStartsAfterABurst(t *testing.T) {
 	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
-	c := newCloud(t, 120, fakecloud.Options{Now: clk.Now})
+	c := cloudtest.Start(t, 120, fakecloud.Options{Now: clk.Now})
 	clk.Advance(10 * time.Second)
 	inv := feedInventory(t, c, clk)
 	clk.Advance(5*time.Minute + time.Second)
 	sweep(t, inv, 120)
-	if n := c.requests(); n != 2 {
+	if n := c.Requests(); n != 2 {
 		t.Errorf("the first poll after the start: %d requests (%v), want 2: one page of each stream", n, c.FC.Counters())
 	}
 }
@@ -414,7 +404,7 @@ func TestFeedStartsAfterABurst(t *testing.T) {
 // followed by ID until they end, and their servers read again.
 func TestFeedFollowsRunningActionsAfterABurst(t *testing.T) {
 	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
-	c := newCloud(t, 120, fakecloud.Options{Now: clk.Now, ActionDuration: time.Minute})
+	c := cloudtest.Start(t, 120, fakecloud.Options{Now: clk.Now, ActionDuration: time.Minute})
 	for i := range 60 {
 		powerOff(t, c, fmt.Sprintf("node-%04d", i))
 	}
