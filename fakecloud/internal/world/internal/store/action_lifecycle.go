@@ -162,8 +162,9 @@ func (w *State) finish(ref Ref, f Finish, ok bool) {
 	}
 }
 
-// Settle completes every running action whose time has come. Every request
-// settles first, so effects appear without a background goroutine.
+// Settle completes every running action whose time has come, under the
+// world's lock. Every request settles first, as do the metadata service,
+// a snapshot and, with load balancer traffic on, the data plane's ticker.
 func (w *State) Settle() {
 	if len(w.running) == 0 {
 		return
