@@ -198,3 +198,41 @@ func TestFakecloudWalls(t *testing.T) {
 		}
 	}
 }
+
+// TestTaggedFilesWhereLintLooks: make lint vets and checks the files that
+// carry the e2e build tags under e2e/ and kind/ only, so a tagged file
+// elsewhere would go unchecked.
+func TestTaggedFilesWhereLintLooks(t *testing.T) {
+	root := refdoc.Root(t)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == ".git" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		if strings.HasPrefix(rel, "e2e/") || strings.HasPrefix(rel, "kind/") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for line := range strings.Lines(string(data)) {
+			if strings.HasPrefix(line, "package ") {
+				break
+			}
+			if strings.HasPrefix(line, "//go:build") && strings.Contains(line, "e2e") {
+				t.Errorf("%s carries the e2e build tags outside e2e/ and kind/, where make lint does not look with them", rel)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
