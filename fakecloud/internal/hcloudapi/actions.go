@@ -5,6 +5,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -18,9 +19,9 @@ type actionGet struct {
 }
 
 // listAllActions serves GET /actions, which needs at least one id.
-func listAllActions(c *call) (int, any, *apiError) {
+func listAllActions(c *call) (int, any, *apierr.Error) {
 	if len(c.r.URL.Query()["id"]) == 0 {
-		return 0, nil, invalidField("id", "at least one id is required")
+		return 0, nil, apierr.InvalidField("id", "at least one id is required")
 	}
 	return c.listActions("", 0)
 }
@@ -28,18 +29,18 @@ func listAllActions(c *call) (int, any, *apiError) {
 // listActions serves GET /{family}/actions: the actions naming a resource
 // of the kind.
 func listActions(kind string) apiHandler {
-	return func(c *call) (int, any, *apiError) { return c.listActions(kind, 0) }
+	return func(c *call) (int, any, *apierr.Error) { return c.listActions(kind, 0) }
 }
 
 // getAction serves GET /{family}/actions/{action} (/actions/{action}
 // without a kind).
 func getAction(kind string) apiHandler {
-	return func(c *call) (int, any, *apiError) { return c.getAction(kind, 0) }
+	return func(c *call) (int, any, *apierr.Error) { return c.getAction(kind, 0) }
 }
 
 // listResourceActions serves GET /{family}/{id}/actions.
 func listResourceActions(kind string) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.resourceID(kind)
 		if err != nil {
 			return 0, nil, err
@@ -50,7 +51,7 @@ func listResourceActions(kind string) apiHandler {
 
 // getResourceAction serves GET /{family}/{id}/actions/{action}.
 func getResourceAction(kind string) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.resourceID(kind)
 		if err != nil {
 			return 0, nil, err
@@ -62,8 +63,8 @@ func getResourceAction(kind string) apiHandler {
 // unknownAction answers POST /{family}/{id}/actions/{action} for an
 // action fakecloud does not simulate.
 func unknownAction(family string) apiHandler {
-	return func(c *call) (int, any, *apiError) {
-		return 0, nil, errorf(codeNotFound, "%s action %q does not exist or is not simulated by fakecloud", family, c.r.PathValue("action"))
+	return func(c *call) (int, any, *apierr.Error) {
+		return 0, nil, apierr.Errorf(apierr.CodeNotFound, "%s action %q does not exist or is not simulated by fakecloud", family, c.r.PathValue("action"))
 	}
 }
 
@@ -73,7 +74,7 @@ func oneAction(a schema.Action) any { return actionGet{a} }
 func asIs[T any](v T) any { return v }
 
 // resourceID reads {id} and checks that the resource exists.
-func (c *call) resourceID(kind string) (int64, *apiError) {
+func (c *call) resourceID(kind string) (int64, *apierr.Error) {
 	id, err := c.id("id")
 	if err != nil {
 		return 0, err
@@ -85,7 +86,7 @@ func (c *call) resourceID(kind string) (int64, *apiError) {
 }
 
 // getAction serves one action, limited to a kind and resource when given.
-func (c *call) getAction(kind string, resource int64) (int, any, *apiError) {
+func (c *call) getAction(kind string, resource int64) (int, any, *apierr.Error) {
 	id, err := c.id("action")
 	if err != nil {
 		return 0, nil, err
@@ -98,7 +99,7 @@ func (c *call) getAction(kind string, resource int64) (int, any, *apiError) {
 }
 
 // listActions serves a filtered, sorted, paginated list of actions.
-func (c *call) listActions(kind string, resource int64) (int, any, *apiError) {
+func (c *call) listActions(kind string, resource int64) (int, any, *apierr.Error) {
 	q, err := parseList(c.r)
 	if err != nil {
 		return 0, nil, err

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -14,12 +15,12 @@ import (
 
 // get serves GET of one resource (or a DELETE that answers with an
 // action), answered 200 or the status given.
-func get[V any](op func(*world.Tx, int64) (V, *apiError), wrap func(V) any, status ...int) apiHandler {
+func get[V any](op func(*world.Tx, int64) (V, *apierr.Error), wrap func(V) any, status ...int) apiHandler {
 	code := http.StatusOK
 	if len(status) > 0 {
 		code = status[0]
 	}
-	return func(c *call) (int, any, *apiError) {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
@@ -33,8 +34,8 @@ func get[V any](op func(*world.Tx, int64) (V, *apiError), wrap func(V) any, stat
 }
 
 // create serves POST of a new resource.
-func create[R, V any](op func(*world.Tx, R) (V, *apiError), wrap func(V) any) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+func create[R, V any](op func(*world.Tx, R) (V, *apierr.Error), wrap func(V) any) apiHandler {
+	return func(c *call) (int, any, *apierr.Error) {
 		var req R
 		if err := c.decode(&req); err != nil {
 			return 0, nil, err
@@ -49,8 +50,8 @@ func create[R, V any](op func(*world.Tx, R) (V, *apiError), wrap func(V) any) ap
 
 // update serves PUT of one resource of a kind, which is looked up before
 // the body is read.
-func update[R, V any](kind string, op func(*world.Tx, int64, R) (V, *apiError), wrap func(V) any) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+func update[R, V any](kind string, op func(*world.Tx, int64, R) (V, *apierr.Error), wrap func(V) any) apiHandler {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
@@ -71,8 +72,8 @@ func update[R, V any](kind string, op func(*world.Tx, int64, R) (V, *apiError), 
 }
 
 // del serves a DELETE answered 204.
-func del(op func(*world.Tx, int64) *apiError) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+func del(op func(*world.Tx, int64) *apierr.Error) apiHandler {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
@@ -86,8 +87,8 @@ func del(op func(*world.Tx, int64) *apiError) apiHandler {
 
 // act serves POST /{family}/{id}/actions/{name}: the body is decoded
 // before the resource is looked up.
-func act[R any](op func(*world.Tx, int64, R) (schema.Action, *apiError)) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+func act[R any](op func(*world.Tx, int64, R) (schema.Action, *apierr.Error)) apiHandler {
+	return func(c *call) (int, any, *apierr.Error) {
 		var req R
 		if err := c.decode(&req); err != nil {
 			return 0, nil, err
@@ -107,8 +108,8 @@ func act[R any](op func(*world.Tx, int64, R) (schema.Action, *apiError)) apiHand
 // actOn serves an action on a resource of a kind that is looked up before
 // the body is read, so a missing resource answers not_found whatever the
 // body holds.
-func actOn[R any](kind string, op func(*world.Tx, int64, R) (schema.Action, *apiError)) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+func actOn[R any](kind string, op func(*world.Tx, int64, R) (schema.Action, *apierr.Error)) apiHandler {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
@@ -129,8 +130,8 @@ func actOn[R any](kind string, op func(*world.Tx, int64, R) (schema.Action, *api
 }
 
 // actOnBodyless serves an action that takes no body; one sent is ignored.
-func actOnBodyless(kind string, op func(*world.Tx, int64) (schema.Action, *apiError)) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+func actOnBodyless(kind string, op func(*world.Tx, int64) (schema.Action, *apierr.Error)) apiHandler {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err

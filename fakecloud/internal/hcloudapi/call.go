@@ -3,6 +3,9 @@ package hcloudapi
 import (
 	"net/http"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -14,13 +17,13 @@ type call struct {
 }
 
 // id reads an integer path parameter.
-func (c *call) id(name string) (int64, *apiError) {
+func (c *call) id(name string) (int64, *apierr.Error) {
 	v := c.r.PathValue(name)
-	id, ok := parseID(v)
+	id, ok := strict.ParseID(v)
 	if !ok {
-		return 0, invalidField(name, "%q is not a valid ID", v)
+		return 0, apierr.InvalidField(name, "%q is not a valid ID", v)
 	}
 	return id, nil
 }
 
-func (c *call) decode(v any) *apiError { return decode(c.r, v) }
+func (c *call) decode(v any) *apierr.Error { return wire.Decode(c.r, v) }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
@@ -34,7 +35,7 @@ func catalogList[T any](e catalogEntry[T]) apiHandler {
 	if e.created != nil {
 		keys["created"] = func(a, b T) int { return cmp.Compare(e.created(a), e.created(b)) }
 	}
-	return func(c *call) (int, any, *apiError) {
+	return func(c *call) (int, any, *apierr.Error) {
 		q, err := parseList(c.r)
 		if err != nil {
 			return 0, nil, err
@@ -57,7 +58,7 @@ func catalogList[T any](e catalogEntry[T]) apiHandler {
 
 // catalogGet serves GET /{family}/{id}.
 func catalogGet[T any](e catalogEntry[T]) apiHandler {
-	return func(c *call) (int, any, *apiError) {
+	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.id("id")
 		if err != nil {
 			return 0, nil, err
@@ -67,7 +68,7 @@ func catalogGet[T any](e catalogEntry[T]) apiHandler {
 				return http.StatusOK, map[string]any{e.single: it}, nil
 			}
 		}
-		return 0, nil, notFound(e.single, id)
+		return 0, nil, apierr.NotFound(e.single, id)
 	}
 }
 

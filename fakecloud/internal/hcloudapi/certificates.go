@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 type certGet struct {
@@ -17,7 +19,7 @@ type certList struct {
 
 func oneCertificate(c schema.Certificate) any { return certGet{c} }
 
-func listCertificates(c *call) (int, any, *apiError) {
+func listCertificates(c *call) (int, any, *apierr.Error) {
 	q, err := parseList(c.r)
 	if err != nil {
 		return 0, nil, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
@@ -50,10 +51,10 @@ func (s *Server) injectFaults(next http.Handler) http.Handler {
 			if code == "" {
 				var ok bool
 				if code, ok = apierr.CodeOfStatus(rule.Status); !ok {
-					code = codeServerError
+					code = apierr.CodeServerError
 				}
 			}
-			writeErrorStatus(w, &apiError{Code: code, Message: faultMessage(rule)}, rule.Status)
+			wire.WriteErrorStatus(w, &apierr.Error{Code: code, Message: faultMessage(rule)}, rule.Status)
 		},
 		Scope: func(path string) bool { return !robotPath(path) },
 	})

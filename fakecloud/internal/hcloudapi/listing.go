@@ -8,8 +8,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
 )
 
 const (
@@ -18,19 +20,19 @@ const (
 )
 
 // parseList reads page, per_page, sort, label_selector and name.
-func parseList(r *http.Request) (listing.Query, *apiError) {
+func parseList(r *http.Request) (listing.Query, *apierr.Error) {
 	q := r.URL.Query()
 	lq := listing.Query{Page: 1, PerPage: defaultPerPage}
-	var f fieldErrors
+	var f apierr.Fields
 	if v := q.Get("page"); q.Has("page") {
-		n, ok := parseDecimal(v, math.MaxInt)
+		n, ok := strict.ParseDecimal(v, math.MaxInt)
 		if !ok || n < 1 {
 			f.Add("page", "must be an integer of at least 1")
 		}
 		lq.Page = int(n)
 	}
 	if v := q.Get("per_page"); q.Has("per_page") {
-		n, ok := parseDecimal(v, maxPerPage)
+		n, ok := strict.ParseDecimal(v, maxPerPage)
 		if !ok || n < 1 {
 			f.Add("per_page", "must be an integer from 1 to %d", maxPerPage)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
@@ -104,7 +105,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 			if p != nil && !dropped {
 				s.opts.Logger.Error("handler panic", "panic", p, "method", r.Method, "path", r.URL.Path)
 				if rec.status == 0 {
-					writeError(rec, errorf(codeServerError, "internal error in fakecloud: %v", p))
+					wire.WriteError(rec, apierr.Errorf(apierr.CodeServerError, "internal error in fakecloud: %v", p))
 				}
 			}
 			status := rec.status
@@ -135,7 +136,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if _, known := s.tokens[wire.Bearer(r)]; !known {
-			writeError(w, errorf(codeUnauthorized, "unable to authenticate"))
+			wire.WriteError(w, apierr.Errorf(apierr.CodeUnauthorized, "unable to authenticate"))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -147,7 +148,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 func (s *Server) permit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !s.tokens[wire.Bearer(r)] && r.Method != http.MethodGet && r.Method != http.MethodHead {
-			writeError(w, errorf(codeForbidden, "insufficient permissions for this request: the token is read-only"))
+			wire.WriteError(w, apierr.Errorf(apierr.CodeForbidden, "insufficient permissions for this request: the token is read-only"))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 type networkGet struct {
@@ -17,7 +19,7 @@ type networkList struct {
 
 func oneNetwork(n schema.Network) any { return networkGet{n} }
 
-func listNetworks(c *call) (int, any, *apiError) {
+func listNetworks(c *call) (int, any, *apierr.Error) {
 	q, err := parseList(c.r)
 	if err != nil {
 		return 0, nil, err

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 type primaryIPGet struct {
@@ -17,7 +19,7 @@ type primaryIPList struct {
 
 func onePrimaryIP(p schema.PrimaryIP) any { return primaryIPGet{p} }
 
-func listPrimaryIPs(c *call) (int, any, *apiError) {
+func listPrimaryIPs(c *call) (int, any, *apierr.Error) {
 	q, err := parseList(c.r)
 	if err != nil {
 		return 0, nil, err

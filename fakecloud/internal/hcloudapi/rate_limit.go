@@ -4,6 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // RateLimit reports the limit, the remaining budget and the refill rate.
@@ -40,7 +43,7 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		h.Set("RateLimit-Remaining", strconv.Itoa(st.Remaining))
 		h.Set("RateLimit-Reset", strconv.FormatInt(st.Reset, 10))
 		if !st.Allowed {
-			writeError(w, errorf(codeRateLimitExceeded, "limit of %d requests per hour reached", st.Limit))
+			wire.WriteError(w, apierr.Errorf(apierr.CodeRateLimitExceeded, "limit of %d requests per hour reached", st.Limit))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -3,6 +3,9 @@ package hcloudapi
 import (
 	"net/http"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // Request limits beyond the body's (body_limit.go). The API's requests
@@ -29,7 +32,7 @@ const (
 func limitURI(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n := len(r.RequestURI); n > maxURI {
-			writeErrorStatus(w, errorf(codeRequestTooLarge, "request URI of %d bytes is longer than %s", n, size(maxURI)), http.StatusRequestURITooLong)
+			wire.WriteErrorStatus(w, apierr.Errorf(apierr.CodeRequestTooLarge, "request URI of %d bytes is longer than %s", n, wire.Size(maxURI)), http.StatusRequestURITooLong)
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -7,7 +7,9 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -21,10 +23,10 @@ import (
 func (s *Server) routes() http.Handler {
 	api := chi.NewRouter()
 	api.NotFound(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errorf(codeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
+		wire.WriteError(w, apierr.Errorf(apierr.CodeNotFound, "no such endpoint: %s %s", r.Method, r.URL.Path))
 	})
 	api.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errorf(codeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
+		wire.WriteError(w, apierr.Errorf(apierr.CodeMethodNotAllowed, "method %s is not allowed on %s", r.Method, r.URL.Path))
 	})
 	for _, rt := range apiRoutes() {
 		api.Method(rt.method, rt.pattern, s.serve(rt.h))
@@ -36,7 +38,7 @@ func (s *Server) routes() http.Handler {
 	for i := len(s.opts.Middleware) - 1; i >= 0; i-- {
 		h = s.opts.Middleware[i](h)
 	}
-	h = s.observe(s.authenticate(s.rateLimit(s.permit(limitBody(apiBodyLimit)(strictQuery(apiMultiValued)(checkContract(contract.Default())(s.injectFaults(h))))))))
+	h = s.observe(s.authenticate(s.rateLimit(s.permit(wire.LimitBody(wire.APIBodyLimit)(wire.StrictQuery(wire.APIMultiValued)(checkContract(contract.Default())(s.injectFaults(h))))))))
 
 	root := chi.NewRouter()
 	root.Handle("/metrics", s.metricsHandler())
@@ -51,7 +53,7 @@ func (s *Server) routes() http.Handler {
 
 // apiHandler serves one endpoint: it returns a status and a body to encode,
 // or an API error. A nil body with 204 sends no body.
-type apiHandler func(c *call) (int, any, *apiError)
+type apiHandler func(c *call) (int, any, *apierr.Error)
 
 // serve runs h as one request of the world, after settling due actions,
 // and encodes the answer before the world's lock is released. A panic in
@@ -60,7 +62,7 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		var status int
 		var body []byte
-		var aerr *apiError
+		var aerr *apierr.Error
 		started := s.world.Run(func(tx *world.Tx) bool {
 			var v any
 			status, v, aerr = h(&call{tx: tx, r: r, header: rw.Header()})
@@ -72,7 +74,7 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 				enc := json.NewEncoder(&buf)
 				enc.SetEscapeHTML(false)
 				if err := enc.Encode(v); err != nil {
-					aerr = errorf(codeServerError, "encode response: %v", err)
+					aerr = apierr.Errorf(apierr.CodeServerError, "encode response: %v", err)
 				}
 				body = buf.Bytes()
 			}
@@ -83,7 +85,7 @@ func (s *Server) serve(h apiHandler) http.HandlerFunc {
 		}
 		switch {
 		case aerr != nil:
-			writeError(rw, aerr)
+			wire.WriteError(rw, aerr)
 		case body == nil:
 			rw.WriteHeader(status)
 		default:

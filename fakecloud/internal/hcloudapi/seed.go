@@ -9,7 +9,9 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -103,7 +105,7 @@ func seedServer(tx *world.Tx, sv SeedServer, byName map[string]int64) error {
 		for _, a := range sn.AliasIPs {
 			at.AliasIPs = append(at.AliasIPs, &a)
 		}
-		attach := func(tx *world.Tx, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apiError) {
+		attach := func(tx *world.Tx, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
 			return tx.AttachServerToNetwork(id, req)
 		}
 		if _, err := seedOp(tx, "/servers/{id}/actions/attach_to_network", "", at, attach); err != nil {
@@ -183,7 +185,7 @@ func seedLB(tx *world.Tx, lb SeedLoadBalancer, byName map[string]int64) error {
 // seedOp runs a typed operation as the API runs it for POST path: the
 // request is checked against the OpenAPI description and decoded
 // strictly, as a client's would be.
-func seedOp[R, V any](tx *world.Tx, path, what string, body any, op func(*world.Tx, R) (V, *apiError)) (V, error) {
+func seedOp[R, V any](tx *world.Tx, path, what string, body any, op func(*world.Tx, R) (V, *apierr.Error)) (V, error) {
 	var zero V
 	data, err := json.Marshal(body)
 	if err != nil {
@@ -192,7 +194,7 @@ func seedOp[R, V any](tx *world.Tx, path, what string, body any, op func(*world.
 	var req R
 	aerr := breaches(contract.Default(), "POST", path, nil, data)
 	if aerr == nil {
-		aerr = decodeBytes(data, &req)
+		aerr = wire.DecodeBytes(data, &req)
 	}
 	var out V
 	if aerr == nil {

@@ -3,6 +3,7 @@ package hcloudapi
 import (
 	"net/http"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -17,7 +18,7 @@ type serverList struct {
 
 func oneServer(v world.ServerView) any { return serverGet{v} }
 
-func listServers(c *call) (int, any, *apiError) {
+func listServers(c *call) (int, any, *apierr.Error) {
 	q, err := parseList(c.r)
 	if err != nil {
 		return 0, nil, err

@@ -3,7 +3,11 @@ package hcloudapi
 import (
 	"testing"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/admin"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -30,3 +34,28 @@ func changesOf(t testing.TB, fc *Server) uint64 {
 
 // maxRoutes is how many routes a network may have, as the API documents.
 const maxRoutes = 100
+
+// The tests' names for the API's error model, the wire's limits and the
+// strict decoding they check.
+type (
+	apiError            = apierr.Error
+	errorEnvelope       = wire.Envelope
+	invalidInputDetails = apierr.InvalidInputDetails
+	fieldDetail         = apierr.FieldDetail
+)
+
+const (
+	codeInvalidInput    = apierr.CodeInvalidInput
+	codeJSONError       = apierr.CodeJSONError
+	codeRequestTooLarge = apierr.CodeRequestTooLarge
+	codeServerError     = apierr.CodeServerError
+	maxBody             = wire.MaxBody
+	maxSeedBody         = wire.MaxSeedBody
+)
+
+var (
+	adminBodyLimit = admin.BodyLimit
+	checkJSONText  = strict.CheckJSONText
+	decodeBytes    = wire.DecodeBytes
+	exactKeysOf    = strict.ExactKeysOf
+)

@@ -4,6 +4,8 @@ import (
 	"net/http"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 type sshKeyGet struct {
@@ -17,7 +19,7 @@ type sshKeyList struct {
 
 func oneSSHKey(k schema.SSHKey) any { return sshKeyGet{k} }
 
-func listSSHKeys(c *call) (int, any, *apiError) {
+func listSSHKeys(c *call) (int, any, *apierr.Error) {
 	q, err := parseList(c.r)
 	if err != nil {
 		return 0, nil, err

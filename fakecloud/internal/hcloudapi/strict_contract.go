@@ -7,7 +7,10 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // checkContract refuses, with invalid_input naming each field, a request
@@ -23,13 +26,13 @@ func checkContract(c *contract.Contract) func(http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			var body []byte
 			if r.Body != nil && r.Body != http.NoBody {
-				body, _ = io.ReadAll(r.Body) // limitBody has read it into memory
+				body, _ = io.ReadAll(r.Body) // wire.LimitBody has read it into memory
 				r.Body = io.NopCloser(bytes.NewReader(body))
 			}
-			if checkJSONText(body) == nil {
+			if strict.CheckJSONText(body) == nil {
 				path := strings.TrimPrefix(r.URL.Path, "/v1")
 				if err := breaches(c, r.Method, path, r.URL.Query(), body); err != nil {
-					writeError(w, err)
+					wire.WriteError(w, err)
 					return
 				}
 			}
@@ -40,8 +43,8 @@ func checkContract(c *contract.Contract) func(http.Handler) http.Handler {
 
 // breaches is invalid_input naming each field where a request breaks the
 // description, nil where it keeps to it.
-func breaches(c *contract.Contract, method, path string, query url.Values, body []byte) *apiError {
-	var f fieldErrors
+func breaches(c *contract.Contract, method, path string, query url.Values, body []byte) *apierr.Error {
+	var f apierr.Fields
 	for _, p := range c.Check(method, path, query, body) {
 		f.Add(p.Field, "%s", p.Message)
 	}

@@ -6,18 +6,20 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Action is the action with the ID; with a kind, only if it names a
 // resource of the kind (and of the resource ID, unless 0). Reading an
 // action counts as a poll of it.
-func (t *Tx) Action(id int64, kind string, resource int64) (schema.Action, *apiError) {
+func (t *Tx) Action(id int64, kind string, resource int64) (schema.Action, *apierr.Error) {
 	w := t.w
 	a, ok := w.Actions.Get(id)
 	if !ok || (kind != "" && !store.ActionTouches(a, kind, resource)) {
-		return schema.Action{}, notFound("action", id)
+		return schema.Action{}, apierr.NotFound("action", id)
 	}
 	w.Polled(a)
 	w.Settle()
@@ -35,12 +37,12 @@ type ActionFilter struct {
 
 // Actions lists the actions a query and filter select, one page of them,
 // and how many they select in all. Listing an action counts as a poll.
-func (t *Tx) Actions(q listing.Query, filter ActionFilter) ([]schema.Action, int, *apiError) {
+func (t *Tx) Actions(q listing.Query, filter ActionFilter) ([]schema.Action, int, *apierr.Error) {
 	w := t.w
-	var f fieldErrors
+	var f apierr.Fields
 	var ids []int64
 	for _, v := range filter.IDs {
-		id, ok := parseID(v)
+		id, ok := strict.ParseID(v)
 		switch {
 		case !ok:
 			f.Add("id", "%q is not a valid ID", v)

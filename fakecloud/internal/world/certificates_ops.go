@@ -16,7 +16,7 @@ import (
 )
 
 // Certificate is the certificate with the ID.
-func (t *Tx) Certificate(id int64) (schema.Certificate, *apiError) {
+func (t *Tx) Certificate(id int64) (schema.Certificate, *apierr.Error) {
 	cert, err := find(&t.w.Certificates, "certificate", id)
 	if err != nil {
 		return schema.Certificate{}, err
@@ -26,7 +26,7 @@ func (t *Tx) Certificate(id int64) (schema.Certificate, *apiError) {
 
 // Certificates lists the certificates a query and the types (any, if
 // none) select, one page of them, and how many they select in all.
-func (t *Tx) Certificates(q listing.Query, types []string) ([]schema.Certificate, int, *apiError) {
+func (t *Tx) Certificates(q listing.Query, types []string) ([]schema.Certificate, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.Certificates.All(), func(cert *schema.Certificate) bool {
 		return !q.Keeps(cert.Name, cert.Labels) || (len(types) > 0 && !slices.Contains(types, cert.Type))
 	})
@@ -52,9 +52,9 @@ type CertificateCreated struct {
 
 // CreateCertificate stores an uploaded certificate, or starts issuing a
 // managed one.
-func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (CertificateCreated, *apiError) {
+func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (CertificateCreated, *apierr.Error) {
 	w := t.w
-	var f fieldErrors
+	var f apierr.Fields
 	model.CheckName(&f, "name", req.Name)
 	labels := model.DerefLabels(req.Labels)
 	model.ValidateLabels(&f, "labels", labels)
@@ -90,7 +90,7 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 		return CertificateCreated{}, err
 	}
 	if _, dup := w.Certificates.Find(func(o *schema.Certificate) bool { return o.Name == req.Name }); dup {
-		return CertificateCreated{}, notUnique("name", "certificate name %q is already used", req.Name)
+		return CertificateCreated{}, apierr.NotUnique("name", "certificate name %q is already used", req.Name)
 	}
 	cert.ID = w.NewID("certificate")
 	w.Certificates.Put(cert.ID, cert)
@@ -111,13 +111,13 @@ func (w *ops) startIssuance(cert *schema.Certificate) *StoredAction {
 }
 
 // RetryCertificate issues again a managed certificate whose issuance failed.
-func (t *Tx) RetryCertificate(id int64) (schema.Action, *apiError) {
+func (t *Tx) RetryCertificate(id int64) (schema.Action, *apierr.Error) {
 	cert, err := find(&t.w.Certificates, "certificate", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if cert.Type != "managed" || cert.Status == nil || cert.Status.Issuance != "failed" {
-		return schema.Action{}, errorf(codeUnsupportedError, "only a managed certificate whose issuance failed can be retried")
+		return schema.Action{}, apierr.Errorf(apierr.CodeUnsupportedError, "only a managed certificate whose issuance failed can be retried")
 	}
 	if err := t.w.CheckLock(store.Ref{Type: "certificate", ID: cert.ID}); err != nil {
 		return schema.Action{}, err
@@ -128,7 +128,7 @@ func (t *Tx) RetryCertificate(id int64) (schema.Action, *apiError) {
 }
 
 // UpdateCertificate renames and relabels a certificate.
-func (t *Tx) UpdateCertificate(id int64, req schema.CertificateUpdateRequest) (schema.Certificate, *apiError) {
+func (t *Tx) UpdateCertificate(id int64, req schema.CertificateUpdateRequest) (schema.Certificate, *apierr.Error) {
 	cert, err := find(&t.w.Certificates, "certificate", id)
 	if err != nil {
 		return schema.Certificate{}, err
@@ -141,16 +141,16 @@ func (t *Tx) UpdateCertificate(id int64, req schema.CertificateUpdateRequest) (s
 }
 
 // DeleteCertificate deletes a certificate no load balancer uses.
-func (t *Tx) DeleteCertificate(id int64) *apiError {
+func (t *Tx) DeleteCertificate(id int64) *apierr.Error {
 	cert, err := find(&t.w.Certificates, "certificate", id)
 	if err != nil {
 		return err
 	}
 	if v := t.w.ViewCert(cert); len(v.UsedBy) > 0 {
-		return errorf("resource_in_use", "certificate %d is used by load balancer %d", cert.ID, v.UsedBy[0].ID)
+		return apierr.Errorf("resource_in_use", "certificate %d is used by load balancer %d", cert.ID, v.UsedBy[0].ID)
 	}
 	if lb, ok := t.w.CertHeldByAction(cert.ID); ok {
-		return errorf("resource_in_use", "certificate %d is used by load balancer %d until its running action ends", cert.ID, lb)
+		return apierr.Errorf("resource_in_use", "certificate %d is used by load balancer %d until its running action ends", cert.ID, lb)
 	}
 	if err := t.w.CheckLock(store.Ref{Type: "certificate", ID: cert.ID}); err != nil {
 		return err

@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
@@ -195,14 +196,14 @@ func (w *ops) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 		return fmt.Errorf("server: server %d has no public IPv4 to change", srv.ID)
 	case old == a.String():
 		return nil
-	case !hostAddr(a) || a.IsPrivate():
+	case !netaddr.HostAddr(a) || a.IsPrivate():
 		return fmt.Errorf("ip: %s is not a public unicast address", a)
 	}
 	if holder := w.publicIPv4Holder(a); holder != "" {
 		return fmt.Errorf("ip: %s is held by %s", a, holder)
 	}
-	if publicIPv4Range.Contains(a) && !w.PubIPv4.Claim(a) {
-		return fmt.Errorf("ip: %s is in fakecloud's address pool %s and not free; choose a released address or one outside the pool", a, publicIPv4Range)
+	if netaddr.PublicIPv4Range.Contains(a) && !w.PubIPv4.Claim(a) {
+		return fmt.Errorf("ip: %s is in fakecloud's address pool %s and not free; choose a released address or one outside the pool", a, netaddr.PublicIPv4Range)
 	}
 	w.PubIPv4.Release(old)
 	srv.PublicNet.IPv4.IP = a.String()

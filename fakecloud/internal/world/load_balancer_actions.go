@@ -6,13 +6,14 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // lbAction checks the load balancer is free, applies the change plan
 // validated and starts its action, which undoes the change if it fails.
-func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer) (func(), *apiError)) (schema.Action, *apiError) {
+func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer) (func(), *apierr.Error)) (schema.Action, *apierr.Error) {
 	w := t.w
 	lb, err := find(&w.LoadBalancers, "load_balancer", id)
 	if err != nil {
@@ -33,15 +34,15 @@ func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer
 }
 
 // AddService adds a service to a load balancer.
-func (t *Tx) AddService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
-	return t.lbAction(id, "add_service", func(lb *StoredLoadBalancer) (func(), *apiError) {
-		var f fieldErrors
+func (t *Tx) AddService(id int64, spec ServiceSpec) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "add_service", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+		var f apierr.Fields
 		svc := t.w.BuildService(schema.LoadBalancerService{}, spec, &f, "")
 		if err := f.Err(); err != nil {
 			return nil, err
 		}
 		if slices.ContainsFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == svc.ListenPort }) {
-			return nil, errorf("source_port_already_used", "listen port %d is already used by a service of load balancer %d", svc.ListenPort, lb.ID)
+			return nil, apierr.Errorf("source_port_already_used", "listen port %d is already used by a service of load balancer %d", svc.ListenPort, lb.ID)
 		}
 		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Services = append(cp.Services, svc) }); err != nil {
 			return nil, err
@@ -51,16 +52,16 @@ func (t *Tx) AddService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
 }
 
 // UpdateService changes the service on a listen port.
-func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apiError) {
-	return t.lbAction(id, "update_service", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "update_service", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		if spec.ListenPort == nil {
-			return nil, invalidField("listen_port", "is required")
+			return nil, apierr.InvalidField("listen_port", "is required")
 		}
 		i := slices.IndexFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == *spec.ListenPort })
 		if i < 0 {
-			return nil, invalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, *spec.ListenPort)
+			return nil, apierr.InvalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, *spec.ListenPort)
 		}
-		var f fieldErrors
+		var f apierr.Fields
 		svc := t.w.BuildService(lb.Services[i], spec, &f, "")
 		if err := f.Err(); err != nil {
 			return nil, err
@@ -78,20 +79,20 @@ func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apiError
 }
 
 // DeleteService deletes the service on a listen port.
-func (t *Tx) DeleteService(id int64, req schema.LoadBalancerDeleteServiceRequest) (schema.Action, *apiError) {
-	return t.lbAction(id, "delete_service", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) DeleteService(id int64, req schema.LoadBalancerDeleteServiceRequest) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "delete_service", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		match := func(o schema.LoadBalancerService) bool { return o.ListenPort == req.ListenPort }
 		if !slices.ContainsFunc(lb.Services, match) {
-			return nil, invalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, req.ListenPort)
+			return nil, apierr.InvalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, req.ListenPort)
 		}
 		return func() { lb.Services = slices.DeleteFunc(lb.Services, match) }, nil
 	})
 }
 
 // AddTarget adds a server, label selector or IP target to a load balancer.
-func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
-	return t.lbAction(id, "add_target", func(lb *StoredLoadBalancer) (func(), *apiError) {
-		var f fieldErrors
+func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "add_target", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+		var f apierr.Fields
 		tg, err := t.w.BuildTarget(lb, spec, &f, "")
 		if ferr := f.Err(); ferr != nil {
 			return nil, ferr
@@ -100,7 +101,7 @@ func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
 			return nil, err
 		}
 		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return model.SameTarget(o, tg) }) {
-			return nil, errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
+			return nil, apierr.Errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
 		}
 		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
 			return nil, err
@@ -111,8 +112,8 @@ func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
 
 // RemoveTarget removes a target; a server target whose server was
 // deleted can still be removed.
-func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) {
-	return t.lbAction(id, "remove_target", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "remove_target", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		want := store.Target{Type: spec.Type}
 		switch {
 		case spec.Type == "server" && spec.Server != nil:
@@ -122,28 +123,28 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apiError) 
 		case spec.Type == "ip" && spec.IP != nil:
 			want.IP = &schema.LoadBalancerTargetIP{IP: spec.IP.IP}
 		default:
-			return nil, invalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
+			return nil, apierr.InvalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
 		}
 		match := func(o store.Target) bool { return model.SameTarget(o, want) }
 		if !slices.ContainsFunc(lb.Targets, match) {
-			return nil, errorf("target_not_found", "load balancer %d has no such target", lb.ID)
+			return nil, apierr.Errorf("target_not_found", "load balancer %d has no such target", lb.ID)
 		}
 		return func() { lb.Targets = slices.DeleteFunc(lb.Targets, match) }, nil
 	})
 }
 
 // AttachLoadBalancerToNetwork attaches a load balancer to a network.
-func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apiError) {
-	return t.lbAction(id, "attach_to_network", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "attach_to_network", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, invalidField("network", "network %d does not exist", req.Network)
+			return nil, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
 		if err := t.w.NetworkLock(n.ID); err != nil {
 			return nil, err
 		}
 		if len(lb.PrivateNet) > 0 {
-			return nil, errorf("load_balancer_already_attached", "load balancer %d is already attached to network %d", lb.ID, lb.PrivateNet[0].Network)
+			return nil, apierr.Errorf("load_balancer_already_attached", "load balancer %d is already attached to network %d", lb.ID, lb.PrivateNet[0].Network)
 		}
 		want, ipRange := "", ""
 		if req.IP != nil {
@@ -164,27 +165,27 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 }
 
 // DetachLoadBalancerFromNetwork detaches a load balancer from a network.
-func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActionDetachFromNetworkRequest) (schema.Action, *apiError) {
-	return t.lbAction(id, "detach_from_network", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActionDetachFromNetworkRequest) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "detach_from_network", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		m, ok := t.w.MemberOf(req.Network, store.Ref{Type: "load_balancer", ID: lb.ID})
 		if !ok {
-			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
+			return nil, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
 		}
 		if !lb.PublicNet.Enabled {
-			return nil, errorf("load_balancer_public_interface_disabled", "load balancer %d has no public interface; enable it before detaching its network", lb.ID)
+			return nil, apierr.Errorf("load_balancer_public_interface_disabled", "load balancer %d has no public interface; enable it before detaching its network", lb.ID)
 		}
 		if slices.ContainsFunc(lb.Targets, store.Target.Private) {
-			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
+			return nil, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
 		}
 		return func() { t.w.Detach(m, req.Network) }, nil
 	})
 }
 
 // ChangeAlgorithm sets how a load balancer spreads connections.
-func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgorithmRequest) (schema.Action, *apiError) {
-	return t.lbAction(id, "change_algorithm", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgorithmRequest) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "change_algorithm", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		if !slices.Contains(lbAlgorithms, req.Type) {
-			return nil, invalidField("type", "%q is not one of round_robin, least_connections", req.Type)
+			return nil, apierr.InvalidField("type", "%q is not one of round_robin, least_connections", req.Type)
 		}
 		return func() { lb.Algorithm.Type = req.Type }, nil
 	})
@@ -192,41 +193,41 @@ func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgori
 
 // ChangeLoadBalancerType changes the type of a load balancer whose
 // services and targets fit the new one.
-func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChangeTypeRequest) (schema.Action, *apiError) {
-	return t.lbAction(id, "change_load_balancer_type", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChangeTypeRequest) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "change_load_balancer_type", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		lt, ok := t.w.Cat.LBType(idOrNameString(req.LoadBalancerType))
 		if !ok {
-			return nil, invalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
+			return nil, apierr.InvalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 		}
 		if err := t.w.CheckLBLimits(lb, lt); err != nil {
-			return nil, errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
+			return nil, apierr.Errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
 		}
 		return func() { lb.LoadBalancerType = lt }, nil
 	})
 }
 
 // EnablePublicInterface turns a load balancer's public interface on.
-func (t *Tx) EnablePublicInterface(id int64) (schema.Action, *apiError) {
+func (t *Tx) EnablePublicInterface(id int64) (schema.Action, *apierr.Error) {
 	return t.setPublicInterface(id, true)
 }
 
 // DisablePublicInterface turns the public interface of a load balancer
 // attached to a network, whose targets use private IPs, off.
-func (t *Tx) DisablePublicInterface(id int64) (schema.Action, *apiError) {
+func (t *Tx) DisablePublicInterface(id int64) (schema.Action, *apierr.Error) {
 	return t.setPublicInterface(id, false)
 }
 
-func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apiError) {
+func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apierr.Error) {
 	command := "disable_public_interface"
 	if enabled {
 		command = "enable_public_interface"
 	}
-	return t.lbAction(id, command, func(lb *StoredLoadBalancer) (func(), *apiError) {
+	return t.lbAction(id, command, func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		if !enabled && len(lb.PrivateNet) == 0 {
-			return nil, errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
+			return nil, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
 		}
 		if !enabled && model.PublicTargets(lb) {
-			return nil, errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
+			return nil, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
 		}
 		return func() { lb.PublicNet.Enabled = enabled }, nil
 	})
@@ -234,11 +235,11 @@ func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apiErro
 
 // ChangeLoadBalancerDNSPtr sets the reverse DNS name of a load
 // balancer's public address.
-func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionChangeDNSPtrRequest) (schema.Action, *apiError) {
-	return t.lbAction(id, "change_dns_ptr", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "change_dns_ptr", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
-			return nil, invalidField("ip", "%q is not an IP address", req.IP)
+			return nil, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
 		}
 		ptr := ""
 		if req.DNSPtr != nil {
@@ -255,13 +256,13 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		case lb.PublicNet.IPv6.IP:
 			return func() { lb.PublicNet.IPv6.DNSPtr = ptr }, nil
 		}
-		return nil, invalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
+		return nil, apierr.InvalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
 	})
 }
 
 // ChangeLoadBalancerProtection sets a load balancer's delete protection.
-func (t *Tx) ChangeLoadBalancerProtection(id int64, req schema.LoadBalancerActionChangeProtectionRequest) (schema.Action, *apiError) {
-	return t.lbAction(id, "change_protection", func(lb *StoredLoadBalancer) (func(), *apiError) {
+func (t *Tx) ChangeLoadBalancerProtection(id int64, req schema.LoadBalancerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
+	return t.lbAction(id, "change_protection", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
 		return func() {
 			if req.Delete != nil {
 				lb.Protection.Delete = *req.Delete

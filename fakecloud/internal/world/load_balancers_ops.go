@@ -7,6 +7,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
@@ -27,7 +28,7 @@ type LoadBalancerCreateRequest struct {
 }
 
 // LoadBalancer is the load balancer with the ID.
-func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apiError) {
+func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apierr.Error) {
 	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
 	if err != nil {
 		return LoadBalancerView{}, err
@@ -37,7 +38,7 @@ func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apiError) {
 
 // LoadBalancers lists the load balancers a query selects, one page of
 // them, and how many it selects in all.
-func (t *Tx) LoadBalancers(q listing.Query) ([]LoadBalancerView, int, *apiError) {
+func (t *Tx) LoadBalancers(q listing.Query) ([]LoadBalancerView, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.LoadBalancers.All(), func(lb *StoredLoadBalancer) bool { return !q.Keeps(lb.Name, lb.Labels) })
 	if err := listing.ApplySort(items, q.Sort, model.LBSortKeys); err != nil {
 		return nil, 0, err
@@ -54,9 +55,9 @@ var lbAlgorithms = []string{"round_robin", "least_connections"}
 
 // CreateLoadBalancer creates a load balancer with its services, targets
 // and network.
-func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCreated, *apiError) {
+func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCreated, *apierr.Error) {
 	w := t.w
-	var f fieldErrors
+	var f apierr.Fields
 	model.CheckName(&f, "name", req.Name)
 	lt, ok := w.Cat.LBType(idOrNameString(req.LoadBalancerType))
 	if !ok {
@@ -97,7 +98,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		return LoadBalancerCreated{}, err
 	}
 	if _, dup := w.LoadBalancers.Find(func(o *StoredLoadBalancer) bool { return o.Name == req.Name }); dup {
-		return LoadBalancerCreated{}, notUnique("name", "load balancer name %q is already used", req.Name)
+		return LoadBalancerCreated{}, apierr.NotUnique("name", "load balancer name %q is already used", req.Name)
 	}
 	lb := &StoredLoadBalancer{LoadBalancer: schema.LoadBalancer{Name: req.Name, Location: loc, LoadBalancerType: lt,
 		Labels: labels, Algorithm: schema.LoadBalancerAlgorithm{Type: algo}, IncludedTraffic: 21990232555520}}
@@ -112,12 +113,12 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		lb.PrivateNet = []schema.LoadBalancerPrivateNet{{Network: n.ID, IP: ip.String()}}
 	}
 	if !lb.PublicNet.Enabled && n == nil {
-		return LoadBalancerCreated{}, errorf("load_balancer_not_attached_to_network", "a load balancer without public interface must be attached to a network")
+		return LoadBalancerCreated{}, apierr.Errorf("load_balancer_not_attached_to_network", "a load balancer without public interface must be attached to a network")
 	}
 	for i, spec := range req.Services {
 		svc := w.BuildService(schema.LoadBalancerService{}, spec, &f, fieldAt("services", i, ""))
 		if slices.ContainsFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == svc.ListenPort }) {
-			return LoadBalancerCreated{}, errorf("source_port_already_used", "listen port %d is used by two services", svc.ListenPort)
+			return LoadBalancerCreated{}, apierr.Errorf("source_port_already_used", "listen port %d is used by two services", svc.ListenPort)
 		}
 		lb.Services = append(lb.Services, svc)
 	}
@@ -127,7 +128,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 			return LoadBalancerCreated{}, err
 		}
 		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return model.SameTarget(o, t) }) {
-			return LoadBalancerCreated{}, errorf("target_already_defined", "target %d is defined twice", i)
+			return LoadBalancerCreated{}, apierr.Errorf("target_already_defined", "target %d is defined twice", i)
 		}
 		lb.Targets = append(lb.Targets, t)
 	}
@@ -135,14 +136,14 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		return LoadBalancerCreated{}, err
 	}
 	if !lb.PublicNet.Enabled && model.PublicTargets(lb) {
-		return LoadBalancerCreated{}, errorf("targets_without_use_private_ip", "a load balancer without public interface needs targets that use the private IP")
+		return LoadBalancerCreated{}, apierr.Errorf("targets_without_use_private_ip", "a load balancer without public interface needs targets that use the private IP")
 	}
 	if err := w.CheckLBLimits(lb, lt); err != nil {
 		return LoadBalancerCreated{}, err
 	}
 	ip4, ok := w.LBPublicIPv4()
 	if !ok {
-		return LoadBalancerCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
+		return LoadBalancerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
 	}
 	lb.ID = w.NewID("load_balancer")
 	lb.Created = w.Now().UTC().Truncate(time.Second)
@@ -158,7 +159,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 }
 
 // UpdateLoadBalancer renames and relabels a load balancer.
-func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) (LoadBalancerView, *apiError) {
+func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) (LoadBalancerView, *apierr.Error) {
 	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
 	if err != nil {
 		return LoadBalancerView{}, err
@@ -173,13 +174,13 @@ func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) 
 // DeleteLoadBalancer deletes a load balancer with a delete_load_balancer
 // action, as the live API has since October 2026 (the vendored OpenAPI
 // copy says 204, with none).
-func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apiError) {
+func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if lb.Protection.Delete {
-		return schema.Action{}, protectedErr("load_balancer", lb.ID)
+		return schema.Action{}, apierr.Protected("load_balancer", lb.ID)
 	}
 	ref := store.Ref{Type: "load_balancer", ID: lb.ID}
 	if err := t.w.CheckLock(ref); err != nil {

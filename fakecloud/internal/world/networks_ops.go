@@ -8,6 +8,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
@@ -20,7 +21,7 @@ const (
 )
 
 // Network is the network with the ID.
-func (t *Tx) Network(id int64) (schema.Network, *apiError) {
+func (t *Tx) Network(id int64) (schema.Network, *apierr.Error) {
 	n, err := find(&t.w.Networks, "network", id)
 	if err != nil {
 		return schema.Network{}, err
@@ -30,7 +31,7 @@ func (t *Tx) Network(id int64) (schema.Network, *apiError) {
 
 // Networks lists the networks a query selects, one page of them, and how
 // many it selects in all.
-func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apiError) {
+func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.Networks.All(), func(n *schema.Network) bool { return !q.Keeps(n.Name, n.Labels) })
 	if err := listing.ApplySort(items, q.Sort, networkSortKeys); err != nil {
 		return nil, 0, err
@@ -44,12 +45,12 @@ func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apiError) {
 }
 
 // CreateNetwork creates a network with its subnets and routes.
-func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *apiError) {
+func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *apierr.Error) {
 	w := t.w
-	var f fieldErrors
+	var f apierr.Fields
 	model.CheckName(&f, "name", req.Name)
 	if _, dup := w.Networks.Find(func(n *schema.Network) bool { return n.Name == req.Name }); dup {
-		return schema.Network{}, notUnique("name", "network name %q is already used", req.Name)
+		return schema.Network{}, apierr.NotUnique("name", "network name %q is already used", req.Name)
 	}
 	ipRange, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
 	n := &schema.Network{Name: req.Name, IPRange: req.IPRange, Labels: model.DerefLabels(req.Labels),
@@ -66,7 +67,7 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 			n.Subnets = append(n.Subnets, sub)
 		}
 		for i, rt := range req.Routes {
-			route, rerr := checkRoute(n, ipRange, rt.Destination, rt.Gateway)
+			route, rerr := netaddr.CheckRoute(n, ipRange, rt.Destination, rt.Gateway)
 			if rerr != "" {
 				f.Add(fieldAt("routes", i, "destination"), "%s", rerr)
 				continue
@@ -75,7 +76,7 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 		}
 	}
 	if len(req.Routes) > maxRoutes {
-		return schema.Network{}, limitExceeded("routes", "a network has at most %d routes", maxRoutes)
+		return schema.Network{}, apierr.LimitExceeded("routes", "a network has at most %d routes", maxRoutes)
 	}
 	if err := f.Err(); err != nil {
 		return schema.Network{}, err
@@ -88,7 +89,7 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 
 // UpdateNetwork renames and relabels a network and sets whether its
 // routes are exposed to a vSwitch.
-func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Network, *apiError) {
+func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Network, *apierr.Error) {
 	n, err := find(&t.w.Networks, "network", id)
 	if err != nil {
 		return schema.Network{}, err
@@ -105,14 +106,14 @@ func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Ne
 
 // DeleteNetwork deletes a network; attached resources are detached, as
 // the API documents.
-func (t *Tx) DeleteNetwork(id int64) *apiError {
+func (t *Tx) DeleteNetwork(id int64) *apierr.Error {
 	w := t.w
 	n, err := find(&w.Networks, "network", id)
 	if err != nil {
 		return err
 	}
 	if n.Protection.Delete {
-		return protectedErr("network", n.ID)
+		return apierr.Protected("network", n.ID)
 	}
 	if err := w.NetworkLock(n.ID); err != nil {
 		return err
@@ -138,7 +139,7 @@ var networkSortKeys = listing.ByIDNameCreated(
 
 // networkAction validates the network for an action, applies the change
 // and starts the action, which undoes it if it fails.
-func (t *Tx) networkAction(id int64, command string, check func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError)) (schema.Action, *apiError) {
+func (t *Tx) networkAction(id int64, command string, check func(n *schema.Network, ipRange netip.Prefix) (func(), *apierr.Error)) (schema.Action, *apierr.Error) {
 	n, err := find(&t.w.Networks, "network", id)
 	if err != nil {
 		return schema.Action{}, err
@@ -159,33 +160,33 @@ func (t *Tx) networkAction(id int64, command string, check func(n *schema.Networ
 }
 
 // AddSubnet adds a subnet to a network.
-func (t *Tx) AddSubnet(id int64, req schema.NetworkActionAddSubnetRequest) (schema.Action, *apiError) {
-	return t.networkAction(id, "add_subnet", func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError) {
+func (t *Tx) AddSubnet(id int64, req schema.NetworkActionAddSubnetRequest) (schema.Action, *apierr.Error) {
+	return t.networkAction(id, "add_subnet", func(n *schema.Network, ipRange netip.Prefix) (func(), *apierr.Error) {
 		if len(n.Subnets) >= maxSubnets {
-			return nil, limitExceeded("subnets", "a network has at most %d subnets", maxSubnets)
+			return nil, apierr.LimitExceeded("subnets", "a network has at most %d subnets", maxSubnets)
 		}
 		sub, msg := checkSubnet(t.w, n, ipRange, req)
 		if msg != "" {
-			return nil, invalidField("ip_range", "%s", msg)
+			return nil, apierr.InvalidField("ip_range", "%s", msg)
 		}
 		return func() { n.Subnets = append(n.Subnets, sub) }, nil
 	})
 }
 
 // DeleteSubnet deletes a subnet that holds no attached resource.
-func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest) (schema.Action, *apiError) {
-	return t.networkAction(id, "delete_subnet", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
-		p, msg := parseIPv4Net(req.IPRange)
+func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest) (schema.Action, *apierr.Error) {
+	return t.networkAction(id, "delete_subnet", func(n *schema.Network, _ netip.Prefix) (func(), *apierr.Error) {
+		p, msg := netaddr.ParseIPv4Net(req.IPRange)
 		if msg != "" {
-			return nil, invalidField("ip_range", "%s", msg)
+			return nil, apierr.InvalidField("ip_range", "%s", msg)
 		}
 		i := slices.IndexFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.String() })
 		if i < 0 {
-			return nil, invalidField("ip_range", "network %d has no subnet %q", n.ID, req.IPRange)
+			return nil, apierr.InvalidField("ip_range", "network %d has no subnet %q", n.ID, req.IPRange)
 		}
 		for _, m := range t.w.NetMembers[n.ID] {
 			if p.Contains(m.IP) {
-				return nil, invalidField("ip_range", "subnet %s has attached resources; detach them first", req.IPRange)
+				return nil, apierr.InvalidField("ip_range", "subnet %s has attached resources; detach them first", req.IPRange)
 			}
 		}
 		return func() {
@@ -195,43 +196,43 @@ func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest)
 }
 
 // AddRoute adds a route to a network.
-func (t *Tx) AddRoute(id int64, req schema.NetworkActionAddRouteRequest) (schema.Action, *apiError) {
-	return t.networkAction(id, "add_route", func(n *schema.Network, ipRange netip.Prefix) (func(), *apiError) {
+func (t *Tx) AddRoute(id int64, req schema.NetworkActionAddRouteRequest) (schema.Action, *apierr.Error) {
+	return t.networkAction(id, "add_route", func(n *schema.Network, ipRange netip.Prefix) (func(), *apierr.Error) {
 		if len(n.Routes) >= maxRoutes {
-			return nil, limitExceeded("routes", "a network has at most %d routes", maxRoutes)
+			return nil, apierr.LimitExceeded("routes", "a network has at most %d routes", maxRoutes)
 		}
-		route, msg := checkRoute(n, ipRange, req.Destination, req.Gateway)
+		route, msg := netaddr.CheckRoute(n, ipRange, req.Destination, req.Gateway)
 		if msg != "" {
-			return nil, invalidField("destination", "%s", msg)
+			return nil, apierr.InvalidField("destination", "%s", msg)
 		}
 		return func() { n.Routes = append(n.Routes, route) }, nil
 	})
 }
 
 // DeleteRoute deletes a route of a network.
-func (t *Tx) DeleteRoute(id int64, req schema.NetworkActionDeleteRouteRequest) (schema.Action, *apiError) {
-	return t.networkAction(id, "delete_route", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
-		d, msg := parseIPv4Net(req.Destination)
+func (t *Tx) DeleteRoute(id int64, req schema.NetworkActionDeleteRouteRequest) (schema.Action, *apierr.Error) {
+	return t.networkAction(id, "delete_route", func(n *schema.Network, _ netip.Prefix) (func(), *apierr.Error) {
+		d, msg := netaddr.ParseIPv4Net(req.Destination)
 		if msg != "" {
-			return nil, invalidField("destination", "%s", msg)
+			return nil, apierr.InvalidField("destination", "%s", msg)
 		}
 		g, gerr := netip.ParseAddr(req.Gateway)
 		match := func(r schema.NetworkRoute) bool {
 			return gerr == nil && r.Destination == d.String() && r.Gateway == g.String()
 		}
 		if !slices.ContainsFunc(n.Routes, match) {
-			return nil, invalidField("destination", "network %d has no route %s via %s", n.ID, req.Destination, req.Gateway)
+			return nil, apierr.InvalidField("destination", "network %d has no route %s via %s", n.ID, req.Destination, req.Gateway)
 		}
 		return func() { n.Routes = slices.DeleteFunc(n.Routes, match) }, nil
 	})
 }
 
 // ChangeIPRange widens a network's range.
-func (t *Tx) ChangeIPRange(id int64, req schema.NetworkActionChangeIPRangeRequest) (schema.Action, *apiError) {
-	return t.networkAction(id, "change_ip_range", func(n *schema.Network, old netip.Prefix) (func(), *apiError) {
-		var f fieldErrors
+func (t *Tx) ChangeIPRange(id int64, req schema.NetworkActionChangeIPRangeRequest) (schema.Action, *apierr.Error) {
+	return t.networkAction(id, "change_ip_range", func(n *schema.Network, old netip.Prefix) (func(), *apierr.Error) {
+		var f apierr.Fields
 		p, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
-		if ok && !within(old, p) {
+		if ok && !netaddr.Within(old, p) {
 			f.Add("ip_range", "the new range %s must contain the current range %s", p, old)
 		}
 		if err := f.Err(); err != nil {
@@ -242,8 +243,8 @@ func (t *Tx) ChangeIPRange(id int64, req schema.NetworkActionChangeIPRangeReques
 }
 
 // ChangeNetworkProtection sets a network's delete protection.
-func (t *Tx) ChangeNetworkProtection(id int64, req schema.NetworkActionChangeProtectionRequest) (schema.Action, *apiError) {
-	return t.networkAction(id, "change_protection", func(n *schema.Network, _ netip.Prefix) (func(), *apiError) {
+func (t *Tx) ChangeNetworkProtection(id int64, req schema.NetworkActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
+	return t.networkAction(id, "change_protection", func(n *schema.Network, _ netip.Prefix) (func(), *apierr.Error) {
 		return func() {
 			if req.Delete != nil {
 				n.Protection.Delete = *req.Delete
@@ -253,7 +254,7 @@ func (t *Tx) ChangeNetworkProtection(id int64, req schema.NetworkActionChangePro
 }
 
 // parseNetworkRange checks a network ip_range: an RFC 1918 prefix of /24 or larger.
-func parseNetworkRange(f *fieldErrors, field, s string) (netip.Prefix, bool) {
+func parseNetworkRange(f *apierr.Fields, field, s string) (netip.Prefix, bool) {
 	p, msg := netaddr.NetworkRange(s)
 	if msg != "" {
 		f.Add(field, "%s", msg)

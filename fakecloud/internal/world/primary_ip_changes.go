@@ -5,6 +5,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
@@ -12,23 +13,23 @@ import (
 // UnassignPrimaryIP takes a primary IP off its server, which must be off
 // (the spec's server_not_stopped), and whose IPv4 must not be a load
 // balancer's target (server_is_load_balancer_target).
-func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apiError) {
+func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if p.AssigneeID == nil {
-		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
+		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
 	s, ok := t.w.Servers.Get(*p.AssigneeID)
 	if !ok {
-		return schema.Action{}, errorf(codeInvalidInput, "primary_ip %d is not assigned", p.ID)
+		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
 	if s.Status != "off" {
-		return schema.Action{}, errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
+		return schema.Action{}, apierr.Errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
 	}
 	if p.Type == "ipv4" && t.w.publicTarget(s.ID) {
-		return schema.Action{}, errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
+		return schema.Action{}, apierr.Errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
 	}
 	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
 		p.AssigneeID = nil
@@ -42,32 +43,32 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apiError) {
 
 // AssignPrimaryIP gives an unassigned primary IP to a server that is off,
 // in its location, and without an address of that family.
-func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) (schema.Action, *apiError) {
+func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) (schema.Action, *apierr.Error) {
 	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if req.AssigneeType != "server" {
-		return schema.Action{}, invalidField("assignee_type", "must be server")
+		return schema.Action{}, apierr.InvalidField("assignee_type", "must be server")
 	}
 	if p.AssigneeID != nil {
-		return schema.Action{}, errorf("primary_ip_already_assigned", "primary_ip %d is assigned to server %d", p.ID, *p.AssigneeID)
+		return schema.Action{}, apierr.Errorf("primary_ip_already_assigned", "primary_ip %d is assigned to server %d", p.ID, *p.AssigneeID)
 	}
 	s, ok := t.w.Servers.Get(req.AssigneeID)
 	if !ok {
-		return schema.Action{}, invalidField("assignee_id", "server %d does not exist", req.AssigneeID)
+		return schema.Action{}, apierr.InvalidField("assignee_id", "server %d does not exist", req.AssigneeID)
 	}
 	if s.Status != "off" {
-		return schema.Action{}, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
+		return schema.Action{}, apierr.Errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
 	}
 	if s.Location.Name != p.Location.Name {
-		return schema.Action{}, invalidField("assignee_id", "server %d is in %s, the primary IP in %s", s.ID, s.Location.Name, p.Location.Name)
+		return schema.Action{}, apierr.InvalidField("assignee_id", "server %d is in %s, the primary IP in %s", s.ID, s.Location.Name, p.Location.Name)
 	}
 	if p.Type == "ipv4" && s.PublicNet.IPv4.IP != "" {
-		return schema.Action{}, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
+		return schema.Action{}, apierr.Errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
 	}
 	if p.Type == "ipv6" && s.PublicNet.IPv6.IP != "" {
-		return schema.Action{}, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
+		return schema.Action{}, apierr.Errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 	}
 	return t.w.primaryIPAction(p, s, "assign_primary_ip", func() { t.w.assignPrimaryIP(p, s) })
 }
@@ -92,7 +93,7 @@ func (w *ops) assignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
 // action leaves the addresses where they were. Under pessimistic realism
 // the action names the primary IP alone, and so is listed only under
 // /primary_ips/actions.
-func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apiError) {
+func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apierr.Error) {
 	ref := store.Ref{Type: "primary_ip", ID: p.ID}
 	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
@@ -150,8 +151,8 @@ type PrimaryIPCreated struct {
 
 // CreatePrimaryIP makes a primary IP in a location, or assigned at once
 // to a server that is off (and then in the server's location).
-func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *apiError) {
-	var f fieldErrors
+func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *apierr.Error) {
+	var f apierr.Fields
 	model.CheckName(&f, "name", req.Name)
 	labels := model.DerefLabels(req.Labels)
 	model.ValidateLabels(&f, "labels", labels)
@@ -186,23 +187,23 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 		return PrimaryIPCreated{}, err
 	}
 	if _, dup := t.w.PrimaryIPs.Find(func(p *schema.PrimaryIP) bool { return p.Name == req.Name }); dup {
-		return PrimaryIPCreated{}, notUnique("name", "primary IP name %q is already used", req.Name)
+		return PrimaryIPCreated{}, apierr.NotUnique("name", "primary IP name %q is already used", req.Name)
 	}
 	if s != nil {
 		switch {
 		case s.Status != "off":
-			return PrimaryIPCreated{}, errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
+			return PrimaryIPCreated{}, apierr.Errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
 		case req.Type == "ipv4" && s.PublicNet.IPv4.IP != "":
-			return PrimaryIPCreated{}, errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
+			return PrimaryIPCreated{}, apierr.Errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
 		case req.Type == "ipv6" && s.PublicNet.IPv6.IP != "":
-			return PrimaryIPCreated{}, errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
+			return PrimaryIPCreated{}, apierr.Errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 		}
 	}
 	ip := ""
 	if req.Type == "ipv4" {
 		a, ok := t.w.PubIPv4.Take()
 		if !ok {
-			return PrimaryIPCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
+			return PrimaryIPCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
 		}
 		ip = a.String()
 	} else {
@@ -223,13 +224,13 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 
 // DeletePrimaryIP deletes an unassigned primary IP (must_be_unassigned
 // otherwise, as the API answers since May 2026).
-func (t *Tx) DeletePrimaryIP(id int64) *apiError {
+func (t *Tx) DeletePrimaryIP(id int64) *apierr.Error {
 	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return err
 	}
 	if p.AssigneeID != nil {
-		return errorf("must_be_unassigned", "primary_ip %d is assigned to server %d; unassign it first", p.ID, *p.AssigneeID)
+		return apierr.Errorf("must_be_unassigned", "primary_ip %d is assigned to server %d; unassign it first", p.ID, *p.AssigneeID)
 	}
 	if err := t.w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID}); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
@@ -33,7 +34,7 @@ func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
 }
 
 // PrimaryIP is the primary IP with the ID.
-func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apiError) {
+func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apierr.Error) {
 	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.PrimaryIP{}, err
@@ -43,7 +44,7 @@ func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apiError) {
 
 // PrimaryIPs lists the primary IPs a query and an address (any, if empty)
 // select, one page of them, and how many they select in all.
-func (t *Tx) PrimaryIPs(q listing.Query, ip string) ([]schema.PrimaryIP, int, *apiError) {
+func (t *Tx) PrimaryIPs(q listing.Query, ip string) ([]schema.PrimaryIP, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.PrimaryIPs.All(), func(p *schema.PrimaryIP) bool {
 		return !q.Keeps(p.Name, p.Labels) || (ip != "" && p.IP != ip)
 	})
@@ -70,7 +71,7 @@ type PrimaryIPUpdateRequest struct {
 }
 
 // UpdatePrimaryIP renames, relabels or sets auto_delete, with no action.
-func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.PrimaryIP, *apiError) {
+func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.PrimaryIP, *apierr.Error) {
 	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.PrimaryIP{}, err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -15,27 +16,27 @@ import (
 // the previous status back.
 
 // PowerOnServer starts a server.
-func (t *Tx) PowerOnServer(id int64) (schema.Action, *apiError) {
+func (t *Tx) PowerOnServer(id int64) (schema.Action, *apierr.Error) {
 	return t.power(id, "start_server", "starting", "running")
 }
 
 // PowerOffServer cuts a server's power.
-func (t *Tx) PowerOffServer(id int64) (schema.Action, *apiError) {
+func (t *Tx) PowerOffServer(id int64) (schema.Action, *apierr.Error) {
 	return t.power(id, "stop_server", "stopping", "off")
 }
 
 // ShutdownServer shuts a server down.
-func (t *Tx) ShutdownServer(id int64) (schema.Action, *apiError) {
+func (t *Tx) ShutdownServer(id int64) (schema.Action, *apierr.Error) {
 	return t.power(id, "shutdown_server", "stopping", "off")
 }
 
 // RebootServer reboots a server; one that is off stays off.
-func (t *Tx) RebootServer(id int64) (schema.Action, *apiError) {
+func (t *Tx) RebootServer(id int64) (schema.Action, *apierr.Error) {
 	return t.power(id, "reboot_server", "", "running")
 }
 
 // ResetServer resets a server; one that is off stays off.
-func (t *Tx) ResetServer(id int64) (schema.Action, *apiError) {
+func (t *Tx) ResetServer(id int64) (schema.Action, *apierr.Error) {
 	return t.power(id, "reset_server", "", "running")
 }
 
@@ -43,13 +44,13 @@ func (t *Tx) ResetServer(id int64) (schema.Action, *apiError) {
 // other action holds it. plan validates the request and returns the
 // change; the change is applied at once, the action's end does fin, and a
 // failed action restores the server as it was.
-func (t *Tx) serverAction(id int64, command string, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apiError)) (schema.Action, *apiError) {
+func (t *Tx) serverAction(id int64, command string, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
 	return t.serverActionNaming(id, command, nil, plan)
 }
 
 // serverActionNaming is serverAction for an action that names more than
 // the server: also lists the other resources.
-func (t *Tx) serverActionNaming(id int64, command string, also func() []store.Ref, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apiError)) (schema.Action, *apiError) {
+func (t *Tx) serverActionNaming(id int64, command string, also func() []store.Ref, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
 	w := t.w
 	s, err := find(&w.Servers, "server", id)
 	if err != nil {
@@ -83,10 +84,10 @@ func naming(network *int64) func() []store.Ref {
 }
 
 // power runs a power action.
-func (t *Tx) power(id int64, command, during, final string) (schema.Action, *apiError) {
-	return t.serverAction(id, command, func(s *StoredServer) (func(), store.Finish, *apiError) {
+func (t *Tx) power(id int64, command, during, final string) (schema.Action, *apierr.Error) {
+	return t.serverAction(id, command, func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
 		if s.Status == "initializing" {
-			return nil, store.Finish{}, locked("server", s.ID)
+			return nil, store.Finish{}, apierr.Locked("server", s.ID)
 		}
 		end := final
 		if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
@@ -101,18 +102,18 @@ func (t *Tx) power(id int64, command, during, final string) (schema.Action, *api
 }
 
 // AttachServerToNetwork attaches a server to a network, at a requested or the next free address, with alias IPs.
-func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apiError) {
-	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apiError) {
+func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
+	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, store.Finish{}, invalidField("network", "network %d does not exist", req.Network)
+			return nil, store.Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
 		if err := t.w.NetworkLock(n.ID); err != nil {
 			return nil, store.Finish{}, err
 		}
 		ref := store.Ref{Type: "server", ID: s.ID}
 		if _, ok := t.w.MemberOf(n.ID, ref); ok {
-			return nil, store.Finish{}, errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
+			return nil, store.Finish{}, apierr.Errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
 		}
 		want, ipRange := "", ""
 		if req.IP != nil {
@@ -133,7 +134,7 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 			}
 			a, perr := netip.ParseAddr(*ap)
 			if perr != nil || a == ip || t.w.IPInUse(n.ID, a) || slices.Contains(m.Alias, a) {
-				return nil, store.Finish{}, errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
+				return nil, store.Finish{}, apierr.Errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
 			}
 			m.Alias = append(m.Alias, a)
 			aliases = append(aliases, a.String())
@@ -146,24 +147,24 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 }
 
 // DetachServerFromNetwork detaches a server from a network.
-func (t *Tx) DetachServerFromNetwork(id int64, req schema.ServerActionDetachFromNetworkRequest) (schema.Action, *apiError) {
-	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apiError) {
+func (t *Tx) DetachServerFromNetwork(id int64, req schema.ServerActionDetachFromNetworkRequest) (schema.Action, *apierr.Error) {
+	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
 		if _, ok := t.w.Networks.Get(req.Network); !ok {
-			return nil, store.Finish{}, invalidField("network", "network %d does not exist", req.Network)
+			return nil, store.Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
 		m, ok := t.w.MemberOf(req.Network, store.Ref{Type: "server", ID: s.ID})
 		if !ok {
-			return nil, store.Finish{}, errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
+			return nil, store.Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
 		}
 		return func() { t.w.Detach(m, req.Network) }, store.Finish{}, nil
 	})
 }
 
 // ChangeServerProtection sets a server's delete and rebuild protection, which go together.
-func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProtectionRequest) (schema.Action, *apiError) {
-	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), store.Finish, *apiError) {
+func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
+	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
-			return nil, store.Finish{}, invalidField("rebuild", "delete and rebuild protection must be set together on servers")
+			return nil, store.Finish{}, apierr.InvalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
 		return func() {
 			if req.Delete != nil {
@@ -177,17 +178,17 @@ func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProte
 }
 
 // ChangeServerType changes the type of a server that is off.
-func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest) (schema.Action, *apiError) {
-	return t.serverAction(id, "change_server_type", func(s *StoredServer) (func(), store.Finish, *apiError) {
+func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest) (schema.Action, *apierr.Error) {
+	return t.serverAction(id, "change_server_type", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
 		st, ok := t.w.Cat.ServerType(idOrNameString(req.ServerType))
 		if !ok {
-			return nil, store.Finish{}, invalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+			return nil, store.Finish{}, apierr.InvalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 		}
 		if s.Status != "off" {
-			return nil, store.Finish{}, errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
+			return nil, store.Finish{}, apierr.Errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
 		}
 		if st.Architecture != s.ServerType.Architecture {
-			return nil, store.Finish{}, errorf("invalid_server_type", "server type %s has another architecture", st.Name)
+			return nil, store.Finish{}, apierr.Errorf("invalid_server_type", "server type %s has another architecture", st.Name)
 		}
 		return func() {
 			s.ServerType = st
@@ -199,11 +200,11 @@ func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest
 }
 
 // ChangeServerDNSPtr sets the reverse DNS name of one of a server's public addresses.
-func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrRequest) (schema.Action, *apiError) {
-	return t.serverAction(id, "change_dns_ptr", func(s *StoredServer) (func(), store.Finish, *apiError) {
+func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
+	return t.serverAction(id, "change_dns_ptr", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
-			return nil, store.Finish{}, invalidField("ip", "%q is not an IP address", req.IP)
+			return nil, store.Finish{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
 		}
 		ptr := ""
 		if req.DNSPtr != nil {
@@ -211,7 +212,7 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 		}
 		if a.Is4() {
 			if s.PublicNet.IPv4.IP != a.String() {
-				return nil, store.Finish{}, invalidField("ip", "%s is not the server's public IPv4", a)
+				return nil, store.Finish{}, apierr.InvalidField("ip", "%s is not the server's public IPv4", a)
 			}
 			return func() {
 				if ptr == "" {
@@ -225,7 +226,7 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
-			return nil, store.Finish{}, invalidField("ip", "%s is not inside the server's public IPv6 network", a)
+			return nil, store.Finish{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
 		}
 		return func() {
 			s.PublicNet.IPv6.DNSPtr = slices.DeleteFunc(s.PublicNet.IPv6.DNSPtr, func(d schema.ServerPublicNetIPv6DNSPtr) bool { return d.IP == a.String() })

@@ -3,6 +3,7 @@ package world
 import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -12,12 +13,12 @@ import (
 // off, is a field error; one of the wrong family answers 412
 // primary_ip_version_mismatch, one already assigned 422
 // primary_ip_assigned, one an action holds 423 locked.
-func (w *ops) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*schema.PrimaryIP, *apiError) {
+func (w *ops) givenPrimaryIPs(f *apierr.Fields, pn *serverCreatePublicNet) ([2]*schema.PrimaryIP, *apierr.Error) {
 	var out [2]*schema.PrimaryIP
 	if pn == nil {
 		return out, nil
 	}
-	var refused *apiError
+	var refused *apierr.Error
 	enable4, enable6 := pn.enabled()
 	for i, g := range []struct {
 		id      int64
@@ -40,9 +41,9 @@ func (w *ops) givenPrimaryIPs(f *fieldErrors, pn *serverCreatePublicNet) ([2]*sc
 		switch {
 		case refused != nil:
 		case p.Type != g.family:
-			refused = errorf("primary_ip_version_mismatch", "primary IP %d is %s, given as %s", p.ID, p.Type, g.family)
+			refused = apierr.Errorf("primary_ip_version_mismatch", "primary IP %d is %s, given as %s", p.ID, p.Type, g.family)
 		case p.AssigneeID != nil:
-			refused = errorf("primary_ip_assigned", "primary IP %d is assigned to server %d", p.ID, *p.AssigneeID)
+			refused = apierr.Errorf("primary_ip_assigned", "primary IP %d is assigned to server %d", p.ID, *p.AssigneeID)
 		default:
 			refused = w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID})
 		}
@@ -64,10 +65,10 @@ func primaryIPsLocation(given [2]*schema.PrimaryIP) string {
 
 // checkPrimaryIPsLocation refuses primary IPs of another location than the
 // server's.
-func checkPrimaryIPsLocation(given [2]*schema.PrimaryIP, loc string) *apiError {
+func checkPrimaryIPsLocation(given [2]*schema.PrimaryIP, loc string) *apierr.Error {
 	for _, p := range given {
 		if p != nil && p.Location.Name != loc {
-			return errorf("primary_ip_datacenter_mismatch", "primary IP %d is in %s, the server in %s", p.ID, p.Location.Name, loc)
+			return apierr.Errorf("primary_ip_datacenter_mismatch", "primary IP %d is in %s, the server in %s", p.ID, p.Location.Name, loc)
 		}
 	}
 	return nil

@@ -17,7 +17,7 @@ import (
 )
 
 // Server is the server with the ID.
-func (t *Tx) Server(id int64) (ServerView, *apiError) {
+func (t *Tx) Server(id int64) (ServerView, *apierr.Error) {
 	s, err := find(&t.w.Servers, "server", id)
 	if err != nil {
 		return ServerView{}, err
@@ -27,10 +27,10 @@ func (t *Tx) Server(id int64) (ServerView, *apiError) {
 
 // Servers lists the servers a query and the statuses (any, if none)
 // select, one page of them, and how many they select in all.
-func (t *Tx) Servers(q listing.Query, statuses []string) ([]ServerView, int, *apiError) {
+func (t *Tx) Servers(q listing.Query, statuses []string) ([]ServerView, int, *apierr.Error) {
 	for _, st := range statuses {
 		if !slices.Contains(store.ServerStatuses, st) {
-			return nil, 0, invalidField("status", "%q is not one of %s", st, strings.Join(store.ServerStatuses, ", "))
+			return nil, 0, apierr.InvalidField("status", "%q is not one of %s", st, strings.Join(store.ServerStatuses, ", "))
 		}
 	}
 	w := t.w
@@ -94,9 +94,9 @@ type ServerCreated struct {
 
 // CreateServer creates a server, with its public addresses, networks and
 // a root password when no SSH key is given, and starts it unless told not to.
-func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
+func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error) {
 	w := t.w
-	var f fieldErrors
+	var f apierr.Fields
 	model.CheckHostname(&f, "name", req.Name)
 	st, ok := w.Cat.ServerType(idOrNameString(req.ServerType))
 	if !ok {
@@ -138,7 +138,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 		return ServerCreated{}, err
 	}
 	if _, dup := w.Servers.Find(func(s *StoredServer) bool { return s.Name == req.Name }); dup {
-		return ServerCreated{}, notUnique("name", "server name %q is already used", req.Name)
+		return ServerCreated{}, apierr.NotUnique("name", "server name %q is already used", req.Name)
 	}
 	if refused != nil {
 		return ServerCreated{}, refused
@@ -158,7 +158,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	}
 	enable4, enable6 := req.PublicNet.enabled()
 	if !enable4 && !enable6 && len(nets) == 0 {
-		return ServerCreated{}, invalidField("networks", "a server without public IPv4 and IPv6 needs at least one network")
+		return ServerCreated{}, apierr.InvalidField("networks", "a server without public IPv4 and IPv6 needs at least one network")
 	}
 
 	now := w.Now().UTC().Truncate(time.Second)
@@ -172,7 +172,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 	} else if enable4 {
 		ip, ok := w.PubIPv4.Take()
 		if !ok {
-			return ServerCreated{}, errorf(codeResourceUnavailable, "no public IPv4 address is left")
+			return ServerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
 		}
 		pip := w.newPrimaryIP("ipv4", ip.String(), loc, s.ID, now)
 		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: pip.ID, IP: pip.IP, DNSPtr: pip.DNSPtr[0].DNSPtr}
@@ -213,7 +213,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apiError) {
 }
 
 // sshKeyIDs resolves SSH keys given by ID or by name.
-func (w *ops) sshKeyIDs(f *fieldErrors, refs []schema.IDOrName) []int64 {
+func (w *ops) sshKeyIDs(f *apierr.Fields, refs []schema.IDOrName) []int64 {
 	ids := make([]int64, 0, len(refs))
 	for _, ref := range refs {
 		k, ok := w.SSHKeys.Get(ref.ID)
@@ -237,7 +237,7 @@ func idOrNameString(v schema.IDOrName) string {
 }
 
 // UpdateServer renames and relabels a server.
-func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView, *apiError) {
+func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView, *apierr.Error) {
 	s, err := find(&t.w.Servers, "server", id)
 	if err != nil {
 		return ServerView{}, err
@@ -252,13 +252,13 @@ func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView,
 // DeleteServer removes the server at once, as the API does, and returns
 // the delete_server action. Load balancer targets naming it stay behind,
 // reported unhealthy, as on the real API.
-func (t *Tx) DeleteServer(id int64) (schema.Action, *apiError) {
+func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 	s, err := find(&t.w.Servers, "server", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
 	if s.Protection.Delete {
-		return schema.Action{}, protectedErr("server", s.ID)
+		return schema.Action{}, apierr.Protected("server", s.ID)
 	}
 	ref := store.Ref{Type: "server", ID: s.ID}
 	if err := t.w.CheckLock(ref); err != nil {
@@ -291,7 +291,7 @@ func (w *ops) removeServer(s *StoredServer) {
 // simulate: no volume, firewall or placement group exists here, so any ID
 // names a missing one (which the API refuses), and a request naming one
 // must not quietly create a server without it.
-func checkUnsimulated(f *fieldErrors, req schema.ServerCreateRequest) {
+func checkUnsimulated(f *apierr.Fields, req schema.ServerCreateRequest) {
 	for _, id := range req.Volumes {
 		f.Add("volumes", "volume %d does not exist", id)
 	}

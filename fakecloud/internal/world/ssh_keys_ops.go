@@ -11,12 +11,13 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
 
 // SSHKey is the SSH key with the ID.
-func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apiError) {
+func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apierr.Error) {
 	k, err := find(&t.w.SSHKeys, "ssh_key", id)
 	if err != nil {
 		return schema.SSHKey{}, err
@@ -26,7 +27,7 @@ func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apiError) {
 
 // SSHKeys lists the SSH keys a query and a fingerprint (any, if empty)
 // select, one page of them, and how many they select in all.
-func (t *Tx) SSHKeys(q listing.Query, fingerprint string) ([]schema.SSHKey, int, *apiError) {
+func (t *Tx) SSHKeys(q listing.Query, fingerprint string) ([]schema.SSHKey, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.SSHKeys.All(), func(k *schema.SSHKey) bool {
 		return !q.Keeps(k.Name, k.Labels) || (fingerprint != "" && k.Fingerprint != fingerprint)
 	})
@@ -44,8 +45,8 @@ func (t *Tx) SSHKeys(q listing.Query, fingerprint string) ([]schema.SSHKey, int,
 }
 
 // CreateSSHKey stores a public key; its name and fingerprint are unique.
-func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apiError) {
-	var f fieldErrors
+func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apierr.Error) {
+	var f apierr.Fields
 	model.CheckName(&f, "name", req.Name)
 	fp, ok := sshFingerprint(req.PublicKey)
 	if !ok {
@@ -57,10 +58,10 @@ func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apiEr
 		return schema.SSHKey{}, err
 	}
 	if _, dup := t.w.SSHKeys.Find(func(k *schema.SSHKey) bool { return k.Name == req.Name }); dup {
-		return schema.SSHKey{}, notUnique("name", "SSH key name %q is already used", req.Name)
+		return schema.SSHKey{}, apierr.NotUnique("name", "SSH key name %q is already used", req.Name)
 	}
 	if _, dup := t.w.SSHKeys.Find(func(k *schema.SSHKey) bool { return k.Fingerprint == fp }); dup {
-		return schema.SSHKey{}, notUnique("public_key", "SSH key with the same fingerprint already exists")
+		return schema.SSHKey{}, apierr.NotUnique("public_key", "SSH key with the same fingerprint already exists")
 	}
 	k := &schema.SSHKey{ID: t.w.NewID("ssh_key"), Name: req.Name, Fingerprint: fp, PublicKey: strings.TrimSpace(req.PublicKey),
 		Labels: labels, Created: t.w.Now().UTC().Truncate(time.Second)}
@@ -69,7 +70,7 @@ func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apiEr
 }
 
 // UpdateSSHKey renames and relabels an SSH key.
-func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHKey, *apiError) {
+func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHKey, *apierr.Error) {
 	k, err := find(&t.w.SSHKeys, "ssh_key", id)
 	if err != nil {
 		return schema.SSHKey{}, err
@@ -82,7 +83,7 @@ func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHK
 }
 
 // DeleteSSHKey deletes an SSH key.
-func (t *Tx) DeleteSSHKey(id int64) *apiError {
+func (t *Tx) DeleteSSHKey(id int64) *apierr.Error {
 	if _, err := find(&t.w.SSHKeys, "ssh_key", id); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"net/netip"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
@@ -134,22 +135,22 @@ func (t *Tx) AddDedicatedServers(ds []SeedDedicatedServer) error {
 }
 
 // find returns the resource of a kind with the ID, or not_found.
-func find[T any](t *store.Table[T], kind string, id int64) (*T, *apiError) {
+func find[T any](t *store.Table[T], kind string, id int64) (*T, *apierr.Error) {
 	v, ok := t.Get(id)
 	if !ok {
-		return nil, notFound(kind, id)
+		return nil, apierr.NotFound(kind, id)
 	}
 	return v, nil
 }
 
 // Exists answers not_found unless a resource of the kind has the ID.
-func (t *Tx) Exists(kind string, id int64) *apiError {
+func (t *Tx) Exists(kind string, id int64) *apierr.Error {
 	ok := t.w.exists(kind, id)
 	if kind == "ssh_key" {
 		_, ok = t.w.SSHKeys.Get(id)
 	}
 	if !ok {
-		return notFound(kind, id)
+		return apierr.NotFound(kind, id)
 	}
 	return nil
 }

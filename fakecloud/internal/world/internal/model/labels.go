@@ -3,11 +3,12 @@ package model
 import (
 	"strings"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
 )
 
 // ValidateLabels checks a labels map the way the API does.
-func ValidateLabels(f *fieldErrors, field string, labels map[string]string) {
+func ValidateLabels(f *apierr.Fields, field string, labels map[string]string) {
 	for k, v := range labels {
 		switch {
 		case !labelselector.ValidKey(k):

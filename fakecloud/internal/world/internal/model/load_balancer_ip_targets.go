@@ -4,7 +4,9 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // checkIPTarget applies the API's rules for an ip target: the address of
@@ -15,11 +17,11 @@ import (
 // fakecloud cannot know which public addresses the project's dedicated
 // servers own (ip_not_owned), so it counts every public unicast address
 // outside its cloud ranges as theirs.
-func (w *Model) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apiError) {
+func (w *Model) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *apierr.Error) {
 	switch {
 	case a.Zone() != "" || a.Is4In6():
 		return "is written with a zone or as an IPv4-mapped IPv6 address; write the plain address", nil
-	case !hostAddr(a):
+	case !netaddr.HostAddr(a):
 		return a.String() + " is not a unicast address a load balancer can reach", nil
 	case w.dedicatedAddr(a):
 		// A dedicated server's own address, which is what ip targets are
@@ -28,17 +30,17 @@ func (w *Model) checkIPTarget(lb *StoredLoadBalancer, a netip.Addr) (string, *ap
 		return "", nil
 	case a.IsPrivate():
 		return "", w.checkVSwitchTarget(lb, a)
-	case publicIPv4Range.Contains(a) || publicIPv6Cloud.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a)):
-		return "", errorf("cloud_resource_ip_not_allowed", "IP %s belongs to a Hetzner Cloud resource; add the server instead", a)
+	case netaddr.PublicIPv4Range.Contains(a) || netaddr.PublicIPv6Cloud.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a)):
+		return "", apierr.Errorf("cloud_resource_ip_not_allowed", "IP %s belongs to a Hetzner Cloud resource; add the server instead", a)
 	}
 	return "", nil
 }
 
 // checkVSwitchTarget: a private ip target must lie in a vSwitch subnet of
 // a network the load balancer is attached to.
-func (w *Model) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiError {
+func (w *Model) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apierr.Error {
 	if len(lb.PrivateNet) == 0 {
-		return errorf("load_balancer_not_attached_to_network", "IP %s is private and load balancer %d is not attached to a network", a, lb.ID)
+		return apierr.Errorf("load_balancer_not_attached_to_network", "IP %s is private and load balancer %d is not attached to a network", a, lb.ID)
 	}
 	vswitch := false
 	for _, pn := range lb.PrivateNet {
@@ -57,9 +59,9 @@ func (w *Model) checkVSwitchTarget(lb *StoredLoadBalancer, a netip.Addr) *apiErr
 		}
 	}
 	if !vswitch {
-		return errorf("network_has_no_vswitch_subnet", "IP %s is private and no network of load balancer %d has a vSwitch subnet", a, lb.ID)
+		return apierr.Errorf("network_has_no_vswitch_subnet", "IP %s is private and no network of load balancer %d has a vSwitch subnet", a, lb.ID)
 	}
-	return errorf("ip_not_in_vswitch_subnet", "IP %s is not inside a vSwitch subnet of the networks load balancer %d is attached to", a, lb.ID)
+	return apierr.Errorf("ip_not_in_vswitch_subnet", "IP %s is not inside a vSwitch subnet of the networks load balancer %d is attached to", a, lb.ID)
 }
 
 // dedicatedAddr says whether a dedicated server of the Robot webservice

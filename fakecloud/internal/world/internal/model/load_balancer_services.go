@@ -53,7 +53,7 @@ func set[T any](dst *T, src *T) {
 
 // BuildService merges spec over base (the zero service for a new one),
 // fills the API's defaults and validates; field names are prefixed.
-func (w *Model) BuildService(base schema.LoadBalancerService, spec ServiceSpec, f *fieldErrors, prefix string) schema.LoadBalancerService {
+func (w *Model) BuildService(base schema.LoadBalancerService, spec ServiceSpec, f *apierr.Fields, prefix string) schema.LoadBalancerService {
 	s := base
 	if base.HTTP != nil {
 		h := *base.HTTP
@@ -148,7 +148,7 @@ func (w *Model) BuildService(base schema.LoadBalancerService, spec ServiceSpec, 
 	return s
 }
 
-func (w *Model) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *fieldErrors, prefix string) {
+func (w *Model) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec, protoChanged bool, f *apierr.Fields, prefix string) {
 	if s.HealthCheck == nil || protoChanged {
 		proto := s.Protocol
 		if proto == "https" {
@@ -202,7 +202,7 @@ func (w *Model) buildHealthCheck(s *schema.LoadBalancerService, spec *healthSpec
 	}
 }
 
-func checkPort(f *fieldErrors, field string, p int) {
+func checkPort(f *apierr.Fields, field string, p int) {
 	if p < 1 || p > 65535 {
 		f.Add(field, "must be a port between 1 and 65535")
 	}

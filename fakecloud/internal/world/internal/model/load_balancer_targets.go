@@ -7,6 +7,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/labelselector"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
@@ -27,7 +28,7 @@ type TargetSpec struct {
 }
 
 // BuildTarget validates a target for a load balancer and returns it as stored.
-func (w *Model) BuildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErrors, prefix string) (store.Target, *apiError) {
+func (w *Model) BuildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *apierr.Fields, prefix string) (store.Target, *apierr.Error) {
 	t := store.Target{Type: spec.Type}
 	private := spec.UsePrivateIP != nil && *spec.UsePrivateIP
 	if spec.Type != "ip" {
@@ -60,7 +61,7 @@ func (w *Model) BuildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErr
 		}
 		t.LabelSelector = &schema.LoadBalancerTargetLabelSelector{Selector: spec.LabelSelector.Selector}
 		if private && len(lb.PrivateNet) == 0 {
-			return t, errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
+			return t, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
 		}
 	case "ip":
 		if spec.IP == nil {
@@ -92,20 +93,20 @@ func (w *Model) BuildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *fieldErr
 
 // serverTargetIP is the address the load balancer sends a server target's
 // traffic to: its IP in a shared network, or its public IPv4.
-func (w *Model) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bool) (string, *apiError) {
+func (w *Model) serverTargetIP(lb *StoredLoadBalancer, s *StoredServer, private bool) (string, *apierr.Error) {
 	if private {
 		if len(lb.PrivateNet) == 0 {
-			return "", errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
+			return "", apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to a network", lb.ID)
 		}
 		for _, pn := range lb.PrivateNet {
 			if i := slices.IndexFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == pn.Network }); i >= 0 {
 				return s.PrivateNet[i].IP, nil
 			}
 		}
-		return "", errorf("resolve_cloud_private_targets_error", "server %d is not attached to the same network as load balancer %d", s.ID, lb.ID)
+		return "", apierr.Errorf("resolve_cloud_private_targets_error", "server %d is not attached to the same network as load balancer %d", s.ID, lb.ID)
 	}
 	if s.PublicNet.IPv4.IP == "" {
-		return "", errorf("resolve_cloud_public_targets_error", "server %d has no public IPv4 address to be a public target", s.ID)
+		return "", apierr.Errorf("resolve_cloud_public_targets_error", "server %d has no public IPv4 address to be a public target", s.ID)
 	}
 	return s.PublicNet.IPv4.IP, nil
 }
@@ -213,12 +214,12 @@ func (w *Model) health(lb *StoredLoadBalancer, t store.Target) []store.TargetHea
 
 // CheckLBLimits enforces the type's max_services, max_targets and
 // max_assigned_certificates.
-func (w *Model) CheckLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType) *apiError {
+func (w *Model) CheckLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType) *apierr.Error {
 	if len(lb.Services) > lt.MaxServices {
-		return limitExceeded("max_services", "load balancer type %s allows at most %d services", lt.Name, lt.MaxServices)
+		return apierr.LimitExceeded("max_services", "load balancer type %s allows at most %d services", lt.Name, lt.MaxServices)
 	}
 	if n := w.targetCount(lb.Targets); n > lt.MaxTargets {
-		return limitExceeded("max_targets", "load balancer type %s allows at most %d targets, got %d", lt.Name, lt.MaxTargets, n)
+		return apierr.LimitExceeded("max_targets", "load balancer type %s allows at most %d targets, got %d", lt.Name, lt.MaxTargets, n)
 	}
 	certs := map[int64]bool{}
 	for _, s := range lb.Services {
@@ -229,13 +230,13 @@ func (w *Model) CheckLBLimits(lb *StoredLoadBalancer, lt schema.LoadBalancerType
 		}
 	}
 	if len(certs) > lt.MaxAssignedCertificates {
-		return limitExceeded("max_assigned_certificates", "load balancer type %s allows at most %d certificates", lt.Name, lt.MaxAssignedCertificates)
+		return apierr.LimitExceeded("max_assigned_certificates", "load balancer type %s allows at most %d certificates", lt.Name, lt.MaxAssignedCertificates)
 	}
 	return nil
 }
 
 // WithLimits checks that lb after change still fits its type.
-func (w *Model) WithLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apiError {
+func (w *Model) WithLimits(lb *StoredLoadBalancer, change func(copy *StoredLoadBalancer)) *apierr.Error {
 	cp := *lb
 	cp.Services = slices.Clone(lb.Services)
 	cp.Targets = slices.Clone(lb.Targets)

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"unicode"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -11,7 +12,7 @@ var HostnameRe = regexp.MustCompile(`^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])
 
 // CheckName accepts the names the API accepts for most resources: present,
 // at most 128 characters, no whitespace or control characters.
-func CheckName(f *fieldErrors, field, name string) {
+func CheckName(f *apierr.Fields, field, name string) {
 	if name == "" {
 		f.Add(field, "is required")
 		return
@@ -29,7 +30,7 @@ func CheckName(f *fieldErrors, field, name string) {
 }
 
 // CheckHostname accepts server names: valid hostnames as per RFC 1123.
-func CheckHostname(f *fieldErrors, field, name string) {
+func CheckHostname(f *apierr.Fields, field, name string) {
 	switch {
 	case name == "":
 		f.Add(field, "is required")
@@ -40,9 +41,9 @@ func CheckHostname(f *fieldErrors, field, name string) {
 
 // RenameRelabel validates and applies the name and labels of a PUT; name
 // must be unique among resources of the kind (taken reports another one).
-func RenameRelabel(kind string, newName *string, newLabels *map[string]string, check func(*fieldErrors, string, string),
-	taken func(string) bool, name *string, labels *map[string]string) *apiError {
-	var f fieldErrors
+func RenameRelabel(kind string, newName *string, newLabels *map[string]string, check func(*apierr.Fields, string, string),
+	taken func(string) bool, name *string, labels *map[string]string) *apierr.Error {
+	var f apierr.Fields
 	if newName != nil {
 		check(&f, "name", *newName)
 	}
@@ -53,7 +54,7 @@ func RenameRelabel(kind string, newName *string, newLabels *map[string]string, c
 		return err
 	}
 	if newName != nil && *newName != *name && taken(*newName) {
-		return notUnique("name", "%s name %q is already used", kind, *newName)
+		return apierr.NotUnique("name", "%s name %q is already used", kind, *newName)
 	}
 	if newName != nil {
 		*name = *newName

@@ -42,13 +42,13 @@ type ActionSpec struct {
 
 // CheckLock returns locked when a running action, or a lock event, holds
 // the resource.
-func (w *State) CheckLock(ref Ref) *apiError {
+func (w *State) CheckLock(ref Ref) *apierr.Error {
 	if _, ok := w.LockedBy[ref]; ok {
-		return locked(ref.Type, ref.ID)
+		return apierr.Locked(ref.Type, ref.ID)
 	}
 	if until, ok := w.Locks[ref]; ok {
 		if w.Now().Before(until) {
-			return locked(ref.Type, ref.ID)
+			return apierr.Locked(ref.Type, ref.ID)
 		}
 		delete(w.Locks, ref)
 	}
@@ -244,9 +244,9 @@ func (w *State) SnapshotOf(ref Ref) json.RawMessage {
 
 // NetworkLock answers conflict while an action runs on the network, as the
 // API documents for networks.
-func (w *State) NetworkLock(id int64) *apiError {
+func (w *State) NetworkLock(id int64) *apierr.Error {
 	if err := w.CheckLock(Ref{Type: "network", ID: id}); err != nil {
-		return errorf(apierr.CodeConflict, "network %d is being changed by a running action, please retry", id)
+		return apierr.Errorf(apierr.CodeConflict, "network %d is being changed by a running action, please retry", id)
 	}
 	return nil
 }

@@ -5,6 +5,9 @@ import (
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // Member is a server or load balancer attached to a network, with the
@@ -31,30 +34,30 @@ func (w *State) MemberOf(netID int64, ref Ref) (Member, bool) {
 // AllocIP chooses an address for a new member of network n in a network
 // zone: the requested ip, else the first free one of the requested subnet
 // (ip_range), else of the first subnet of the zone with room.
-func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Addr, *apiError) {
+func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Addr, *apierr.Error) {
 	subnets := w.usableSubnets(n, zone)
 	if want != "" {
 		a, err := netip.ParseAddr(want)
 		if err != nil || !a.Is4() {
-			return a, invalidField("ip", "%q is not an IPv4 address", want)
+			return a, apierr.InvalidField("ip", "%q is not an IPv4 address", want)
 		}
 		for _, p := range subnets {
 			if p.Contains(a) {
 				if reservedInSubnet(p, a) || w.IPInUse(n.ID, a) {
-					return a, errorf("ip_not_available", "IP %s is not available in network %d", a, n.ID)
+					return a, apierr.Errorf("ip_not_available", "IP %s is not available in network %d", a, n.ID)
 				}
 				return a, nil
 			}
 		}
-		return a, errorf("ip_not_available", "IP %s is not inside a subnet of network %d in network zone %s", a, n.ID, zone)
+		return a, apierr.Errorf("ip_not_available", "IP %s is not inside a subnet of network %d in network zone %s", a, n.ID, zone)
 	}
 	if ipRange != "" {
-		p, msg := parseIPv4Net(ipRange)
+		p, msg := netaddr.ParseIPv4Net(ipRange)
 		if msg != "" {
-			return netip.Addr{}, invalidField("ip_range", "%s", msg)
+			return netip.Addr{}, apierr.InvalidField("ip_range", "%s", msg)
 		}
 		if !slices.Contains(subnets, p) {
-			return netip.Addr{}, errorf("no_subnet_available", "network %d has no subnet %s in network zone %s", n.ID, p, zone)
+			return netip.Addr{}, apierr.Errorf("no_subnet_available", "network %d has no subnet %s in network zone %s", n.ID, p, zone)
 		}
 		subnets = []netip.Prefix{p}
 	}
@@ -75,7 +78,7 @@ func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 			}
 		}
 	}
-	return netip.Addr{}, errorf("no_subnet_available", "no subnet of network %d in network zone %s has a free IP", n.ID, zone)
+	return netip.Addr{}, apierr.Errorf("no_subnet_available", "no subnet of network %d in network zone %s has a free IP", n.ID, zone)
 }
 
 // usableSubnets are the network's cloud and server subnets in a zone.
@@ -95,7 +98,7 @@ func (w *State) usableSubnets(n *schema.Network, zone string) []netip.Prefix {
 // reservedInSubnet: the subnet's own address, its first (gateway) address
 // and its broadcast address are never handed out.
 func reservedInSubnet(p netip.Prefix, a netip.Addr) bool {
-	return a == p.Addr() || a == p.Addr().Next() || a == lastAddr(p)
+	return a == p.Addr() || a == p.Addr().Next() || a == netaddr.LastAddr(p)
 }
 
 func (w *State) Attach(netID int64, m Member) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // The Robot webservice's dedicated servers live in the world beside the
@@ -85,8 +86,8 @@ func (w *State) checkDedicated(d *dedicated.Server) error {
 	if holder, ok := w.Dedicated.Find(func(o *dedicated.Server) bool { return o.IPv4 == d.IPv4 }); ok {
 		errs = append(errs, fmt.Errorf("server_ip: %s is held by dedicated server %d", d.IPv4, holder.Number))
 	}
-	if a, err := netip.ParseAddr(d.IPv4); err == nil && (publicIPv4Range.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a))) {
-		errs = append(errs, fmt.Errorf("server_ip: %s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", a, publicIPv4Range))
+	if a, err := netip.ParseAddr(d.IPv4); err == nil && (netaddr.PublicIPv4Range.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a))) {
+		errs = append(errs, fmt.Errorf("server_ip: %s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", a, netaddr.PublicIPv4Range))
 	}
 	return errors.Join(errs...)
 }

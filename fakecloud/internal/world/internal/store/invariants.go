@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // CheckInvariants reports every way a snapshot breaks what any sequence of
@@ -108,7 +110,7 @@ func checkIPv6(st *Snapshot, bad func(string, ...any)) {
 	held := map[netip.Prefix]string{}
 	hold := func(ip, who string) {
 		a, err := netip.ParseAddr(strings.TrimSuffix(ip, "/64"))
-		if err != nil || !publicIPv6Cloud.Contains(a) {
+		if err != nil || !netaddr.PublicIPv6Cloud.Contains(a) {
 			return
 		}
 		p := netip.PrefixFrom(a, 64).Masked()
@@ -116,7 +118,7 @@ func checkIPv6(st *Snapshot, bad func(string, ...any)) {
 			bad("%s: IPv6 network %s is also held by %s", who, p, other)
 		}
 		held[p] = who
-		b, base := p.Addr().As16(), publicIPv6Base.As16()
+		b, base := p.Addr().As16(), netaddr.PublicIPv6Base.As16()
 		if n := binary.BigEndian.Uint64(b[:8]) - binary.BigEndian.Uint64(base[:8]); n > st.PublicIPv6 {
 			bad("%s: IPv6 network %s is beyond the counter public_ipv6 %d", who, p, st.PublicIPv6)
 		}
@@ -136,18 +138,18 @@ func checkIPv6(st *Snapshot, bad func(string, ...any)) {
 func networkSubnets(st *Snapshot, bad func(string, ...any)) map[int64][]netip.Prefix {
 	out := map[int64][]netip.Prefix{}
 	for _, n := range st.Networks {
-		r, msg := parseIPv4Net(n.IPRange)
+		r, msg := netaddr.ParseIPv4Net(n.IPRange)
 		if msg != "" {
 			bad("network %d: ip_range %s", n.ID, msg)
 		}
 		out[n.ID] = []netip.Prefix{}
 		for _, s := range n.Subnets {
-			p, msg := parseIPv4Net(s.IPRange)
+			p, msg := netaddr.ParseIPv4Net(s.IPRange)
 			switch {
 			case msg != "":
 				bad("network %d: subnet %s", n.ID, msg)
 				continue
-			case r.IsValid() && !within(p, r):
+			case r.IsValid() && !netaddr.Within(p, r):
 				bad("network %d: subnet %s is outside its ip_range %s", n.ID, p, r)
 			case slices.ContainsFunc(out[n.ID], p.Overlaps):
 				bad("network %d: subnet %s overlaps another", n.ID, p)
@@ -177,7 +179,7 @@ func checkPool(pool PoolState, public map[string]string, bad func(string, ...any
 	for _, ip := range slices.Sorted(maps.Keys(public)) {
 		who := public[ip]
 		a, err := netip.ParseAddr(ip)
-		if err == nil && publicIPv4Range.Contains(a) && a.Compare(pool.Next) >= 0 {
+		if err == nil && netaddr.PublicIPv4Range.Contains(a) && a.Compare(pool.Next) >= 0 {
 			bad("%s: public IP %s is in the pool but not yet handed out (next %s)", who, a, pool.Next)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // stateVersion is the snapshot format Export writes; Import reads it and
@@ -220,8 +221,8 @@ func (w *State) load(st Snapshot) error {
 			bad("actions[%d].status: %q is not one of running, success, error", i, a.Status)
 		}
 	}
-	if !publicIPv4Range.Contains(st.PublicIPv4.Next) {
-		bad("public_ipv4.next: %v is not an address of %s", st.PublicIPv4.Next, publicIPv4Range)
+	if !netaddr.PublicIPv4Range.Contains(st.PublicIPv4.Next) {
+		bad("public_ipv4.next: %v is not an address of %s", st.PublicIPv4.Next, netaddr.PublicIPv4Range)
 	}
 	pcg := &rand.PCG{}
 	if err := pcg.UnmarshalBinary(st.Random); err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
 )
 
 // The snapshot's JSON refers to catalogue entries (server types, load
@@ -157,7 +158,7 @@ func fromCatalogue[T any](errs *[]error, find func(string) (T, bool), ref, field
 }
 
 func strictDecode(data []byte, v any) error {
-	if err := inexactKey(data, v); err != nil {
+	if err := strict.InexactKey(data, v); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))

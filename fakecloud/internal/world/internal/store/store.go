@@ -11,6 +11,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // State is the whole simulated project as it is now, what requests
@@ -137,7 +138,7 @@ func (w *State) Reset() {
 	w.Dedicated = NewTable[dedicated.Server]()
 	w.running = nil
 	w.LockedBy = map[Ref]int64{}
-	w.PubIPv4 = newIPPool(publicIPv4Range)
+	w.PubIPv4 = newIPPool(netaddr.PublicIPv4Range)
 	w.pubIPv6 = 0
 	w.NetMembers = map[int64][]Member{}
 	w.Locks = map[Ref]time.Time{}

@@ -1,9 +1,0 @@
-package store
-
-import "github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
-
-// Strict reading lives in internal/strict; these names keep the
-// handlers' spelling.
-var (
-	inexactKey = strict.InexactKey
-)
