@@ -51,6 +51,13 @@ func create[R, V any](op func(*world.Tx, R) (V, *apierr.Error), wrap func(V) any
 // update serves PUT of one resource of a kind, which is looked up before
 // the body is read.
 func update[R, V any](kind string, op func(*world.Tx, int64, R) (V, *apierr.Error), wrap func(V) any) apiHandler {
+	return onExisting(kind, http.StatusOK, op, wrap)
+}
+
+// onExisting reads {id}, answers not_found for a missing resource of the
+// kind whatever the body holds, then decodes the body, runs op and
+// answers status.
+func onExisting[R, V any](kind string, status int, op func(*world.Tx, int64, R) (V, *apierr.Error), wrap func(V) any) apiHandler {
 	return func(c *call) (int, any, *apierr.Error) {
 		id, err := c.id("id")
 		if err != nil {
@@ -67,7 +74,7 @@ func update[R, V any](kind string, op func(*world.Tx, int64, R) (V, *apierr.Erro
 		if err != nil {
 			return 0, nil, err
 		}
-		return http.StatusOK, wrap(v), nil
+		return status, wrap(v), nil
 	}
 }
 
@@ -109,24 +116,7 @@ func act[R any](op func(*world.Tx, int64, R) (schema.Action, *apierr.Error)) api
 // the body is read, so a missing resource answers not_found whatever the
 // body holds.
 func actOn[R any](kind string, op func(*world.Tx, int64, R) (schema.Action, *apierr.Error)) apiHandler {
-	return func(c *call) (int, any, *apierr.Error) {
-		id, err := c.id("id")
-		if err != nil {
-			return 0, nil, err
-		}
-		if err := c.tx.Exists(kind, id); err != nil {
-			return 0, nil, err
-		}
-		var req R
-		if err := c.decode(&req); err != nil {
-			return 0, nil, err
-		}
-		a, err := op(c.tx, id, req)
-		if err != nil {
-			return 0, nil, err
-		}
-		return http.StatusCreated, actionGet{a}, nil
-	}
+	return onExisting(kind, http.StatusCreated, op, oneAction)
 }
 
 // actOnBodyless serves an action that takes no body; one sent is ignored.

@@ -94,3 +94,17 @@ func ByIDNameCreated[T any](id func(T) int64, name func(T) string, created func(
 		"created": func(a, b T) int { return cmp.Compare(created(a), created(b)) },
 	}
 }
+
+// Page sorts the selected items by the query, cuts its page and shows it
+// with view; it returns the page and how many items were selected.
+func Page[T, V any](items []T, q Query, keys SortKeys[T], view func(T) V) ([]V, int, *apierr.Error) {
+	if err := ApplySort(items, q.Sort, keys); err != nil {
+		return nil, 0, err
+	}
+	page := Cut(items, q)
+	out := make([]V, 0, len(page))
+	for _, it := range page {
+		out = append(out, view(it))
+	}
+	return out, len(items), nil
+}

@@ -81,15 +81,7 @@ func (t *Tx) Actions(q listing.Query, filter ActionFilter) ([]schema.Action, int
 	if len(q.Sort) > 0 {
 		store.TieOrder(w.State, items, func(a *StoredAction) int64 { return a.ID })
 	}
-	if err := listing.ApplySort(items, q.Sort, actionSortKeys); err != nil {
-		return nil, 0, err
-	}
-	page := listing.Cut(items, q)
-	out := make([]schema.Action, 0, len(page))
-	for _, a := range page {
-		out = append(out, w.ViewAction(a))
-	}
-	return out, len(items), nil
+	return listing.Page(items, q, actionSortKeys, w.ViewAction)
 }
 
 var actionSortKeys = listing.SortKeys[*StoredAction]{

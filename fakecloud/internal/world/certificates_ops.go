@@ -32,15 +32,7 @@ func (t *Tx) Certificates(q listing.Query, types []string) ([]schema.Certificate
 	})
 	keys := listing.ByIDNameCreated(func(c *schema.Certificate) int64 { return c.ID }, func(c *schema.Certificate) string { return c.Name },
 		func(c *schema.Certificate) int64 { return c.Created.Unix() })
-	if err := listing.ApplySort(items, q.Sort, keys); err != nil {
-		return nil, 0, err
-	}
-	page := listing.Cut(items, q)
-	out := make([]schema.Certificate, 0, len(page))
-	for _, cert := range page {
-		out = append(out, t.w.ViewCert(cert))
-	}
-	return out, len(items), nil
+	return listing.Page(items, q, keys, t.w.ViewCert)
 }
 
 // CertificateCreated is what creating a certificate answers: a managed

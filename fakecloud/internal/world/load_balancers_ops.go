@@ -40,15 +40,7 @@ func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apierr.Error) {
 // them, and how many it selects in all.
 func (t *Tx) LoadBalancers(q listing.Query) ([]LoadBalancerView, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.LoadBalancers.All(), func(lb *StoredLoadBalancer) bool { return !q.Keeps(lb.Name, lb.Labels) })
-	if err := listing.ApplySort(items, q.Sort, model.LBSortKeys); err != nil {
-		return nil, 0, err
-	}
-	page := listing.Cut(items, q)
-	out := make([]LoadBalancerView, 0, len(page))
-	for _, lb := range page {
-		out = append(out, t.w.ViewLB(lb))
-	}
-	return out, len(items), nil
+	return listing.Page(items, q, model.LBSortKeys, t.w.ViewLB)
 }
 
 var lbAlgorithms = []string{"round_robin", "least_connections"}
@@ -179,11 +171,8 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	if err != nil {
 		return schema.Action{}, err
 	}
-	if lb.Protection.Delete {
-		return schema.Action{}, apierr.Protected("load_balancer", lb.ID)
-	}
-	ref := store.Ref{Type: "load_balancer", ID: lb.ID}
-	if err := t.w.CheckLock(ref); err != nil {
+	ref, err := t.deletable("load_balancer", lb.ID, lb.Protection.Delete)
+	if err != nil {
 		return schema.Action{}, err
 	}
 	t.w.DetachAll(ref)

@@ -33,15 +33,7 @@ func (t *Tx) Network(id int64) (schema.Network, *apierr.Error) {
 // many it selects in all.
 func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.Networks.All(), func(n *schema.Network) bool { return !q.Keeps(n.Name, n.Labels) })
-	if err := listing.ApplySort(items, q.Sort, networkSortKeys); err != nil {
-		return nil, 0, err
-	}
-	page := listing.Cut(items, q)
-	out := make([]schema.Network, 0, len(page))
-	for _, n := range page {
-		out = append(out, t.w.ViewNetwork(n))
-	}
-	return out, len(items), nil
+	return listing.Page(items, q, networkSortKeys, t.w.ViewNetwork)
 }
 
 // CreateNetwork creates a network with its subnets and routes.

@@ -51,15 +51,7 @@ func (t *Tx) PrimaryIPs(q listing.Query, ip string) ([]schema.PrimaryIP, int, *a
 	keys := listing.ByIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
 		func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
 	delete(keys, "name")
-	if err := listing.ApplySort(items, q.Sort, keys); err != nil {
-		return nil, 0, err
-	}
-	page := listing.Cut(items, q)
-	out := make([]schema.PrimaryIP, 0, len(page))
-	for _, p := range page {
-		out = append(out, viewPrimaryIP(p))
-	}
-	return out, len(items), nil
+	return listing.Page(items, q, keys, viewPrimaryIP)
 }
 
 // PrimaryIPUpdateRequest is PUT /primary_ips/{id}; a name given empty is

@@ -44,15 +44,7 @@ func (t *Tx) Servers(q listing.Query, statuses []string) ([]ServerView, int, *ap
 	if len(q.Sort) > 0 {
 		store.TieOrder(w.State, items, func(s *StoredServer) int64 { return s.ID })
 	}
-	if err := listing.ApplySort(items, q.Sort, serverSortKeys); err != nil {
-		return nil, 0, err
-	}
-	page := listing.Cut(items, q)
-	out := make([]ServerView, 0, len(page))
-	for _, s := range page {
-		out = append(out, w.ViewServer(s))
-	}
-	return out, len(items), nil
+	return listing.Page(items, q, serverSortKeys, w.ViewServer)
 }
 
 var serverSortKeys = listing.ByIDNameCreated(
@@ -257,11 +249,8 @@ func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 	if err != nil {
 		return schema.Action{}, err
 	}
-	if s.Protection.Delete {
-		return schema.Action{}, apierr.Protected("server", s.ID)
-	}
-	ref := store.Ref{Type: "server", ID: s.ID}
-	if err := t.w.CheckLock(ref); err != nil {
+	ref, err := t.deletable("server", s.ID, s.Protection.Delete)
+	if err != nil {
 		return schema.Action{}, err
 	}
 	t.w.removeServer(s)

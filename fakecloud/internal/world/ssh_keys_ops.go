@@ -33,15 +33,7 @@ func (t *Tx) SSHKeys(q listing.Query, fingerprint string) ([]schema.SSHKey, int,
 	})
 	keys := listing.ByIDNameCreated(func(k *schema.SSHKey) int64 { return k.ID }, func(k *schema.SSHKey) string { return k.Name },
 		func(k *schema.SSHKey) int64 { return k.Created.Unix() })
-	if err := listing.ApplySort(items, q.Sort, keys); err != nil {
-		return nil, 0, err
-	}
-	page := listing.Cut(items, q)
-	out := make([]schema.SSHKey, 0, len(page))
-	for _, k := range page {
-		out = append(out, viewSSHKey(k))
-	}
-	return out, len(items), nil
+	return listing.Page(items, q, keys, viewSSHKey)
 }
 
 // CreateSSHKey stores a public key; its name and fingerprint are unique.

@@ -134,6 +134,16 @@ func (t *Tx) AddDedicatedServers(ds []SeedDedicatedServer) error {
 	return nil
 }
 
+// deletable is the reference of a resource that may be deleted: not
+// protected, and held by no running action or lock.
+func (t *Tx) deletable(kind string, id int64, protected bool) (store.Ref, *apierr.Error) {
+	if protected {
+		return store.Ref{}, apierr.Protected(kind, id)
+	}
+	ref := store.Ref{Type: kind, ID: id}
+	return ref, t.w.CheckLock(ref)
+}
+
 // find returns the resource of a kind with the ID, or not_found.
 func find[T any](t *store.Table[T], kind string, id int64) (*T, *apierr.Error) {
 	v, ok := t.Get(id)
