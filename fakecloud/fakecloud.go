@@ -33,6 +33,8 @@ func New(opts Options) *Server { return &Server{hcloudapi.New(opts)} }
 // ServeHTTP serves the API, the admin API and /metrics.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.s.ServeHTTP(w, r) }
 
-// Close ends requests that a fault holds (hang, latency), so an HTTP
-// server can shut down. The Server must not be used afterwards.
+// Close ends requests that a fault holds (hang, latency) by closing their
+// connections without an answer, so an HTTP server can shut down and no
+// client takes a held request for a success. The Server must not be used
+// afterwards.
 func (s *Server) Close() { s.s.Close() }

@@ -11,7 +11,9 @@ import (
 type Hooks struct {
 	// Path is the path rules match a request by: the API path without /v1.
 	Path func(*http.Request) string
-	// Closing, once closed, ends requests that a rule holds.
+	// Closing, once closed, ends requests that a rule holds: their
+	// connections are closed without an answer, so no client takes a held
+	// request for one that succeeded.
 	Closing <-chan struct{}
 	// Applied learns which rule applies to a request, for the journal.
 	Applied func(w http.ResponseWriter, id int)
@@ -66,7 +68,10 @@ func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 }
 
 // wait blocks for d (or, with d == 0, indefinitely) until the client gives
-// up or closing closes; it reports whether the full time passed.
+// up or closing closes; it reports whether the full time passed. When
+// closing ends the wait, the handler is aborted: net/http closes the
+// connection without an answer, where returning would answer 200 with an
+// empty body, a success that never happened.
 func wait(r *http.Request, d time.Duration, closing <-chan struct{}) bool {
 	var timeout <-chan time.Time
 	if d > 0 {
@@ -79,6 +84,7 @@ func wait(r *http.Request, d time.Duration, closing <-chan struct{}) bool {
 		return true
 	case <-r.Context().Done():
 	case <-closing:
+		panic(http.ErrAbortHandler)
 	}
 	return false
 }
