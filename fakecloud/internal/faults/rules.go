@@ -146,10 +146,13 @@ func (r *Rule) validate(codes CodeStatus) error {
 	return errors.Join(errs...)
 }
 
-func (a *ActionFault) validate(codes CodeStatus) error {
+func (a *ActionFault) validate(codes CodeStatus, commands []string) error {
 	var errs []error
-	if a.Command == "" {
+	switch {
+	case a.Command == "":
 		errs = append(errs, errors.New("command: is required, e.g. add_target or *"))
+	case commands != nil && a.Command != "*" && !slices.Contains(commands, a.Command):
+		errs = append(errs, fmt.Errorf("command: %q is not the command of an action fakecloud records; one of *, %s", a.Command, strings.Join(commands, ", ")))
 	}
 	if a.Count < 0 {
 		errs = append(errs, errors.New("count: must be 0 (every action) or more"))

@@ -16,6 +16,8 @@ type Set struct {
 	rng     *rand.Rand
 	now     func() time.Time
 	codes   CodeStatus
+	// commands, when set, are the commands an action fault may name.
+	commands []string
 }
 
 // New returns an empty Set whose probabilities draw from seed, whose
@@ -24,11 +26,15 @@ func New(seed uint64, now func() time.Time, codes CodeStatus) *Set {
 	return &Set{rng: rand.New(rand.NewPCG(seed, 0x6661756c74)), now: now, codes: codes}
 }
 
+// KnowCommands makes action faults name one of the commands (or *): a
+// fault for a command no action has would be accepted and never fire.
+func (fs *Set) KnowCommands(commands []string) { fs.commands = commands }
+
 // Check reports every problem of a rule at once, naming each field.
 func (fs *Set) Check(r Rule) error { return r.validate(fs.codes) }
 
 // CheckAction reports every problem of an action fault at once.
-func (fs *Set) CheckAction(a ActionFault) error { return a.validate(fs.codes) }
+func (fs *Set) CheckAction(a ActionFault) error { return a.validate(fs.codes, fs.commands) }
 
 // Add checks a rule and appends it; it returns the rule with its ID.
 func (fs *Set) Add(r Rule) (Rule, error) {
@@ -46,7 +52,7 @@ func (fs *Set) Add(r Rule) (Rule, error) {
 // AddAction checks an action fault and appends it; it returns the fault
 // with its ID.
 func (fs *Set) AddAction(a ActionFault) (ActionFault, error) {
-	if err := a.validate(fs.codes); err != nil {
+	if err := a.validate(fs.codes, fs.commands); err != nil {
 		return ActionFault{}, err
 	}
 	fs.mu.Lock()

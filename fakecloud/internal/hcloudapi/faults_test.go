@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -349,4 +350,26 @@ func TestHangAfterCommit(t *testing.T) {
 	waitFor(t, func() bool {
 		return len(f.fc.Journal(JournalFilter{Method: "POST", Template: "/networks", Status: statusClientGone})) == 1
 	})
+}
+
+// TestActionFaultNamesARecordedCommand: an action fault for a command no
+// action has is refused, naming the ones there are, through the Go API,
+// the admin API and a scenario; * and a real command are taken.
+func TestActionFaultNamesARecordedCommand(t *testing.T) {
+	fc := New(Options{})
+	_, err := fc.AddActionFault(ActionFault{Command: "attach_network", ErrorCode: "action_failed"})
+	if err == nil || !strings.Contains(err.Error(), `"attach_network" is not the command of an action`) || !strings.Contains(err.Error(), "attach_to_network") {
+		t.Errorf("an unknown command: %v, want refused naming the known ones", err)
+	}
+	if err := fc.LoadScenario(Scenario{Steps: []Step{{ActionFault: &ActionFault{Command: "poweron", ErrorCode: "action_failed"}}}}); err == nil {
+		t.Error("a scenario's action fault for an unknown command was loaded")
+	}
+	for _, cmd := range []string{"*", "attach_to_network", "start_server"} {
+		if _, err := fc.AddActionFault(ActionFault{Command: cmd, ErrorCode: "action_failed"}); err != nil {
+			t.Errorf("%s: %v", cmd, err)
+		}
+	}
+	if rules, actions := fc.Faults(); len(rules) != 0 || len(actions) != 3 {
+		t.Errorf("%d rules and %d action faults, want the 3 accepted", len(rules), len(actions))
+	}
 }
