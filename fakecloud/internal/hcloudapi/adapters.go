@@ -59,11 +59,8 @@ func update[R, V any](kind string, op func(*world.Tx, int64, R) (V, *apierr.Erro
 // answers status.
 func onExisting[R, V any](kind string, status int, op func(*world.Tx, int64, R) (V, *apierr.Error), wrap func(V) any) apiHandler {
 	return func(c *call) (int, any, *apierr.Error) {
-		id, err := c.id("id")
+		id, err := c.resourceID(kind)
 		if err != nil {
-			return 0, nil, err
-		}
-		if err := c.tx.Exists(kind, id); err != nil {
 			return 0, nil, err
 		}
 		var req R

@@ -55,16 +55,8 @@ type PoolState struct {
 // (running ones with how they will end), locks, ID counters and the
 // generator state, so Import gives back an identical world.
 func (w *State) Export() ([]byte, error) {
-	var st Snapshot
-	var err error
-	w.Locked(func() {
-		w.Settle()
-		st, err = w.Snapshot()
-	})
-	if err != nil {
-		return nil, err
-	}
-	return EncodeState(st)
+	data, _, err := w.ExportChanged(0, true)
+	return data, err
 }
 
 // Snapshot is the world as a state that shares no memory with it: taken
