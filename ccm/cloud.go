@@ -20,6 +20,7 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/klog/v2"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/bounds"
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/probes"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
@@ -62,8 +63,9 @@ func New(ctx context.Context, cfg Config) (*Cloud, error) { return build(ctx, cf
 // buildOptions let tests simulate hours and outages quickly.
 type buildOptions struct {
 	now         func() time.Time  // the inventory's and routes' clock
-	httpTimeout time.Duration     // how long a request may hang; one minute
-	retry       *hcloud.RetryOpts // hcloud-go's retries of 429s, 502s, 504s and timeouts
+	httpTimeout time.Duration     // how long one attempt may take; AttemptTimeout
+	retry       *hcloud.RetryOpts // hcloud-go's retries of 429s, 502s, 504s and timeouts; Retries
+	retryBase   time.Duration     // the first wait between retries; one second
 	// registerer, when set, wraps the metrics registry, so a test sees
 	// every collector registered.
 	registerer func(prometheus.Registerer) prometheus.Registerer
@@ -76,7 +78,14 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		now = time.Now
 	}
 	if o.httpTimeout == 0 {
-		o.httpTimeout = time.Minute
+		o.httpTimeout = AttemptTimeout
+	}
+	if o.retryBase == 0 {
+		o.retryBase = time.Second
+	}
+	if o.retry == nil {
+		o.retry = &hcloud.RetryOpts{MaxRetries: Retries, BackoffFunc: hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{
+			Base: o.retryBase, Multiplier: 2, Cap: 4 * o.retryBase, Jitter: true})}
 	}
 	opts := []hcloud.ClientOption{
 		hcloud.WithToken(cfg.Token),
@@ -91,12 +100,11 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	}
 	pacer := inventory.NewBudget(cfg.BudgetReserve)
 	reach := &probes.Reachability{}
-	// A request that hangs ends in an error after a minute; no controller
-	// treats an error as "gone".
-	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout, Transport: pacer.Transport(probes.Observed(reach, http.DefaultTransport))}))
-	if o.retry != nil {
-		opts = append(opts, hcloud.WithRetryOpts(*o.retry))
-	}
+	// A call that hangs ends in an error within CallBound; no controller
+	// treats an error as "gone". Answers and listings are bounded too.
+	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout,
+		Transport: bounds.Transport(pacer.Transport(probes.Observed(reach, http.DefaultTransport)))}),
+		hcloud.WithRetryOpts(*o.retry))
 	var reg *prometheus.Registry
 	var metrics prometheus.Registerer
 	if cfg.MetricsEnabled {
@@ -160,7 +168,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	if rc := c.cfg.Robot; rc.Enabled && rc.Credentials() {
 		// No listing at start: a wrong password at every restart would
 		// soon block this IP for every tool of the account.
-		client := robotclient.NewClient(rc.Endpoint, rc.User, rc.Password, version.Application+"/"+version.Version, 15*time.Second)
+		client := robotclient.NewClient(rc.Endpoint, rc.User, rc.Password, version.Application+"/"+version.Version, RobotTimeout)
 		c.robot = robotclient.NewCache(client, robotclient.CacheOptions{MaxAge: rc.CacheTimeout, ResetMaxAge: c.cfg.LifecycleMaxAge,
 			RateLimitWait: rc.RateLimitWait, Now: now})
 		c.instances.robot = c.robot
@@ -182,7 +190,8 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 // whether it is in the network, as the official CCM does at start: a
 // control plane outside the network cannot reach the nodes' private IPs.
 func attachedCheck(ctx context.Context, cfg Config, networkID int64) error {
-	md := metadata.NewClient(metadata.WithEndpoint(cfg.MetadataEndpoint), metadata.WithTimeout(10*time.Second))
+	md := metadata.NewClient(metadata.WithEndpoint(cfg.MetadataEndpoint),
+		metadata.WithHTTPClient(&http.Client{Transport: bounds.Transport(nil)}), metadata.WithTimeout(MetadataTimeout))
 	nets, err := md.PrivateNetworksWithContext(ctx)
 	if err != nil {
 		return fmt.Errorf("checking that this server is in HCLOUD_NETWORK=%q is not possible (metadata service %s: %v); "+

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/bounds"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 )
 
@@ -169,10 +169,11 @@ func (r *envReader) oneOf(name, def string, allowed ...string) string {
 }
 
 // LoadConfig reads the configuration from the environment and reports
-// every problem at once. readFile reads HCLOUD_TOKEN_FILE (os.ReadFile).
+// every problem at once. readFile reads the *_FILE forms (default: a
+// regular file of at most 64 KiB).
 func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error)) (Config, error) {
 	if readFile == nil {
-		readFile = os.ReadFile
+		readFile = bounds.ReadSecretFile
 	}
 	r := &envReader{getenv: getenv}
 	c := Config{

@@ -21,4 +21,5 @@ var checks = []checkDoc{
 	{"load-balancer", "load balancers labelled `hcloud-ccm/service-uid` for a Service that no longer exists (orphans), targets on servers that no longer exist"},
 	{"rate-limit", "the requests left in the project's bucket after doctor's own (`RateLimit-Remaining` of the last answer): WARN below `HCLOUD_BUDGET_RESERVE` or a tenth of the limit, FAIL at 0"},
 	{"staleness", "how late a change to a server shows on its Node with the CCM's settings and the project's size: up to 100 servers every answer is at most `HCLOUD_INVENTORY_MAX_AGE` old; from 101, a change that leaves an action within that, one that leaves none (a rename) within the listing period (e.g. `1000 servers: … within 5m0s; … within 1h0m0s`)"},
+	{"bound", "the run ends within `--timeout` (default 2m) whatever the apiserver, the API or the Robot webservice do: a check not finished by then is a FAIL naming it and the checks not run, and the report follows; requests to the apiserver end after `--request-timeout`, to the API after 30 s, answers and listings are bounded (32 MiB, 200 pages)"},
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
@@ -13,11 +14,16 @@ import (
 	"k8s.io/client-go/kubernetes"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm"
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/bounds"
 	"github.com/hcloudlab/hcloud-ccm/ccm/version"
 )
 
 // DefaultNamespace is where the CCM's manifests install it.
 const DefaultNamespace = "kube-system"
+
+// DefaultBound is how long a whole run may take (ccm doctor --timeout):
+// a check not finished by then is a FAIL naming it, the report follows.
+const DefaultBound = 2 * time.Minute
 
 // Options say what doctor checks, and with what.
 type Options struct {
@@ -75,7 +81,7 @@ func Run(ctx context.Context, opts Options) Report {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	d := &doctor{opts: opts, cfg: opts.Config, now: opts.Now(), count: &counter{base: opts.Transport},
+	d := &doctor{opts: opts, cfg: opts.Config, now: opts.Now(), count: &counter{base: bounds.Transport(opts.Transport)},
 		servers: map[string]*hcloud.Server{}, blocked: map[string]string{}}
 	d.api = hcloud.NewClient(hcloud.WithToken(d.cfg.Token), hcloud.WithEndpoint(d.cfg.Endpoint),
 		hcloud.WithApplication("hcloud-ccm-doctor", version.String()),
@@ -85,16 +91,38 @@ func Run(ctx context.Context, opts Options) Report {
 	for _, w := range d.cfg.Warnings {
 		d.found.warn("config", "environment", w, "see the CCM's settings in docs/reference/environment.md")
 	}
-	d.readKube(ctx)
-	d.checkToken(ctx)
-	d.checkWorkload(ctx)
-	d.checkRobot(ctx)
-	d.checkNodes()
-	d.checkNetwork()
-	d.checkServices(ctx)
-	d.checkOrphans()
-	d.checkRateLimit()
-	d.checkStaleness()
+	steps := []struct {
+		name string
+		run  func(context.Context)
+	}{
+		{"kubernetes", d.readKube},
+		{"token", d.checkToken},
+		{"ccm", d.checkWorkload},
+		{"robot", d.checkRobot},
+		{"node", func(context.Context) { d.checkNodes() }},
+		{"network", func(context.Context) { d.checkNetwork() }},
+		{"service", d.checkServices},
+		{"load-balancer", func(context.Context) { d.checkOrphans() }},
+		{"rate-limit", func(context.Context) { d.checkRateLimit() }},
+		{"staleness", func(context.Context) { d.checkStaleness() }},
+	}
+	for i, step := range steps {
+		step.run(ctx)
+		if ctx.Err() == nil {
+			continue
+		}
+		rest := []string{"none"}
+		if i+1 < len(steps) {
+			rest = nil
+		}
+		for _, later := range steps[i+1:] {
+			rest = append(rest, later.name)
+		}
+		d.found.fail("bound", step.name, fmt.Sprintf("the %s check did not finish before doctor's bound (%v); not checked: %s",
+			step.name, context.Cause(ctx), strings.Join(rest, ", ")),
+			"the findings above say what did not answer; raise --timeout only for a slow but answering apiserver or API")
+		break
+	}
 	requests, _, _, _ := d.count.state()
 	return Report{Findings: d.found, Requests: requests}
 }

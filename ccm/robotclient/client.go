@@ -22,6 +22,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/bounds"
 )
 
 // DefaultEndpoint is the webservice's base URL.
@@ -55,19 +57,23 @@ type Client struct {
 }
 
 // NewClient returns a client of the webservice at endpoint (DefaultEndpoint
-// when empty). Requests time out after timeout.
+// when empty). Requests time out after timeout (15 s when not positive);
+// an answer longer than 32 MiB fails.
 func NewClient(endpoint, user, password, userAgent string, timeout time.Duration) *Client {
 	if endpoint == "" {
 		endpoint = DefaultEndpoint
 	}
+	if timeout <= 0 {
+		timeout = 15 * time.Second
+	}
 	return &Client{endpoint: strings.TrimSuffix(endpoint, "/"), user: user, password: password,
-		http: &http.Client{Timeout: timeout}, userAgent: userAgent}
+		http: &http.Client{Timeout: timeout, Transport: bounds.Transport(nil)}, userAgent: userAgent}
 }
 
 // WithTransport sends the client's requests through rt (ccm doctor
 // counts them).
 func (c *Client) WithTransport(rt http.RoundTripper) *Client {
-	c.http.Transport = rt
+	c.http.Transport = bounds.Transport(rt)
 	return c
 }
 
@@ -123,7 +129,7 @@ func (c *Client) get(ctx context.Context, path string, into any) error {
 		return fmt.Errorf("robot webservice: GET %s: %w", path, err)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
+	body, err := io.ReadAll(resp.Body) // at most bounds.Answer
 	if err != nil {
 		return fmt.Errorf("robot webservice: GET %s: %w", path, err)
 	}

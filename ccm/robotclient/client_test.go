@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -101,3 +102,26 @@ func TestClientErrors(t *testing.T) {
 }
 
 func asError(err error, e **Error) bool { return errors.As(err, e) }
+
+// TestClientBoundsTheAnswer: an answer that never ends is an error naming
+// the request after 32 MiB, and a timeout that is not positive is 15 s,
+// not none.
+func TestClientBoundsTheAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		chunk := make([]byte, 64<<10)
+		for r.Context().Err() == nil {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer srv.Close()
+	c := NewClient(srv.URL, "u", "p", "test", 0)
+	if c.http.Timeout != 15*time.Second {
+		t.Errorf("timeout %v, want 15s", c.http.Timeout)
+	}
+	_, err := c.Servers(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "GET /server: the answer is longer than 32 MiB") {
+		t.Errorf("Servers = %v, want the endless answer named", err)
+	}
+}

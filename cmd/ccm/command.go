@@ -53,7 +53,12 @@ the cloud specific control loops shipped with Kubernetes.`,
 				fmt.Fprintf(os.Stderr, "%v\n", err)
 				return err
 			}
-			if err := app.Run(completed, cloud, inits, webhooks, ctx.Done()); err != nil {
+			// Served here, with limits on each request, not by app.Run.
+			if err := serveWebhooks(completed, webhooks, ctx.Done()); err != nil {
+				fmt.Fprintf(os.Stderr, "%v\n", err)
+				return err
+			}
+			if err := app.Run(completed, cloud, inits, nil, ctx.Done()); err != nil {
 				fmt.Fprintf(os.Stderr, "%v\n", err)
 				return err
 			}

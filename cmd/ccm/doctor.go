@@ -52,6 +52,12 @@ func runDoctor(ctx context.Context, args []string, env doctorIO) int {
 		}
 		return doctorUsage
 	}
+	if *f.bound <= 0 || *timeout <= 0 {
+		fmt.Fprintf(env.stderr, "ccm doctor: want a positive --timeout and --request-timeout, got %v and %v\n", *f.bound, *timeout)
+		return doctorUsage
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, *f.bound, fmt.Errorf("--timeout %v passed", *f.bound))
+	defer cancel()
 	if fs.NArg() > 0 || (*output != "text" && *output != "json") {
 		fmt.Fprintf(env.stderr, "ccm doctor: want -o text or -o json and no arguments, got -o %s %s\n", *output, strings.Join(fs.Args(), " "))
 		return doctorUsage
@@ -105,7 +111,7 @@ func runDoctor(ctx context.Context, args []string, env doctorIO) int {
 // doctorFlags are ccm doctor's flags.
 type doctorFlags struct {
 	kubeconfig, output, namespace, clusterCIDR *string
-	timeout                                    *time.Duration
+	timeout, bound                             *time.Duration
 }
 
 // newDoctorFlags defines ccm doctor's flags, as its usage and
@@ -119,6 +125,7 @@ func newDoctorFlags(stderr io.Writer) (*flag.FlagSet, doctorFlags) {
 		namespace:   fs.String("namespace", doctor.DefaultNamespace, "the CCM's namespace: its Deployment or DaemonSet, RBAC and Secret hcloud"),
 		clusterCIDR: fs.String("cluster-cidr", "", "kube-controller-manager's --cluster-cidr (default: the Nodes' pod CIDRs)"),
 		timeout:     fs.Duration("request-timeout", 30*time.Second, "how long each request to the apiserver may take; one that does not answer fails naming its URL (Hetzner API requests time out after 30 s)"),
+		bound:       fs.Duration("timeout", doctor.DefaultBound, "how long the whole run may take: a check not finished by then is a FAIL naming it, and the report is printed"),
 	}
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: ccm doctor [flags]\n\nChecks a cluster against its Hetzner Cloud project with the CCM's HCLOUD_* configuration\n"+

@@ -63,14 +63,9 @@ func TestWebhookServedOverTLS(t *testing.T) {
 	if err != nil || len(webhooks) != 1 {
 		t.Fatalf("%d webhooks, %v", len(webhooks), err)
 	}
-	// As app.Run serves them.
-	mux := http.NewServeMux()
-	for _, h := range webhooks {
-		mux.Handle(h.Path, h)
-	}
 	stop := make(chan struct{})
 	t.Cleanup(func() { close(stop) })
-	if _, _, err := completed.WebhookSecureServing.Serve(mux, 0, stop); err != nil {
+	if err := serveWebhooks(completed, webhooks, stop); err != nil {
 		t.Fatal(err)
 	}
 

@@ -87,6 +87,21 @@ type Server struct {
 // workqueue, client, leader election) is served beside it. A busy address
 // is an error at start, not a silent absence of probes.
 func Serve(ctx context.Context, addr string, reg *prometheus.Registry) (*Server, error) {
+	return serve(ctx, addr, reg, listenerLimits)
+}
+
+// limits are how long the health and metrics port waits for a client.
+type limits struct {
+	header, read, write, idle time.Duration
+}
+
+// listenerLimits reap idle and slow connections: the port is open on
+// every interface without authentication, as the official CCM's is. A
+// probe or a scrape sends its request at once; /metrics is written well
+// within the write limit.
+var listenerLimits = limits{header: 5 * time.Second, read: 10 * time.Second, write: 30 * time.Second, idle: time.Minute}
+
+func serve(ctx context.Context, addr string, reg *prometheus.Registry, l limits) (*Server, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("HCLOUD_METRICS_ADDRESS=%q: %w", addr, err)
@@ -110,7 +125,8 @@ func Serve(ctx context.Context, addr string, reg *prometheus.Registry) (*Server,
 			http.Error(w, "metrics are off (HCLOUD_METRICS_ENABLED=false)", http.StatusNotFound)
 		})
 	}
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: l.header, ReadTimeout: l.read, WriteTimeout: l.write, IdleTimeout: l.idle,
+		MaxHeaderBytes: 16 << 10}
 	go func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			klog.ErrorS(err, "Health and metrics server stopped")

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	utilfeature "k8s.io/apiserver/pkg/util/feature"
+	"k8s.io/cloud-provider/app"
+	"k8s.io/cloud-provider/app/config"
+	cmfeatures "k8s.io/controller-manager/pkg/features"
+	"k8s.io/klog/v2"
+)
+
+// The webhook port's limits on one request, beyond the server's own
+// (headers within 32 s, idle connections closed after 90 s). The
+// apiserver sends an AdmissionReview at once and waits 10 s by default;
+// a review holds a Service and its old version, far below the limit.
+const (
+	reviewReadTimeout = 10 * time.Second
+	maxReview         = 4 << 20
+)
+
+// serveWebhooks serves webhooks on --webhook-secure-port as app.Run
+// would, except that every request's body is read within
+// reviewReadTimeout and up to maxReview bytes, so a slow or endless
+// client is answered and let go.
+func serveWebhooks(c *config.CompletedConfig, webhooks map[string]app.WebhookHandler, stop <-chan struct{}) error {
+	if len(webhooks) == 0 || c.WebhookSecureServing == nil || !utilfeature.DefaultFeatureGate.Enabled(cmfeatures.CloudControllerManagerWebhook) {
+		return nil
+	}
+	mux := http.NewServeMux()
+	for _, h := range webhooks {
+		mux.Handle(h.Path, boundedReview(h, reviewReadTimeout, maxReview))
+	}
+	klog.InfoS("Serving webhooks", "webhooks", len(webhooks), "readTimeout", reviewReadTimeout, "maxBody", maxReview)
+	_, _, err := c.WebhookSecureServing.Serve(mux, 0, stop)
+	return err
+}
+
+// boundedReview reads the request's body within timeout and up to max
+// bytes before next sees it.
+func boundedReview(next http.Handler, timeout time.Duration, max int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		if err := rc.SetReadDeadline(time.Now().Add(timeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+			klog.ErrorS(err, "Setting the webhook request's read deadline")
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+		var tooBig *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooBig):
+			http.Error(w, fmt.Sprintf("the admission review is larger than %d bytes", max), http.StatusRequestEntityTooLarge)
+			return
+		case err != nil:
+			http.Error(w, fmt.Sprintf("reading the admission review: %v", err), http.StatusRequestTimeout)
+			return
+		}
+		_ = rc.SetReadDeadline(time.Time{})
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
+}
