@@ -19,6 +19,9 @@ const (
 	AddressFamilyDualStack = "dualstack"
 )
 
+// projectLimit is the requests an hour a Hetzner Cloud project has.
+const projectLimit = 3600
+
 const (
 	defaultEndpoint         = "https://api.hetzner.cloud/v1"
 	defaultMetadataEndpoint = "http://169.254.169.254/hetzner/v1/metadata"
@@ -120,6 +123,18 @@ func (r *envReader) duration(name string, def time.Duration) time.Duration {
 	return d
 }
 
+// within is duration limited to [lo, hi], for settings where a value
+// outside cannot work: it would spend the API's budget on nothing, or
+// wait for good.
+func (r *envReader) within(name string, def, lo, hi time.Duration) time.Duration {
+	d := r.duration(name, def)
+	if d < lo || d > hi {
+		r.errs = append(r.errs, fmt.Errorf("%s=%q: want a duration from %s to %s", name, strings.TrimSpace(r.getenv(name)), lo, hi))
+		return def
+	}
+	return d
+}
+
 func (r *envReader) integer(name string, def int) int {
 	v := strings.TrimSpace(r.getenv(name))
 	if v == "" {
@@ -147,7 +162,11 @@ func (r *envReader) optionalInt(name string) *int {
 	if strings.TrimSpace(r.getenv(name)) == "" {
 		return nil
 	}
+	before := len(r.errs)
 	n := r.integer(name, 0)
+	if len(r.errs) > before {
+		return nil // reported once, not again as out of range
+	}
 	return &n
 }
 
@@ -187,11 +206,15 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		ZoneLabelEnabled:            r.boolean("HCLOUD_INSTANCES_ZONE_LABEL_ENABLED", true),
 		MetricsEnabled:              r.boolean("HCLOUD_METRICS_ENABLED", true),
 		MetricsAddress:              r.str("HCLOUD_METRICS_ADDRESS", ":8233"),
-		InventoryMaxAge:             r.duration("HCLOUD_INVENTORY_MAX_AGE", 5*time.Minute),
-		LifecycleMaxAge:             r.duration("HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", time.Minute),
+		InventoryMaxAge:             r.within("HCLOUD_INVENTORY_MAX_AGE", 5*time.Minute, time.Second, 24*time.Hour),
+		LifecycleMaxAge:             r.within("HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", time.Minute, time.Second, 24*time.Hour),
 		ActionsEnabled:              r.boolean("HCLOUD_INVENTORY_ACTIONS_ENABLED", true),
-		ListingMaxAge:               r.duration("HCLOUD_INVENTORY_LISTING_MAX_AGE", time.Hour),
+		ListingMaxAge:               r.within("HCLOUD_INVENTORY_LISTING_MAX_AGE", time.Hour, time.Second, 24*time.Hour),
 		BudgetReserve:               r.integer("HCLOUD_BUDGET_RESERVE", 200),
+	}
+	if c.BudgetReserve >= projectLimit {
+		r.errs = append(r.errs, fmt.Errorf("HCLOUD_BUDGET_RESERVE=%d: want 0 to %d, below the project's %d requests an hour, or the CCM never sends", c.BudgetReserve, projectLimit-1, projectLimit))
+		c.BudgetReserve = 200
 	}
 	c.LoadBalancers = loadBalancerDefaults(r)
 	c.Robot = r.loadRobot(readFile)

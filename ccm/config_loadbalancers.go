@@ -33,6 +33,9 @@ func loadBalancerDefaults(r *envReader) loadbalancer.Defaults {
 	if d.AlgorithmType != "" && d.AlgorithmType != "round_robin" && d.AlgorithmType != "least_connections" {
 		r.errs = append(r.errs, fmt.Errorf("HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE=%q: want round_robin or least_connections", d.AlgorithmType))
 	}
+	if err := loadbalancer.CheckDefaults(d); err != nil {
+		r.errs = append(r.errs, err)
+	}
 	if d.PrivateSubnetIPRange != "" {
 		if _, err := netip.ParsePrefix(d.PrivateSubnetIPRange); err != nil {
 			r.errs = append(r.errs, fmt.Errorf("HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE=%q: want a CIDR such as 10.0.1.0/24", d.PrivateSubnetIPRange))

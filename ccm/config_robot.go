@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 )
@@ -39,8 +40,8 @@ func (r *envReader) loadRobot(readFile func(string) ([]byte, error)) RobotConfig
 	c := RobotConfig{
 		Enabled:            r.boolean("ROBOT_ENABLED", false),
 		Endpoint:           r.str("ROBOT_ENDPOINT", robotclient.DefaultEndpoint),
-		CacheTimeout:       r.durationOrZero("ROBOT_CACHE_TIMEOUT", 5*time.Minute),
-		RateLimitWait:      r.durationOrZero("ROBOT_RATE_LIMIT_WAIT_TIME", 5*time.Minute),
+		CacheTimeout:       r.durationOrZero("ROBOT_CACHE_TIMEOUT", 5*time.Minute, time.Second, 24*time.Hour),
+		RateLimitWait:      r.durationOrZero("ROBOT_RATE_LIMIT_WAIT_TIME", 5*time.Minute, time.Second, 24*time.Hour),
 		ForwardInternalIPs: r.boolean("ROBOT_FORWARD_INTERNAL_IPS", true),
 	}
 	c.User = r.secret("ROBOT_USER", readFile)
@@ -52,6 +53,13 @@ func (r *envReader) loadRobot(readFile func(string) ([]byte, error)) RobotConfig
 	}
 	if (c.User == "") != (c.Password == "") {
 		r.errs = append(r.errs, errors.New("ROBOT_USER and ROBOT_PASSWORD (or their _FILE forms): set both, or neither for load balancer targets only"))
+	}
+	// Messages never include the credentials.
+	if strings.Contains(c.User, ":") || strings.ContainsFunc(c.User, unicode.IsControl) {
+		r.errs = append(r.errs, errors.New("ROBOT_USER (or ROBOT_USER_FILE): HTTP basic authentication cannot send a user with a colon or control characters; the webservice user is named like #ws+abc"))
+	}
+	if strings.ContainsFunc(c.Password, unicode.IsControl) {
+		r.errs = append(r.errs, errors.New("ROBOT_PASSWORD (or ROBOT_PASSWORD_FILE): contains control characters; a password is one line of printable characters"))
 	}
 	return c
 }
@@ -73,11 +81,11 @@ func (r *envReader) secret(name string, readFile func(string) ([]byte, error)) s
 
 // durationOrZero is duration, where 0 means the default, as the official
 // CCM reads ROBOT_CACHE_TIMEOUT.
-func (r *envReader) durationOrZero(name string, def time.Duration) time.Duration {
+func (r *envReader) durationOrZero(name string, def, lo, hi time.Duration) time.Duration {
 	if v := strings.TrimSpace(r.getenv(name)); v == "0" {
 		return def
 	}
-	return r.duration(name, def)
+	return r.within(name, def, lo, hi)
 }
 
 // String describes the Robot settings without the credentials.

@@ -175,3 +175,35 @@ func TestRobotConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadConfigRefusesWhatCannotWork: numbers out of range and Robot
+// credentials basic authentication cannot carry are refused at start,
+// each naming its variable and what it accepts, never the credentials.
+func TestLoadConfigRefusesWhatCannotWork(t *testing.T) {
+	for name, tc := range map[string]struct{ value, want string }{
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL": {"10000h", "want whole seconds from 3s to 1m0s"},
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT":  {"1500ms", "want whole seconds from 1s to 1m0s"},
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES":  {"1000000", "want a whole number from 1 to 5"},
+		"HCLOUD_BUDGET_RESERVE":                       {"99999999", "want 0 to 3599"},
+		"HCLOUD_INVENTORY_MAX_AGE":                    {"1ns", "want a duration from 1s to 24h0m0s"},
+		"HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE":          {"1000h", "want a duration from 1s to 24h0m0s"},
+		"HCLOUD_INVENTORY_LISTING_MAX_AGE":            {"1ns", "want a duration from 1s to 24h0m0s"},
+		"ROBOT_CACHE_TIMEOUT":                         {"1ns", "want a duration from 1s to 24h0m0s"},
+		"ROBOT_RATE_LIMIT_WAIT_TIME":                  {"100000h", "want a duration from 1s to 24h0m0s"},
+		"ROBOT_USER":                                  {"ops:secret", "cannot send a user with a colon"},
+		"ROBOT_PASSWORD":                              {"pa\x00ss", "control characters"},
+	} {
+		vars := map[string]string{"HCLOUD_TOKEN": token64, "ROBOT_ENABLED": "true", "ROBOT_USER": "#ws+ops", "ROBOT_PASSWORD": "pw", name: tc.value}
+		_, err := LoadConfig(env(vars), noFile)
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s=%q: %v; want an error naming it and saying %q", name, tc.value, err, tc.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), "secret") || strings.Contains(err.Error(), "pa\x00ss")) {
+			t.Errorf("%s: the error shows the credentials: %v", name, err)
+		}
+	}
+	if _, err := LoadConfig(env(map[string]string{"HCLOUD_TOKEN": token64, "HCLOUD_BUDGET_RESERVE": "3599", "HCLOUD_INVENTORY_MAX_AGE": "1s",
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL": "1m", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "5"}), noFile); err != nil {
+		t.Errorf("the edges of the ranges: %v", err)
+	}
+}

@@ -18,6 +18,10 @@ const (
 	DefaultRobotPassword = hcloudapi.DefaultRobotPassword
 )
 
+// MaxRateLimitRefill is the fastest refill Options.RateLimitRefill and
+// SetRateLimit accept, in requests per second.
+const MaxRateLimitRefill = hcloudapi.MaxRateLimitRefill
+
 // Options configure a fakecloud. The zero value is ready for unit tests:
 // actions finish at once, the default token is accepted, the rate limit is
 // the API's 3600 requests per hour.

@@ -1,6 +1,12 @@
 package loadbalancer
 
 import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -38,4 +44,26 @@ func ValidateService(svc *corev1.Service, d Defaults, networkID int64, networkZo
 		}
 	}
 	return c, err
+}
+
+// CheckDefaults refuses HCLOUD_LOAD_BALANCERS_* values that the
+// annotations they stand for would refuse, naming the variable and what
+// it accepts, so a bad default stops the CCM at start instead of failing
+// every Service's sync.
+func CheckDefaults(d Defaults) error {
+	var errs []error
+	bad := func(name Annotation, v any) {
+		s := specs[name]
+		errs = append(errs, fmt.Errorf("%s=%v: want %s, as annotation %s", s.env, v, s.accepted(), name))
+	}
+	for name, v := range map[Annotation]time.Duration{AnnotationHealthCheckInterval: d.HealthCheckInterval, AnnotationHealthCheckTimeout: d.HealthCheckTimeout} {
+		if s := specs[name]; v != 0 && (v%time.Second != 0 || v < s.min || v > s.max) {
+			bad(name, v)
+		}
+	}
+	if s := specs[AnnotationHealthCheckRetries]; d.HealthCheckRetries != nil && (*d.HealthCheckRetries < s.lo || *d.HealthCheckRetries > s.hi) {
+		bad(AnnotationHealthCheckRetries, *d.HealthCheckRetries)
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
+	return errors.Join(errs...)
 }

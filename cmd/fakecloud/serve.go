@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
 // config is what the flags and environment configure.
@@ -126,8 +127,8 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 		errs = append(errs, fmt.Errorf("--rate-limit %q: want 0 (off) or more", *t.rateText))
 	}
 	if *t.refillText != "" {
-		if c.rateRefill, err = strconv.ParseFloat(*t.refillText, 64); err != nil || c.rateRefill <= 0 {
-			errs = append(errs, fmt.Errorf("--rate-limit-refill %q: want a positive number of requests per second", *t.refillText))
+		if c.rateRefill, err = strconv.ParseFloat(*t.refillText, 64); err != nil || !(c.rateRefill > 0 && c.rateRefill <= fakecloud.MaxRateLimitRefill) {
+			errs = append(errs, fmt.Errorf("--rate-limit-refill %q: want a number of requests per second above 0, up to %g", *t.refillText, fakecloud.MaxRateLimitRefill))
 		}
 	}
 	if c.idSeed, err = strconv.ParseUint(*t.idSeedText, 10, 64); err != nil {
@@ -157,9 +158,11 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if c.robotUser == "" || c.robotPassword == "" {
 		errs = append(errs, errors.New("--robot-user, --robot-password: want a login and a password, or neither flag for the defaults"))
+	} else if err := (robot.Options{User: c.robotUser, Password: c.robotPassword}).Check(); err != nil {
+		errs = append(errs, fmt.Errorf("--robot-user, --robot-password: %w", err))
 	}
-	if c.robotRateLimit, err = strconv.ParseFloat(*t.robotRateText, 64); err != nil || c.robotRateLimit < 0 {
-		errs = append(errs, fmt.Errorf("--robot-rate-limit %q: want 0 (off) or a positive scale such as 0.1", *t.robotRateText))
+	if c.robotRateLimit, err = strconv.ParseFloat(*t.robotRateText, 64); err != nil || !(c.robotRateLimit >= 0 && c.robotRateLimit <= robot.MaxRateLimitScale) {
+		errs = append(errs, fmt.Errorf("--robot-rate-limit %q: want 0 (off) or a positive scale up to %g, such as 0.1", *t.robotRateText, float64(robot.MaxRateLimitScale)))
 	}
 	if c.robotInterval, err = time.ParseDuration(*t.robotIntervalText); err != nil || c.robotInterval <= 0 {
 		errs = append(errs, fmt.Errorf("--robot-rate-limit-interval %q: want a positive duration such as 1h", *t.robotIntervalText))

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/go-chi/chi/v5"
 )
@@ -61,8 +64,32 @@ type endpoint struct {
 	serve   func(r *http.Request) (any, *apiError)
 }
 
-// New returns the webservice handler.
+// MaxRateLimitScale is the largest RateLimitScale: the limits stay exact
+// integers.
+const MaxRateLimitScale = 1e6
+
+// Check refuses options that cannot work: a login that HTTP basic
+// authentication cannot carry (a user with a colon, control characters
+// in either) and a scale that is not a number up to MaxRateLimitScale.
+func (o Options) Check() error {
+	var errs []error
+	if strings.Contains(o.User, ":") || strings.ContainsFunc(o.User, unicode.IsControl) {
+		errs = append(errs, fmt.Errorf("user %q: basic authentication cannot carry a colon or control characters in the user", o.User))
+	}
+	if strings.ContainsFunc(o.Password, unicode.IsControl) {
+		errs = append(errs, errors.New("password: basic authentication cannot carry control characters"))
+	}
+	if math.IsNaN(o.RateLimitScale) || o.RateLimitScale > MaxRateLimitScale {
+		errs = append(errs, fmt.Errorf("rate limit scale %v: want a number up to %g (negative: no limits)", o.RateLimitScale, float64(MaxRateLimitScale)))
+	}
+	return errors.Join(errs...)
+}
+
+// New returns the webservice handler. It panics on options Check refuses.
 func New(opts Options) *Handler {
+	if err := opts.Check(); err != nil {
+		panic("robot.New: " + err.Error())
+	}
 	if opts.User == "" {
 		opts.User, opts.Password = DefaultUser, DefaultPassword
 	}

@@ -161,17 +161,17 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/labelselector": {},
 		root + "/internal/catalog":       {},
 		root + "/internal/netaddr":       {},
-		root + "/internal/dedicated":     {},
+		root + "/internal/dedicated":     {imports: in("netaddr")},
 		root + "/internal/wire":          {imports: in("apierr", "strict"), http: true},
 		root + "/internal/statefile":     {},
 		root + "/internal/trafficspec":   {},
-		root + "/internal/event":         {imports: in("jsontime", "dedicated")},
+		root + "/internal/event":         {imports: in("jsontime", "dedicated", "netaddr")},
 		root + "/internal/listing":       {imports: in("apierr", "labelselector")},
 		root + "/internal/realism":       {imports: in("jsontime")},
 		root + "/internal/script":        {imports: in("faults", "event", "dedicated", "jsontime", "strict", "realism"), http: true},
 		// The admin API: HTTP over the server's operations, which it knows
 		// only as an interface.
-		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "event", "script", "realism", "journal", "statefile"), root+"/robot"), http: true},
+		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "event", "script", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, behind typed operations; no HTTP.
 		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "world/internal/store", "world/internal/model")},

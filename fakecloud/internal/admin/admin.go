@@ -15,6 +15,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/realism"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/script"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/statefile"
@@ -99,8 +100,8 @@ func Routes(s Backend, webservice *robot.Handler, token string) http.Handler {
 			}
 		}
 		if req.Refill != nil {
-			if refill = *req.Refill; refill < 0 {
-				f.Add("refill", "must be 0 or more requests per second")
+			if refill = *req.Refill; ratelimit.CheckRefill(refill) != nil {
+				f.Add("refill", "must be from 0 to %g requests per second", float64(ratelimit.MaxRefill))
 			}
 		}
 		if err := f.Err(); err != nil {

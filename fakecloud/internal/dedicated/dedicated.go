@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // Server is a dedicated server as fakecloud stores it. The JSON names are
@@ -56,9 +58,18 @@ const (
 	NotSupported = "not supported"
 )
 
+// MaxNumber is the highest server number: the webservice's are seven
+// digits; nine leave room and keep every number exact in JSON.
+const MaxNumber = 999_999_999
+
 // dcPattern is a Robot data centre: a location (FSN1, NBG1, HEL1) and a
 // data centre number.
 var dcPattern = regexp.MustCompile(`^(FSN1|NBG1|HEL1)-DC[0-9]+$`)
+
+// host reports whether a can be a machine's own address: unicast, not
+// loopback, link-local, multicast, unspecified or reserved. Whether a
+// private address may be is the world's to say (store.checkDedicated).
+func host(a netip.Addr) bool { return netaddr.HostAddr(a) }
 
 // Check reports every problem of a server's fields at once, naming each
 // field as the webservice names it.
@@ -67,14 +78,14 @@ func (s Server) Check() error {
 	bad := func(field, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", field, fmt.Sprintf(format, args...)))
 	}
-	if s.Number < 1 {
-		bad("server_number", "%d is not a positive number", s.Number)
+	if s.Number < 1 || s.Number > MaxNumber {
+		bad("server_number", "%d is not a number from 1 to %d", s.Number, MaxNumber)
 	}
-	if a, err := netip.ParseAddr(s.IPv4); err != nil || !a.Is4() {
-		bad("server_ip", "%q is not an IPv4 address", s.IPv4)
+	if a, err := netip.ParseAddr(s.IPv4); err != nil || !a.Is4() || !host(a) {
+		bad("server_ip", "%q is not a unicast IPv4 address a host can have", s.IPv4)
 	}
-	if a, err := netip.ParseAddr(s.IPv6Net); s.IPv6Net != "" && (err != nil || !a.Is6() || a.Zone() != "") {
-		bad("server_ipv6_net", "%q is not an IPv6 network address without prefix length, e.g. 2a01:4f8:111:4221::", s.IPv6Net)
+	if a, err := netip.ParseAddr(s.IPv6Net); s.IPv6Net != "" && (err != nil || !a.Is6() || a.Zone() != "" || !host(a)) {
+		bad("server_ipv6_net", "%q is not a unicast IPv6 network address without prefix length, e.g. 2a01:4f8:111:4221::", s.IPv6Net)
 	}
 	if s.Product == "" {
 		bad("product", "is required, e.g. AX41-NVMe")
@@ -92,15 +103,15 @@ func (s Server) Check() error {
 		bad("paid_until", "%q is not a date YYYY-MM-DD", s.PaidUntil)
 	}
 	for i, ip := range s.IPs {
-		if a, err := netip.ParseAddr(ip); err != nil || !a.Is4() {
-			bad(fmt.Sprintf("ip[%d]", i), "%q is not an IPv4 address", ip)
+		if a, err := netip.ParseAddr(ip); err != nil || !a.Is4() || !host(a) {
+			bad(fmt.Sprintf("ip[%d]", i), "%q is not a unicast IPv4 address a host can have", ip)
 		}
 	}
 	for i, sn := range s.Subnets {
 		a, err := netip.ParseAddr(sn.IP)
 		bits, merr := strconv.Atoi(sn.Mask)
-		if err != nil || merr != nil || bits < 0 || bits > a.BitLen() {
-			bad(fmt.Sprintf("subnet[%d]", i), "%q/%q is not an address and a prefix length such as 2a01:4f8::/\"64\"", sn.IP, sn.Mask)
+		if err != nil || merr != nil || bits < 0 || bits > a.BitLen() || !host(a) {
+			bad(fmt.Sprintf("subnet[%d]", i), "%q/%q is not a unicast address and a prefix length such as 2a01:4f8::/\"64\"", sn.IP, sn.Mask)
 		}
 	}
 	if s.LinkedStorageBox != nil && *s.LinkedStorageBox < 1 {

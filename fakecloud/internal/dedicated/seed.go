@@ -1,5 +1,10 @@
 package dedicated
 
+import (
+	"cmp"
+	"fmt"
+)
+
 // SeedDedicatedServer is a dedicated server of a seed world or an
 // add_dedicated_server event; the fields are named as the webservice
 // names them, and every one but server_name has a default.
@@ -21,4 +26,31 @@ type SeedDedicatedServer struct {
 	// OperatingStatus is running (default), "shut off", or "not supported"
 	// for a tower server, whose power state the webservice cannot read.
 	OperatingStatus string `json:"operating_status,omitempty"`
+}
+
+// FromSeed is the seed with its defaults. The world picks number, ipv4
+// and paidUntil when the seed leaves them out; they are used only then.
+func FromSeed(sd SeedDedicatedServer, number int64, ipv4, paidUntil string) Server {
+	d := Server{Number: cmp.Or(sd.Number, number), Name: sd.Name, IPv4: cmp.Or(sd.IPv4, ipv4), IPv6Net: sd.IPv6Net,
+		Product: cmp.Or(sd.Product, "AX41-NVMe"), DC: cmp.Or(sd.DC, "FSN1-DC14"), Traffic: cmp.Or(sd.Traffic, "unlimited"),
+		Status: cmp.Or(sd.Status, StatusReady), Cancelled: sd.Cancelled, PaidUntil: cmp.Or(sd.PaidUntil, paidUntil), IPs: sd.IPs,
+		Subnets: sd.Subnets, Reset: sd.Reset == nil || *sd.Reset, LinkedStorageBox: sd.LinkedStorageBox,
+		OperatingStatus: cmp.Or(sd.OperatingStatus, Running)}
+	if d.IPv6Net == "" && d.Number > 0 {
+		d.IPv6Net = fmt.Sprintf("3fff:%x:%x::", d.Number>>16&0xfff, d.Number&0xffff)
+	}
+	if d.IPs == nil {
+		d.IPs = []string{d.IPv4}
+	}
+	if d.Subnets == nil && d.IPv6Net != "" {
+		d.Subnets = []Subnet{{IP: d.IPv6Net, Mask: "64"}}
+	}
+	return d
+}
+
+// Check reports the problems of the fields the seed sets, which no world
+// can change: what an add_dedicated_server event is refused for wherever
+// it comes from, checked before a scenario holding it loads.
+func (sd SeedDedicatedServer) Check() error {
+	return FromSeed(sd, 1, "203.0.113.2", "2000-01-31").Check()
 }

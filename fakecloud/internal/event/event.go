@@ -9,6 +9,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // Event is something that happens to the cloud behind its clients' back.
@@ -116,6 +117,10 @@ func (e Event) check() error {
 	case "add_dedicated_server":
 		if e.DedicatedServer == nil {
 			bad("dedicated_server", "add_dedicated_server needs the server, e.g. {server_name: bm-1}")
+		} else if err := e.DedicatedServer.Check(); err != nil {
+			for line := range strings.SplitSeq(err.Error(), "\n") {
+				errs = append(errs, errors.New("dedicated_server."+line))
+			}
 		}
 	case "remove_dedicated_server", "cancel_dedicated_server", "power_off_dedicated_server", "power_on_dedicated_server", "rename_dedicated_server":
 		if e.ServerNumber <= 0 {
@@ -159,6 +164,8 @@ func (e Event) check() error {
 		}
 		if a, err := netip.ParseAddr(e.IP); err != nil || !a.Is4() {
 			bad("ip", "%q is not an IPv4 address", e.IP)
+		} else if e.Network == 0 && (!netaddr.HostAddr(a) || a.IsPrivate()) {
+			bad("ip", "%s is not a public unicast address", a)
 		}
 	}
 	return errors.Join(errs...)

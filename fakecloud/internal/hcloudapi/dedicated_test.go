@@ -269,7 +269,7 @@ func TestRobotStateRoundTrip(t *testing.T) {
 		t.Errorf("the number counter did not survive the import: %v", body)
 	}
 	broken := strings.Replace(string(data), `"server_ip": "192.0.2.10"`, `"server_ip": "203.0.113.2"`, 1)
-	if err := g.fc.Import([]byte(broken)); err == nil || !strings.Contains(err.Error(), "dedicated_servers[1].server_ip: 203.0.113.2 is held by dedicated server") {
+	if err := g.fc.Import([]byte(broken)); err == nil || !strings.Contains(err.Error(), "public IP 203.0.113.2 is also held by dedicated server") {
 		t.Errorf("import with a server_ip twice: %v", err)
 	}
 	if err := f.fc.Apply(Event{Type: "remove_dedicated_server", ServerNumber: 321}); err != nil {

@@ -23,6 +23,11 @@ func TestEventsJudgedAlike(t *testing.T) {
 		{`{type: lock, resource: network, id: 1}`, "for"},
 		{`{type: set_server_ip, server: 1, ip: "2001:db8::1"}`, "ip"},
 		{`{type: set_server_ip, server: 1, ip: 198.18.9.9, listen_port: 80}`, "listen_port"},
+		{`{type: set_server_ip, server: 1, ip: 10.0.0.9}`, "ip"},
+		{`{type: set_server_ip, server: 1, ip: 127.0.0.1}`, "ip"},
+		{`{type: add_dedicated_server, dedicated_server: {server_name: x, server_ip: 127.0.0.1}}`, "dedicated_server.server_ip"},
+		{`{type: add_dedicated_server, dedicated_server: {server_name: x, dc: fsn1}}`, "dedicated_server.dc"},
+		{`{type: add_dedicated_server, dedicated_server: {server_name: x, server_number: 1000000000}}`, "dedicated_server.server_number"},
 		{`{type: explode}`, "type"},
 	} {
 		sc, err := ParseScenario([]byte("steps:\n  - event: " + c.event + "\n"))

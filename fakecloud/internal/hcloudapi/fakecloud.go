@@ -2,7 +2,10 @@ package hcloudapi
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -28,7 +31,9 @@ const DefaultToken = "fakefakefakefakefakefakefakefakefakefakefakefakefakefakefa
 // DefaultRobotUser and DefaultRobotPassword are the Robot webservice's
 // login when Options.RobotUser is empty.
 const (
-	DefaultRobotUser     = robot.DefaultUser
+	DefaultRobotUser = robot.DefaultUser
+	// MaxRateLimitRefill is the fastest refill accepted, in requests per second.
+	MaxRateLimitRefill   = ratelimit.MaxRefill
 	DefaultRobotPassword = robot.DefaultPassword
 )
 
@@ -122,8 +127,29 @@ type Server struct {
 	stateFile atomic.Pointer[StateFile]
 }
 
+// Check refuses options no fakecloud can run with, naming each: a refill
+// rate or a Robot limit scale that is not a finite number in range, or a
+// Robot login that HTTP basic authentication cannot carry.
+func (o Options) Check() error {
+	var errs []error
+	if o.RateLimitRefill > 0 || math.IsNaN(o.RateLimitRefill) {
+		if err := ratelimit.CheckRefill(o.RateLimitRefill); err != nil {
+			errs = append(errs, fmt.Errorf("RateLimitRefill: %w", err))
+		}
+	}
+	if err := (robot.Options{User: o.RobotUser, Password: o.RobotPassword, RateLimitScale: o.RobotRateLimitScale}).Check(); err != nil {
+		errs = append(errs, fmt.Errorf("robot login or limits: %w", err))
+	}
+	return errors.Join(errs...)
+}
+
 // New returns a fakecloud with an empty world and the seeded catalogue.
+// It panics on options Check refuses: a program error, as a bad pattern
+// is to regexp.MustCompile.
 func New(opts Options) *Server {
+	if err := opts.Check(); err != nil {
+		panic("fakecloud.New: " + err.Error())
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

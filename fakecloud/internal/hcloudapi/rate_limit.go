@@ -2,10 +2,12 @@ package hcloudapi
 
 import (
 	"errors"
+	"math"
 	"net/http"
 	"strconv"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
@@ -23,6 +25,11 @@ func (s *Server) RateLimit() (limit, remaining int, refill float64, on bool) {
 func (s *Server) SetRateLimit(remaining int, refill float64) error {
 	if s.limiter == nil {
 		return errors.New("rate limiting is off")
+	}
+	if refill >= 0 || math.IsNaN(refill) {
+		if err := ratelimit.CheckRefill(refill); err != nil {
+			return err
+		}
 	}
 	s.limiter.Set(remaining, refill)
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 )
 
 // LoadScenarioFile reads and loads a scenario file.
@@ -75,8 +76,12 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		case st.RateLimit != nil:
 			if s.limiter == nil {
 				err = errors.New("rate_limit: rate limiting is off")
-			} else if (st.RateLimit.Remaining != nil && *st.RateLimit.Remaining < 0) || (st.RateLimit.Refill != nil && *st.RateLimit.Refill < 0) {
-				err = errors.New("rate_limit: remaining and refill must not be negative")
+			} else if st.RateLimit.Remaining != nil && *st.RateLimit.Remaining < 0 {
+				err = errors.New("rate_limit: remaining must not be negative")
+			} else if st.RateLimit.Refill != nil {
+				if rerr := ratelimit.CheckRefill(*st.RateLimit.Refill); rerr != nil {
+					err = fmt.Errorf("rate_limit.%w", rerr)
+				}
 			}
 		}
 		if err != nil {

@@ -128,13 +128,15 @@ func TestIPTargets(t *testing.T) {
 	accept(t, fc, "POST", attached, target("10.0.8.9"))
 	accept(t, fc, "POST", unattached, target("203.0.113.10"))
 	accept(t, fc, "POST", unattached, target("2a01:4f8::1"))
-	// A dedicated server's own address is a target even in a private
-	// range, as when a kind node container plays a dedicated server.
+	// A private address is a target only through a network, and no
+	// dedicated server takes one while load balancers carry no traffic
+	// (TestDedicatedPrivateAddressWithTraffic has the other case).
 	refuse(t, fc, "POST", unattached, target("172.18.0.5"), "load_balancer_not_attached_to_network")
-	if err := fc.Apply(Event{Type: "add_dedicated_server", DedicatedServer: &SeedDedicatedServer{Name: "ded", IPv4: "172.18.0.5"}}); err != nil {
-		t.Fatal(err)
+	if err := fc.Apply(Event{Type: "add_dedicated_server", DedicatedServer: &SeedDedicatedServer{Name: "ded", IPv4: "172.18.0.5"}}); err == nil ||
+		!strings.Contains(err.Error(), "172.18.0.5 is a private address") {
+		t.Fatalf("a dedicated server on a private address without traffic: %v", err)
 	}
-	accept(t, fc, "POST", unattached, target("172.18.0.5"))
+	refuse(t, fc, "POST", unattached, target("172.18.0.5"), "load_balancer_not_attached_to_network")
 }
 
 // TestEventsKeepAddressesOwned: set_server_ip gives a server only an

@@ -3,6 +3,7 @@
 package ratelimit
 
 import (
+	"fmt"
 	"math"
 	"sync"
 	"time"
@@ -88,4 +89,17 @@ func (b *Bucket) state(now time.Time, allowed bool) State {
 		reset += int64(math.Ceil(math.Min(missing/b.refill, maxReset)))
 	}
 	return State{Allowed: allowed, Limit: b.limit, Remaining: int(math.Floor(b.tokens)), Reset: reset, Refill: b.refill}
+}
+
+// MaxRefill is the fastest refill accepted: a million requests a second,
+// far beyond any client, and small enough that the arithmetic is exact.
+const MaxRefill = 1e6
+
+// CheckRefill refuses a refill rate that is not a finite number from 0 to
+// MaxRefill requests per second (NaN would starve the bucket for good).
+func CheckRefill(refill float64) error {
+	if !(refill >= 0 && refill <= MaxRefill) {
+		return fmt.Errorf("refill: %v is not a number of requests per second from 0 to %g", refill, float64(MaxRefill))
+	}
+	return nil
 }

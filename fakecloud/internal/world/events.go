@@ -199,7 +199,7 @@ func (w *ops) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 	case !netaddr.HostAddr(a) || a.IsPrivate():
 		return fmt.Errorf("ip: %s is not a public unicast address", a)
 	}
-	if holder := w.publicIPv4Holder(a); holder != "" {
+	if holder := w.PublicIPv4Holder(a); holder != "" {
 		return fmt.Errorf("ip: %s is held by %s", a, holder)
 	}
 	if netaddr.PublicIPv4Range.Contains(a) && !w.PubIPv4.Claim(a) {
@@ -258,20 +258,4 @@ func (w *ops) setPrivateIP(srv *StoredServer, netID int64, a netip.Addr) error {
 	w.RecordDone("detach_from_network", refs...)
 	w.RecordDone("attach_to_network", refs...)
 	return nil
-}
-
-// publicIPv4Holder names the server, primary IP or load balancer that
-// holds a public IPv4, or is "".
-func (w *ops) publicIPv4Holder(a netip.Addr) string {
-	ip := a.String()
-	if s, ok := w.Servers.Find(func(s *StoredServer) bool { return s.PublicNet.IPv4.IP == ip }); ok {
-		return fmt.Sprintf("server %d", s.ID)
-	}
-	if p, ok := w.PrimaryIPs.Find(func(p *schema.PrimaryIP) bool { return p.IP == ip }); ok {
-		return fmt.Sprintf("primary IP %d", p.ID)
-	}
-	if lb, ok := w.LoadBalancers.Find(func(lb *StoredLoadBalancer) bool { return lb.PublicNet.IPv4.IP == ip }); ok {
-		return fmt.Sprintf("load balancer %d", lb.ID)
-	}
-	return ""
 }

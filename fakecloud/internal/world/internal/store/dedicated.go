@@ -1,13 +1,14 @@
 package store
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
@@ -40,33 +41,24 @@ func (w *State) DedicatedServers() []dedicated.Server {
 // AddDedicated fills in a seed's defaults, checks the server against the
 // world and stores it. Errors name the field, one a line.
 func (w *State) AddDedicated(sd dedicated.SeedDedicatedServer) (*dedicated.Server, error) {
-	d := dedicated.Server{Number: sd.Number, Name: sd.Name, IPv4: sd.IPv4, IPv6Net: sd.IPv6Net, Product: cmp.Or(sd.Product, "AX41-NVMe"),
-		DC: cmp.Or(sd.DC, "FSN1-DC14"), Traffic: cmp.Or(sd.Traffic, "unlimited"), Status: cmp.Or(sd.Status, dedicated.StatusReady),
-		Cancelled: sd.Cancelled, PaidUntil: sd.PaidUntil, IPs: sd.IPs, Subnets: sd.Subnets, Reset: sd.Reset == nil || *sd.Reset,
-		LinkedStorageBox: sd.LinkedStorageBox, OperatingStatus: cmp.Or(sd.OperatingStatus, dedicated.Running)}
-	if d.Number == 0 {
-		d.Number = max(w.LastID["dedicated_server"], firstServerNumber) + 1
+	number := sd.Number
+	if number == 0 {
+		last := max(w.LastID["dedicated_server"], firstServerNumber)
+		if last >= dedicated.MaxNumber {
+			return nil, fmt.Errorf("server_number: every number after %d is taken; give one from 1 to %d", last, dedicated.MaxNumber)
+		}
+		number = last + 1
 	}
-	if d.IPv4 == "" {
+	ipv4 := sd.IPv4
+	if ipv4 == "" {
 		ip, ok := w.freeDedicatedIPv4()
 		if !ok {
 			return nil, fmt.Errorf("server_ip: every address of %s is taken; give one", robotIPv4Range)
 		}
-		d.IPv4 = ip
+		ipv4 = ip
 	}
-	if d.IPv6Net == "" && d.Number > 0 {
-		d.IPv6Net = fmt.Sprintf("3fff:%x:%x::", d.Number>>16&0xfff, d.Number&0xffff)
-	}
-	if d.PaidUntil == "" {
-		y, m, _ := w.Now().UTC().Date()
-		d.PaidUntil = time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Format(time.DateOnly)
-	}
-	if d.IPs == nil {
-		d.IPs = []string{d.IPv4}
-	}
-	if d.Subnets == nil && d.IPv6Net != "" {
-		d.Subnets = []dedicated.Subnet{{IP: d.IPv6Net, Mask: "64"}}
-	}
+	y, m, _ := w.Now().UTC().Date()
+	d := dedicated.FromSeed(sd, number, ipv4, time.Date(y, m+1, 0, 0, 0, 0, 0, time.UTC).Format(time.DateOnly))
 	if err := errors.Join(d.Check(), w.checkDedicated(&d)); err != nil {
 		return nil, err
 	}
@@ -76,20 +68,69 @@ func (w *State) AddDedicated(sd dedicated.SeedDedicatedServer) (*dedicated.Serve
 }
 
 // checkDedicated checks what the world decides for a new dedicated
-// server: its number and main IPv4 are its own, and the address is not
-// one of fakecloud's cloud ranges.
+// server: its number and its IPv4 addresses are its own, held by no other
+// machine of either kind, none is in fakecloud's cloud ranges, and none is
+// private unless load balancers carry traffic: then a local container may
+// play the server with its own address, as make e2e-kind's does.
 func (w *State) checkDedicated(d *dedicated.Server) error {
 	var errs []error
 	if _, taken := w.Dedicated.Get(d.Number); taken {
 		errs = append(errs, fmt.Errorf("server_number: %d is taken", d.Number))
 	}
-	if holder, ok := w.Dedicated.Find(func(o *dedicated.Server) bool { return o.IPv4 == d.IPv4 }); ok {
-		errs = append(errs, fmt.Errorf("server_ip: %s is held by dedicated server %d", d.IPv4, holder.Number))
+	fields := map[string]string{d.IPv4: "server_ip"}
+	for i, ip := range d.IPs {
+		if fields[ip] == "" {
+			fields[ip] = fmt.Sprintf("ip[%d]", i)
+		}
 	}
-	if a, err := netip.ParseAddr(d.IPv4); err == nil && (netaddr.PublicIPv4Range.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a))) {
-		errs = append(errs, fmt.Errorf("server_ip: %s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", a, netaddr.PublicIPv4Range))
+	for _, ip := range dedicatedIPv4s(d) {
+		field := fields[ip]
+		a, err := netip.ParseAddr(ip)
+		switch {
+		case err != nil:
+			// dedicated.Check names it.
+		case a.IsPrivate() && !w.LBIPv4.IsValid():
+			errs = append(errs, fmt.Errorf("%s: %s is a private address; a dedicated server's are public (a private one only when load balancers carry traffic, for a container playing the server)", field, a))
+		case netaddr.PublicIPv4Range.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a)):
+			errs = append(errs, fmt.Errorf("%s: %s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", field, a, netaddr.PublicIPv4Range))
+		case w.PublicIPv4Holder(a) != "":
+			errs = append(errs, fmt.Errorf("%s: %s is held by %s", field, a, w.PublicIPv4Holder(a)))
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// dedicatedIPv4s are a dedicated server's main IPv4 and its additional
+// ones, each once.
+func dedicatedIPv4s(d *dedicated.Server) []string {
+	out := []string{d.IPv4}
+	for _, ip := range d.IPs {
+		if !slices.Contains(out, ip) {
+			out = append(out, ip)
+		}
+	}
+	return out
+}
+
+// PublicIPv4Holder names the machine or address that holds a as its
+// public IPv4 (a cloud server, a primary IP, a load balancer or a
+// dedicated server), or is empty: one address, one holder, whatever its
+// kind.
+func (w *State) PublicIPv4Holder(a netip.Addr) string {
+	ip := a.String()
+	if s, ok := w.Servers.Find(func(s *StoredServer) bool { return s.PublicNet.IPv4.IP == ip }); ok {
+		return fmt.Sprintf("server %d", s.ID)
+	}
+	if p, ok := w.PrimaryIPs.Find(func(p *schema.PrimaryIP) bool { return p.IP == ip }); ok {
+		return fmt.Sprintf("primary IP %d", p.ID)
+	}
+	if lb, ok := w.LoadBalancers.Find(func(lb *StoredLoadBalancer) bool { return lb.PublicNet.IPv4.IP == ip }); ok {
+		return fmt.Sprintf("load balancer %d", lb.ID)
+	}
+	if d, ok := w.Dedicated.Find(func(d *dedicated.Server) bool { return slices.Contains(dedicatedIPv4s(d), ip) }); ok {
+		return fmt.Sprintf("dedicated server %d", d.Number)
+	}
+	return ""
 }
 
 // freeDedicatedIPv4 is the lowest address of robotIPv4Range that no

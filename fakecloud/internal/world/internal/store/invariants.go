@@ -98,6 +98,12 @@ func checkInvariants(st *Snapshot) []error {
 			holdPrivate(pn.Network, pn.IP, who)
 		}
 	}
+	for _, d := range st.DedicatedServers {
+		who := fmt.Sprintf("dedicated server %d", d.Number)
+		for _, ip := range dedicatedIPv4s(d) {
+			holdPublic(ip, who)
+		}
+	}
 	checkPool(st.PublicIPv4, public, bad)
 	checkIPv6(st, bad)
 	return errs
