@@ -40,14 +40,6 @@ func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 			return
 		}
 		switch {
-		case rule.Hang && rule.AfterCommit:
-			// Served, whatever the answer, which the client never gets.
-			next.ServeHTTP(&bufferedResponse{header: http.Header{}}, r)
-			wait(r, 0, h.Closing)
-		case rule.Hang:
-			wait(r, 0, h.Closing)
-		case rule.Drop:
-			panic(http.ErrAbortHandler) // net/http closes the connection without an answer
 		case rule.AfterCommit:
 			buf := &bufferedResponse{header: http.Header{}}
 			next.ServeHTTP(buf, r)
@@ -58,7 +50,15 @@ func (fs *Set) Inject(next http.Handler, h Hooks) http.Handler {
 				buf.copyTo(w)
 				return
 			}
+			if rule.Hang {
+				wait(r, 0, h.Closing) // the change is made; its answer never comes
+				return
+			}
 			h.Answer(w, r, rule)
+		case rule.Hang:
+			wait(r, 0, h.Closing)
+		case rule.Drop:
+			panic(http.ErrAbortHandler) // net/http closes the connection without an answer
 		case rule.Status != 0:
 			h.Answer(w, r, rule)
 		default:

@@ -131,6 +131,9 @@ func (r *Rule) validate(codes CodeStatus) error {
 	if r.AfterCommit && r.Status == 0 && !r.Hang {
 		bad("after_commit", "needs a status or code to answer with after the change is applied, or hang")
 	}
+	if r.AfterCommit && r.Method != "" && r.Method != "*" && !changes(r.Method) {
+		bad("after_commit", "a %s commits nothing; give a method that changes something (POST, PUT, DELETE), or none", r.Method)
+	}
 	if r.PlainBody && r.Status == 0 {
 		bad("plain_body", "needs a status")
 	}

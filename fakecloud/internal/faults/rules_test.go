@@ -28,6 +28,7 @@ func TestRuleValidation(t *testing.T) {
 		{Rule{Path: "/servers", Method: "FETCH", Status: 500}, "method"},
 		{Rule{Path: "/servers", Status: 500, Probability: 2}, "probability"},
 		{Rule{Path: "/servers", Latency: jsontime.Duration(time.Second), AfterCommit: true}, "after_commit"},
+		{Rule{Method: "GET", Path: "/servers", Status: 504, AfterCommit: true}, "after_commit"}, // a GET commits nothing
 		{Rule{Path: "/servers", Status: 500, Count: -1}, "count"},
 		{Rule{Path: "/servers", Status: 500, Skip: -1}, "skip"},
 		{Rule{Path: "/servers", Code: "made_up"}, "code"},

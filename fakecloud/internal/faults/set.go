@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math/rand/v2"
+	"net/http"
 	"strings"
 	"sync"
 	"time"
@@ -122,6 +123,9 @@ func (fs *Set) match(method, path, ua string, scope func(string) bool) (Rule, bo
 		if r.Method != "" && r.Method != "*" && r.Method != method {
 			continue
 		}
+		if r.AfterCommit && !changes(method) {
+			continue // a read commits nothing: the rule waits for a change
+		}
 		if scope != nil && !scope(r.Path) {
 			continue
 		}
@@ -139,6 +143,11 @@ func (fs *Set) match(method, path, ua string, scope func(string) bool) (Rule, bo
 		return *r, true
 	}
 	return Rule{}, false
+}
+
+// changes reports whether a request of method can change something.
+func changes(method string) bool {
+	return method != http.MethodGet && method != http.MethodHead && method != http.MethodOptions
 }
 
 // unhit gives back a hit that did not apply (an after-commit rule whose

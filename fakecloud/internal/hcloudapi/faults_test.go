@@ -332,12 +332,22 @@ func TestRateLimitFaultHeaders(t *testing.T) {
 }
 
 // TestHangAfterCommit: with hang, after_commit applies the request and
-// never answers, even a refusal: the client gives up on a change that
-// happened, as when its process dies right after the request.
+// never answers: the client gives up on a change that happened, as when
+// its process dies right after the request. A refused request, or a read,
+// commits nothing: it gets its real answer and does not spend the rule.
 func TestHangAfterCommit(t *testing.T) {
 	f := newFixture(t, Options{})
-	if _, err := f.fc.AddFault(Rule{Method: "POST", Path: "/networks", Hang: true, AfterCommit: true, Count: 1}); err != nil {
+	if _, err := f.fc.AddFault(Rule{Path: "/networks", Hang: true, AfterCommit: true, Count: 1}); err != nil {
 		t.Fatal(err)
+	}
+	if _, _, err := f.client.Network.Create(t.Context(), hcloud.NetworkCreateOpts{Name: "bad", IPRange: cidr("10.0.0.0/30")}); !hcloud.IsError(err, hcloud.ErrorCodeInvalidInput) {
+		t.Fatalf("a refused create: %v, want its own answer, invalid_input", err)
+	}
+	if _, err := f.client.Network.All(t.Context()); err != nil {
+		t.Fatalf("a read: %v", err)
+	}
+	if rules, _ := f.fc.Faults(); rules[0].Hits != 0 {
+		t.Fatalf("the rule was spent on a request that committed nothing: %+v", rules[0])
 	}
 	short, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
