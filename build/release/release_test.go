@@ -39,7 +39,7 @@ func TestPushLayout(t *testing.T) {
 	if err := lp.AppendIndex(idx); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(registry.New(registry.Logger(log.New(io.Discard, "", 0))))
+	srv := httptest.NewServer(Registry(registry.Logger(log.New(io.Discard, "", 0))))
 	defer srv.Close()
 	ref := strings.TrimPrefix(srv.URL, "http://") + "/hcloudlab/hcloud-ccm:v1.2.3"
 	got, err := PushLayout(t.Context(), dir, ref, true)

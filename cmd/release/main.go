@@ -22,7 +22,6 @@ import (
 	"time"
 
 	"github.com/google/go-containerregistry/pkg/authn"
-	"github.com/google/go-containerregistry/pkg/registry"
 	"github.com/google/go-containerregistry/pkg/v1/remote"
 
 	"github.com/hcloudlab/hcloud-ccm/build/release"
@@ -90,7 +89,7 @@ func run(ctx context.Context, args []string) error {
 		if err := fs.Parse(args[1:]); err != nil {
 			return err
 		}
-		srv := &http.Server{Addr: *addr, Handler: registry.New(), ReadHeaderTimeout: 10 * time.Second}
+		srv := &http.Server{Addr: *addr, Handler: release.Registry(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 		go func() { <-ctx.Done(); _ = srv.Close() }()
 		fmt.Printf("an in-memory OCI registry on %s; Ctrl-C ends it\n", *addr)
 		if err := srv.ListenAndServe(); !errors.Is(err, http.ErrServerClosed) {
