@@ -60,9 +60,10 @@ func (i *instances) server(ctx context.Context, node *corev1.Node, f inventory.F
 }
 
 // lifecycle is the freshness of the node lifecycle controller's questions,
-// asked every monitor period while a node is NotReady: fresh on the first
-// ask after the node turned NotReady, then backing off from
-// HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE to HCLOUD_INVENTORY_MAX_AGE.
+// asked every monitor period while a node is NotReady: a twelfth of
+// HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE for the first HCLOUD_INVENTORY_MAX_AGE
+// after the node turned NotReady, then backing off from the one to the
+// other (inventory.Freshness).
 func (i *instances) lifecycle(node *corev1.Node) inventory.Freshness {
 	return inventory.Repeated(i.cfg.LifecycleMaxAge, i.cfg.InventoryMaxAge, notReadySince(node))
 }

@@ -56,7 +56,7 @@ var settings = []settingGroup{
 			{Name: "HCLOUD_INVENTORY_MAX_AGE", Default: "5m", Example: "15m", Own: true,
 				Meaning: "how old a server may be when it describes a node, and the network when it lists routes; 15m spends a third. From 1s to 24h"},
 			{Name: "HCLOUD_INVENTORY_LIFECYCLE_MAX_AGE", Default: "1m", Example: "30s", Own: true,
-				Meaning: "how old it may be when deciding whether a NotReady node's server exists or is off, once the node has been NotReady a while (the first check after it turns NotReady reads the server at once; later ones back off from this age to HCLOUD_INVENTORY_MAX_AGE). From 1s to 24h"},
+				Meaning: "sets how often a NotReady node's server is read to decide whether it exists or is off: for the first HCLOUD_INVENTORY_MAX_AGE of NotReady, answers a twelfth of this old (5 s, so a read every other 5-second check and a deleted server's Node gone within about 10 s); later ones back off from this age to HCLOUD_INVENTORY_MAX_AGE (at most 60 requests in a NotReady hour). From 1s to 24h"},
 			{Name: "HCLOUD_INVENTORY_ACTIONS_ENABLED", Default: "true", Example: "false", Own: true,
 				Meaning: "from 101 servers on, tell changed servers by reading GET /servers/actions and GET /primary_ips/actions (two requests) instead of listing every server when entries grow old; false for an API proxy that does not pass actions"},
 			{Name: "HCLOUD_INVENTORY_LISTING_MAX_AGE", Default: "1h", Example: "30m", Own: true,

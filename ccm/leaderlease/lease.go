@@ -12,6 +12,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/klog/v2"
 	"k8s.io/utils/ptr"
@@ -51,30 +52,37 @@ func (l *Lease) Acquired(ctx context.Context) {
 
 // Release empties the lease if this process still holds it, as client-go's
 // ReleaseOnCancel does: no holder, a one-second duration, renewed now.
+// The leader election still runs beside it and renews every retry period:
+// a renewal between the read and the write makes the write conflict, so
+// it is read and written again, a few times.
 func (l *Lease) Release(ctx context.Context) error {
-	holder, lease, err := l.read(ctx)
-	if holder == "" {
-		return nil // never led
-	}
+	released := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		holder, lease, err := l.read(ctx)
+		if holder == "" || err != nil {
+			return err // never led, or unreadable
+		}
+		if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != holder {
+			return nil // another replica leads already
+		}
+		now := metav1.NewMicroTime(time.Now())
+		lease.Spec = coordinationv1.LeaseSpec{
+			HolderIdentity:       ptr.To(""),
+			LeaseDurationSeconds: ptr.To(int32(1)),
+			AcquireTime:          &now,
+			RenewTime:            &now,
+			LeaseTransitions:     lease.Spec.LeaseTransitions,
+		}
+		_, err = l.kube.CoordinationV1().Leases(l.namespace).Update(ctx, lease, metav1.UpdateOptions{})
+		released = err == nil
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("reading lease %s/%s: %w", l.namespace, l.name, err)
-	}
-	leases := l.kube.CoordinationV1().Leases(l.namespace)
-	if lease.Spec.HolderIdentity == nil || *lease.Spec.HolderIdentity != holder {
-		return nil // another replica leads already
-	}
-	now := metav1.NewMicroTime(time.Now())
-	lease.Spec = coordinationv1.LeaseSpec{
-		HolderIdentity:       ptr.To(""),
-		LeaseDurationSeconds: ptr.To(int32(1)),
-		AcquireTime:          &now,
-		RenewTime:            &now,
-		LeaseTransitions:     lease.Spec.LeaseTransitions,
-	}
-	if _, err := leases.Update(ctx, lease, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("releasing lease %s/%s: %w", l.namespace, l.name, err)
 	}
-	klog.InfoS("Released the leader lease", "lease", l.namespace+"/"+l.name, "holder", holder)
+	if released {
+		klog.InfoS("Released the leader lease", "lease", l.namespace+"/"+l.name)
+	}
 	return nil
 }
 

@@ -1,13 +1,17 @@
 package leaderlease
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/kubernetes/fake"
+	k8stesting "k8s.io/client-go/testing"
 	"k8s.io/utils/ptr"
 )
 
@@ -93,5 +97,28 @@ func TestLeaseCheck(t *testing.T) {
 	update(lease("pod-a_1234"))
 	if err := l.Check(t.Context()); err != nil {
 		t.Errorf("renewed again: %v", err)
+	}
+}
+
+// TestReleaseSurvivesARenewal: the leader election renews the lease
+// between Release's read and its write (the write conflicts); Release
+// reads it again and still gives it back.
+func TestReleaseSurvivesARenewal(t *testing.T) {
+	kube := fake.NewClientset(lease("pod-a_1234"))
+	conflicts := 2
+	kube.PrependReactor("update", "leases", func(action k8stesting.Action) (bool, runtime.Object, error) {
+		if conflicts == 0 {
+			return false, nil, nil
+		}
+		conflicts--
+		return true, nil, apierrors.NewConflict(coordinationv1.Resource("leases"), "cloud-controller-manager", errors.New("the object has been modified"))
+	})
+	l := &Lease{kube: kube, namespace: "kube-system", name: "cloud-controller-manager"}
+	l.Acquired(t.Context())
+	if err := l.Release(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if holder, d := holderOf(t, l); holder != "" || d != 1 {
+		t.Errorf("after release: holder %q, duration %ds; want none, 1s", holder, d)
 	}
 }

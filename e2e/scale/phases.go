@@ -21,7 +21,7 @@ const poolLabel = "scale.hcloudlab.dev/pool"
 
 func (r *runner) phases() []func(context.Context) error {
 	return []func(context.Context) error{r.initBurst, r.steady, r.oneNotReady, r.manyNotReady,
-		r.createServices, r.resyncServices, r.replaceNode, r.deleteServices, r.addressChange, r.joinThenDelete, r.deleteServer}
+		r.createServices, r.resyncServices, r.replaceNode, r.deleteServices, r.addressChange, r.joinThenDelete, r.notReadyThenDeleted, r.deleteServer}
 }
 
 // measure runs f as one phase and records its row: cloud requests from

@@ -94,3 +94,31 @@ func (r *runner) joinThenDelete(ctx context.Context) error {
 		return nil
 	})
 }
+
+// notReadyThenDeleted: a Node NotReady for a while, its server hung or
+// powered off, whose server an operator then deletes. The lifecycle
+// controller has read the server since the turn, so the CCM must not
+// trust that answer long: the Node goes within one early read.
+func (r *runner) notReadyThenDeleted(ctx context.Context) error {
+	name := nodeName(r.cfg.Pool + 1) // Ready again since the NotReady phases, in no pool
+	notReady := r.cfg.scaled(time.Minute)
+	return r.measure(ctx, Row{Phase: fmt.Sprintf("a server deleted under a Node NotReady for %s", round(notReady)), Key: "notreadydeleted"}, func(row *Row) error {
+		if err := r.env.SetReady(ctx, name, false); err != nil {
+			return err
+		}
+		if err := r.sleep(ctx, notReady); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := r.cloud.Apply(ctx, fakecloud.Event{Type: "delete_server", ServerName: name}); err != nil {
+			return err
+		}
+		if err := r.until(ctx, 5*time.Minute, name+" deleted", func() (bool, string) { return !r.watch.deletedAt(name).IsZero(), "not yet" }); err != nil {
+			return err
+		}
+		r.env.ForgetNode(name)
+		row.Wall = r.watch.deletedAt(name).Sub(start)
+		row.Notes = fmt.Sprintf("time from the server's deletion, %s after its Node turned NotReady, until the Node's", round(notReady))
+		return nil
+	})
+}

@@ -55,9 +55,13 @@ type Freshness struct {
 	// again and again: the node lifecycle controller, every monitor period
 	// while a node is NotReady. The first ask of a run needs an answer no
 	// older than maxAge/12, so a server deleted or powered off under a node
-	// that just went NotReady is seen at once; later asks take answers half
-	// as old as the run, from maxAge up to ceiling. Such callers never take
-	// the feed's word: a server shut down from inside leaves no action.
+	// that just went NotReady is seen at once. So do the asks of the run's
+	// first ceiling (5 minutes by default), when an operator deletes a hung
+	// or powered-off server: a read every other monitor period (10 s), so
+	// the deletion shows within one, or, with many such servers, one poll
+	// of the feed for all. Later asks take answers half as old as the run,
+	// from maxAge up to ceiling. Those, and the first, never take the
+	// feed's word: a server shut down from inside leaves no action.
 	ceiling time.Duration
 	// since, with a ceiling, is when the node last turned NotReady (its
 	// Ready condition's transition): a new transition starts a new run,
@@ -85,7 +89,7 @@ func Repeated(maxAge, ceiling time.Duration, since time.Time) Freshness {
 // allowed is how old an answer may be, run into a run of repeated asks
 // (a freshness with a ceiling).
 func (f Freshness) allowed(run time.Duration) time.Duration {
-	if run == 0 {
+	if run < f.ceiling {
 		return f.maxAge / 12
 	}
 	return min(max(run/2, f.maxAge), max(f.ceiling, f.maxAge))
@@ -211,13 +215,19 @@ func (inv *Inventory) lookupNoting(ctx context.Context, key string, f Freshness,
 	last, before := asked[key]
 	asked[key] = now
 	maxAge := f.maxAge
+	trustFeed := f.ceiling == 0
 	if f.ceiling > 0 {
 		if r, ok := inv.runs[key]; !before || now.Sub(last) > f.maxAge/2 || !ok || !r.since.Equal(f.since) {
 			inv.runs[key] = run{start: now, since: f.since}
 		}
-		maxAge = f.allowed(now.Sub(inv.runs[key].start))
+		runLen := now.Sub(inv.runs[key].start)
+		maxAge = f.allowed(runLen)
+		// Past its first ask, an early ask watches for a deletion, which
+		// leaves an action: when more than earlyAlone servers are in early
+		// runs (an outage, a zone), one poll of the actions vouches for
+		// them all, instead of a request or a listing each time.
+		trustFeed = runLen > 0 && runLen < f.ceiling && inv.earlyRuns(now, f.ceiling) > earlyAlone
 	}
-	trustFeed := f.ceiling == 0
 	e := cached()
 	if e != nil && inv.fresh(e, now, maxAge, trustFeed) {
 		inv.mu.Unlock()
@@ -314,6 +324,22 @@ func (inv *Inventory) shouldList(asked map[string]time.Time, now time.Time, maxA
 		return len(inv.misses) > pages
 	}
 	return len(inv.misses) > pages || (stale && len(asked) > pages && now.Sub(inv.ListedAt) > maxAge)
+}
+
+// earlyAlone is how many servers in early runs are read one by one: the
+// feed's poll costs two requests.
+const earlyAlone = 2
+
+// earlyRuns counts the runs that started within ceiling of now; the
+// caller holds mu.
+func (inv *Inventory) earlyRuns(now time.Time, ceiling time.Duration) int {
+	n := 0
+	for _, r := range inv.runs {
+		if now.Sub(r.start) < ceiling {
+			n++
+		}
+	}
+	return n
 }
 
 // pages is how many pages a full listing takes; the caller holds mu.

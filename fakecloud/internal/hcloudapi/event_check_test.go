@@ -27,6 +27,8 @@ func TestEventsJudgedAlike(t *testing.T) {
 		{`{type: set_server_ip, server: 1, ip: 127.0.0.1}`, "ip"},
 		{`{type: add_dedicated_server, dedicated_server: {server_name: x, server_ip: 127.0.0.1}}`, "dedicated_server.server_ip"},
 		{`{type: add_dedicated_server, dedicated_server: {server_name: x, dc: fsn1}}`, "dedicated_server.dc"},
+		{`{type: add_dedicated_server, dedicated_server: {server_name: x, server_ip: 10.0.0.9}}`, "dedicated_server.server_ip"},
+		{`{type: add_dedicated_server, dedicated_server: {server_name: x, server_ip: 198.18.0.9}}`, "dedicated_server.server_ip"},
 		{`{type: add_dedicated_server, dedicated_server: {server_name: x, server_number: 1000000000}}`, "dedicated_server.server_number"},
 		{`{type: explode}`, "type"},
 	} {

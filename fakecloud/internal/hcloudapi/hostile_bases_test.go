@@ -20,7 +20,8 @@ func hostileOptions(adminToken string) Options {
 // export per request is much of the suite's time) and holding what the
 // valid requests need: two networks, a route and an empty subnet, a
 // running server and one powered off, a load balancer in a network with
-// a service and a target, one in no network, a certificate and an SSH key.
+// a service and a target, one in no network, a certificate and an SSH key,
+// and a dedicated server.
 const hostileSeed = `
 ssh_keys: [{name: key, public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl x"}]
 certificates: [{name: cert, type: managed, domain_names: [example.com]}]
@@ -46,6 +47,7 @@ load_balancers:
     services: [{protocol: tcp, listen_port: 80, destination_port: 30080}]
     targets: [{label_selector: role=worker}]
   - {name: lb-free, location: fsn1}
+dedicated_servers: [{server_name: bm-1, server_number: 321, server_ip: 192.0.2.10}]
 `
 
 // hostileWorld is a fakecloud seeded with hostileSeed, the same world

@@ -17,7 +17,12 @@ func TestHostileGenerated(t *testing.T) {
 	ops := specOps(t, New(Options{}).api)
 	admin := adminOps(t)
 	checkAdminRoutes(t, New(Options{}), admin)
-	jobs := make(chan func(*hostile), len(ops)+len(admin))
+	jobs := make(chan func(*hostile), len(ops)+len(admin)+1)
+	jobs <- func(h *hostile) {
+		for _, c := range classCases() {
+			h.send(c)
+		}
+	}
 	for _, op := range admin { // the heaviest
 		jobs <- func(h *hostile) {
 			for _, c := range h.adminCases(op) {

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 )
 
@@ -72,7 +71,7 @@ func (s *Server) LoadScenario(sc Scenario) error {
 		case st.ActionFault != nil:
 			err = s.faults.CheckAction(*st.ActionFault)
 		case st.Event != nil:
-			err = event.Check(*st.Event)
+			err = s.world.CheckEvent(*st.Event)
 		case st.RateLimit != nil:
 			if s.limiter == nil {
 				err = errors.New("rate_limit: rate limiting is off")

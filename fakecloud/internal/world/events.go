@@ -24,6 +24,24 @@ func (s *State) Apply(e Event) error {
 	return w.apply(e)
 }
 
+// CheckEvent refuses an event for what no moment of this world could
+// take, as Apply would: the event's fields (event.Check) and, for a
+// dedicated server, what fakecloud's configuration rules out. Whether
+// what it names exists is judged when it happens, so a scenario's step
+// may name what is created later.
+func (s *State) CheckEvent(e Event) error {
+	if err := event.Check(e); err != nil {
+		return err
+	}
+	if e.Type != "add_dedicated_server" {
+		return nil
+	}
+	w := s.w
+	w.Mu.Lock()
+	defer w.Mu.Unlock()
+	return store.PrefixLines("dedicated_server.", w.CheckDedicatedSeed(*e.DedicatedServer))
+}
+
 // apply makes an event happen; the caller holds the world lock. A refused
 // event changes nothing, the change counter that persistence watches
 // included.

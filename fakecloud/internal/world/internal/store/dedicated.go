@@ -84,17 +84,50 @@ func (w *State) checkDedicated(d *dedicated.Server) error {
 		}
 	}
 	for _, ip := range dedicatedIPv4s(d) {
-		field := fields[ip]
 		a, err := netip.ParseAddr(ip)
-		switch {
-		case err != nil:
-			// dedicated.Check names it.
-		case a.IsPrivate() && !w.LBIPv4.IsValid():
-			errs = append(errs, fmt.Errorf("%s: %s is a private address; a dedicated server's are public (a private one only when load balancers carry traffic, for a container playing the server)", field, a))
-		case netaddr.PublicIPv4Range.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a)):
-			errs = append(errs, fmt.Errorf("%s: %s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", field, a, netaddr.PublicIPv4Range))
-		case w.PublicIPv4Holder(a) != "":
-			errs = append(errs, fmt.Errorf("%s: %s is held by %s", field, a, w.PublicIPv4Holder(a)))
+		if err != nil {
+			continue // dedicated.Check names it
+		}
+		if rerr := w.rangeError(a); rerr != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", fields[ip], rerr))
+		} else if holder := w.PublicIPv4Holder(a); holder != "" {
+			errs = append(errs, fmt.Errorf("%s: %s is held by %s", fields[ip], a, holder))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// rangeError refuses a dedicated server's address that fakecloud's
+// configuration rules out, whatever the world holds: a private one while
+// load balancers carry no traffic, or one of the cloud's ranges.
+func (w *State) rangeError(a netip.Addr) error {
+	switch {
+	case a.IsPrivate() && !w.LBIPv4.IsValid():
+		return fmt.Errorf("%s is a private address; a dedicated server's are public (a private one only when load balancers carry traffic, for a container playing the server)", a)
+	case netaddr.PublicIPv4Range.Contains(a) || (w.LBIPv4.IsValid() && w.LBIPv4.Contains(a)):
+		return fmt.Errorf("%s is in fakecloud's cloud addresses; a dedicated server's address is outside %s", a, netaddr.PublicIPv4Range)
+	}
+	return nil
+}
+
+// CheckDedicatedSeed refuses a seed for what no world of this fakecloud
+// could take: its fields, and addresses its configuration rules out.
+// Whether a number or an address is taken is the world's when it is
+// added. The caller holds the lock.
+func (w *State) CheckDedicatedSeed(sd dedicated.SeedDedicatedServer) error {
+	errs := []error{sd.Check()}
+	d := dedicated.FromSeed(sd, 1, "203.0.113.2", "2000-01-31")
+	fields := map[string]string{d.IPv4: "server_ip"}
+	for i, ip := range d.IPs {
+		if fields[ip] == "" {
+			fields[ip] = fmt.Sprintf("ip[%d]", i)
+		}
+	}
+	for _, ip := range dedicatedIPv4s(&d) {
+		if a, err := netip.ParseAddr(ip); err == nil {
+			if rerr := w.rangeError(a); rerr != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", fields[ip], rerr))
+			}
 		}
 	}
 	return errors.Join(errs...)
