@@ -55,11 +55,12 @@ type Freshness struct {
 	// again and again: the node lifecycle controller, every monitor period
 	// while a node is NotReady. The first ask of a run needs an answer no
 	// older than maxAge/12, so a server deleted or powered off under a node
-	// that just went NotReady is seen at once. So do the asks of the run's
+	// that just went NotReady is seen at once. For the rest of the run's
 	// first ceiling (5 minutes by default), when an operator deletes a hung
-	// or powered-off server: a read every other monitor period (10 s), so
-	// the deletion shows within one, or, with many such servers, one poll
-	// of the feed for all. Later asks take answers half as old as the run,
+	// or powered-off server, asks take answers maxAge/8 old (7.5 s): a read
+	// every other monitor period (10 s), so the deletion shows within one,
+	// or, with many such servers, one poll of the feed for all. Later asks
+	// take answers half as old as the run,
 	// from maxAge up to ceiling. Those, and the first, never take the
 	// feed's word: a server shut down from inside leaves no action.
 	ceiling time.Duration
@@ -89,8 +90,13 @@ func Repeated(maxAge, ceiling time.Duration, since time.Time) Freshness {
 // allowed is how old an answer may be, run into a run of repeated asks
 // (a freshness with a ceiling).
 func (f Freshness) allowed(run time.Duration) time.Duration {
-	if run < f.ceiling {
+	switch {
+	case run == 0:
 		return f.maxAge / 12
+	case run < f.ceiling:
+		// Between one monitor period and two, whatever the jitter of the
+		// asks: a read every other one.
+		return f.maxAge / 8
 	}
 	return min(max(run/2, f.maxAge), max(f.ceiling, f.maxAge))
 }
