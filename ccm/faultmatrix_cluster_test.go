@@ -25,9 +25,10 @@ type sweepCluster struct {
 	lifecycle, routes, lbs, addresses bool
 }
 
-// The client as cmd/ccm builds it, with hcloud-go's five retries, but its
-// waits shortened twentyfold (50 ms doubling to 3 s instead of 1 s to a
-// minute) and a request given up after a second instead of a minute.
+// The client as cmd/ccm builds it, but with hcloud-go's five retries
+// where cmd/ccm has three, waits of 50 ms doubling to 3 s, and a request
+// given up after a second instead of 30 s: the matrix's outages then
+// cost seconds, and its retries are as many as hcloud-go's own default.
 var sweepBuild = buildOptions{httpTimeout: time.Second, retry: &hcloud.RetryOpts{MaxRetries: 5,
 	BackoffFunc: hcloud.ExponentialBackoffWithOpts(hcloud.ExponentialBackoffOpts{Base: 50 * time.Millisecond, Multiplier: 2, Cap: 3 * time.Second})}}
 

@@ -48,7 +48,10 @@ type cluster struct {
 
 // newCluster starts fakecloud with n servers (node-0000...) in network
 // "k8s" and builds the provider on it with routes on that network.
-// Requests fail fast: a hanging one after 300 ms, retried twice.
+// A request may take 5 s, retried twice: far above what fakecloud in the
+// same process takes even on a loaded machine, so a slow moment is not a
+// failure; tests that hang requests on purpose pass a shorter timeout
+// (newClusterWith).
 func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*Config)) *cluster {
 	t.Helper()
 	return newClusterOn(t, cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)), newCloud(t, n, opts), configure...)
@@ -57,9 +60,11 @@ func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*
 // newClusterOn is newCluster on a clock and a cloud of the caller's.
 func newClusterOn(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, configure ...func(*Config)) *cluster {
 	t.Helper()
-	return newClusterWith(t, clk, fx, buildOptions{httpTimeout: 300 * time.Millisecond,
-		retry: &hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}}, configure...)
+	return newClusterWith(t, clk, fx, buildOptions{httpTimeout: 5 * time.Second, retry: &fastRetry}, configure...)
 }
+
+// fastRetry retries twice, 10 ms apart.
+var fastRetry = hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}
 
 // newClusterWith is newClusterOn with the caller's timeout and retries.
 func newClusterWith(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, o buildOptions, configure ...func(*Config)) *cluster {

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -92,12 +93,18 @@ func TestLifecycleKeepsNodesThroughAnOutage(t *testing.T) {
 		{"500", fakecloud.Rule{Path: "/**", Status: 500}, 60},
 		{"503 plain text", fakecloud.Rule{Path: "/**", Status: 503, PlainBody: true}, 60},
 		{"429", fakecloud.Rule{Path: "/**", Status: 429}, 60},
-		{"hang", fakecloud.Rule{Path: "/**", Hang: true}, 15}, // each attempt waits out the 300 ms timeout, thrice
+		{"hang", fakecloud.Rule{Path: "/**", Hang: true}, 15}, // each attempt waits out a 300 ms timeout, thrice
 		{"drop", fakecloud.Rule{Path: "/**", Drop: true}, 60},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel() // each outage has a cluster and a clock of its own; they mostly wait
-			c := newCluster(t, 3, fakecloud.Options{})
+			var c *cluster
+			if tc.rule.Hang {
+				c = newClusterWith(t, cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)), newCloud(t, 3, fakecloud.Options{}),
+					buildOptions{httpTimeout: 300 * time.Millisecond, retry: &fastRetry})
+			} else {
+				c = newCluster(t, 3, fakecloud.Options{})
+			}
 			c.runLifecycle(t, 10*time.Millisecond)
 			c.start(t)
 			ids := joinAll(t, c)

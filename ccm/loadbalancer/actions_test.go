@@ -91,11 +91,11 @@ func TestLBOutageDeletesNothingAndConverges(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, svc := range []*corev1.Service{web, lbService("api", []int32{80})} {
-			if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", svc, c.nodes); err == nil {
+			if _, err := c.lbs.EnsureLoadBalancer(hangingCall(t), "", svc, c.nodes); err == nil {
 				t.Errorf("fault %+v: EnsureLoadBalancer(%s) succeeded", r, svc.Name)
 			}
 		}
-		if err := c.lbs.UpdateLoadBalancer(t.Context(), "", web, c.nodes); err == nil {
+		if err := c.lbs.UpdateLoadBalancer(hangingCall(t), "", web, c.nodes); err == nil {
 			t.Errorf("fault %+v: UpdateLoadBalancer succeeded", r)
 		}
 		c.FC.ClearFaults()

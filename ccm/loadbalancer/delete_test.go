@@ -34,7 +34,7 @@ func TestLBManagedCertificateOutlivesNoFailure(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc)
+			err = c.lbs.EnsureLoadBalancerDeleted(hangingCall(t), "", svc)
 			c.FC.RemoveFault(rule.ID)
 			if tc.transient != (err != nil) {
 				t.Fatalf("deletion: %v; want an error (finalizer kept) %v", err, tc.transient)

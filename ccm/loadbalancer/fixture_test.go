@@ -1,6 +1,7 @@
 package loadbalancer
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sync"
@@ -29,9 +30,20 @@ type lbCluster struct {
 	networkID int64
 }
 
+// hangingCall is the context of a call that meets requests hung on
+// purpose: it gives up after half a second.
+func hangingCall(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	t.Cleanup(cancel)
+	return ctx
+}
+
 func newLBCluster(t *testing.T, n int, opts fakecloud.Options) *lbCluster {
 	t.Helper()
-	cloud := cloudtest.Start(t, n, opts, hcloud.WithHTTPClient(&http.Client{Timeout: 300 * time.Millisecond}),
+	// 5 s a request: far above what fakecloud in the same process takes
+	// even on a loaded machine; tests that hang requests on purpose bound
+	// their calls with a context instead (hangingCall).
+	cloud := cloudtest.Start(t, n, opts, hcloud.WithHTTPClient(&http.Client{Timeout: 5 * time.Second}),
 		hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}))
 	nw, _, err := cloud.Client.Network.GetByName(t.Context(), "k8s")
 	if err != nil || nw == nil {

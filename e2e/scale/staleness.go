@@ -18,7 +18,7 @@ import (
 // phases after it run pessimistic too.
 func (r *runner) addressChange(ctx context.Context) error {
 	name := nodeName(2)
-	const ip = "203.0.113.50"
+	const ip = "198.51.100.50" // outside the dedicated servers' 203.0.113.0/24: an address has one holder
 	return r.measure(ctx, Row{Phase: "a node's address moved behind the CCM's back, pessimistic realism", Key: "address"}, func(row *Row) error {
 		if err := r.cloud.SetRealism(ctx, fakecloud.RealismPessimistic); err != nil {
 			return err
