@@ -48,59 +48,6 @@ type Inventory struct {
 	flight      singleflight.Group
 }
 
-// Freshness says how old an answer a caller takes.
-type Freshness struct {
-	maxAge time.Duration
-	// ceiling, when set, marks a caller that asks about the same server
-	// again and again: the node lifecycle controller, every monitor period
-	// while a node is NotReady. The first ask of a run needs an answer no
-	// older than maxAge/12, so a server deleted or powered off under a node
-	// that just went NotReady is seen at once. For the rest of the run's
-	// first ceiling (5 minutes by default), when an operator deletes a hung
-	// or powered-off server, asks take answers maxAge/8 old (7.5 s): a read
-	// every other monitor period (10 s), so the deletion shows within one,
-	// or, with many such servers, one poll of the feed for all. Later asks
-	// take answers half as old as the run,
-	// from maxAge up to ceiling. Those, and the first, never take the
-	// feed's word: a server shut down from inside leaves no action.
-	ceiling time.Duration
-	// since, with a ceiling, is when the node last turned NotReady (its
-	// Ready condition's transition): a new transition starts a new run,
-	// however recent the last ask, so the first check after it reads the
-	// server.
-	since time.Time
-}
-
-// run is a run of repeated asks about one server.
-type run struct {
-	start time.Time // its first ask
-	since time.Time // the NotReady transition it follows
-}
-
-// Within is a freshness of maxAge that the feed may vouch for.
-func Within(maxAge time.Duration) Freshness { return Freshness{maxAge: maxAge} }
-
-// Repeated is the freshness of a caller that asks about the same server
-// again and again (see Freshness.ceiling), in a run that started when
-// the node turned NotReady at since.
-func Repeated(maxAge, ceiling time.Duration, since time.Time) Freshness {
-	return Freshness{maxAge: maxAge, ceiling: ceiling, since: since}
-}
-
-// allowed is how old an answer may be, run into a run of repeated asks
-// (a freshness with a ceiling).
-func (f Freshness) allowed(run time.Duration) time.Duration {
-	switch {
-	case run == 0:
-		return f.maxAge / 12
-	case run < f.ceiling:
-		// Between one monitor period and two, whatever the jitter of the
-		// asks: a read every other one.
-		return f.maxAge / 8
-	}
-	return min(max(run/2, f.maxAge), max(f.ceiling, f.maxAge))
-}
-
 // entry is a server as last seen, or a confirmed absence (server nil).
 type entry struct {
 	server *hcloud.Server
@@ -330,22 +277,6 @@ func (inv *Inventory) shouldList(asked map[string]time.Time, now time.Time, maxA
 		return len(inv.misses) > pages
 	}
 	return len(inv.misses) > pages || (stale && len(asked) > pages && now.Sub(inv.ListedAt) > maxAge)
-}
-
-// earlyAlone is how many servers in early runs are read one by one: the
-// feed's poll costs two requests.
-const earlyAlone = 2
-
-// earlyRuns counts the runs that started within ceiling of now; the
-// caller holds mu.
-func (inv *Inventory) earlyRuns(now time.Time, ceiling time.Duration) int {
-	n := 0
-	for _, r := range inv.runs {
-		if now.Sub(r.start) < ceiling {
-			n++
-		}
-	}
-	return n
 }
 
 // pages is how many pages a full listing takes; the caller holds mu.
