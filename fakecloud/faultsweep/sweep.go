@@ -138,8 +138,9 @@ func (f Fault) Rule(ua string) (r fakecloud.Rule, ok bool) {
 	case AfterCommit:
 		r.Status, r.AfterCommit = 504, true
 	case Killed:
-		// Served, and the answer held until the client is killed.
-		r.Hang, r.AfterCommit, r.Count = true, true, 1
+		// Served, and the answer held until the client is killed; a read
+		// changes nothing, so holding it unserved is the same.
+		r.Hang, r.AfterCommit, r.Count = true, f.Call.change(), 1
 	default:
 		return fakecloud.Rule{}, false
 	}

@@ -151,4 +151,13 @@ func TestKilledHoldsTheAnswer(t *testing.T) {
 	if !Killed.Applies(Call{Method: "GET", Template: "/servers", N: 1}) {
 		t.Error("killed does not apply to a read")
 	}
+	// A read commits nothing: its answer is held unserved, which fakecloud
+	// takes (after_commit on a GET is refused).
+	r, _ = Fault{Call: Call{Method: "GET", Template: "/servers", N: 1}, Kind: Killed}.Rule("hcloud-ccm/")
+	if !r.Hang || r.AfterCommit {
+		t.Errorf("rule %+v for a read, want held without after_commit", r)
+	}
+	if _, err := fakecloud.New(fakecloud.Options{}).AddFault(r); err != nil {
+		t.Errorf("fakecloud refuses the killed rule of a read: %v", err)
+	}
 }
