@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 )
 
 // TestSecretFilesAreBounded: a *_FILE setting naming an endless or a huge
@@ -44,14 +46,6 @@ func hostileAPI(t *testing.T, answer http.HandlerFunc) (Config, *atomic.Int64) {
 // the endpoint, within the bounds of deadlines.go, and the CCM starts
 // again later; it is not a crash for want of memory nor a hang.
 func TestStartOnAHostileAPI(t *testing.T) {
-	endless := func(w http.ResponseWriter, r *http.Request) {
-		chunk := []byte("[" + strings.Repeat(" ", 64<<10))
-		for r.Context().Err() == nil {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-		}
-	}
 	pages := func(w http.ResponseWriter, r *http.Request) {
 		var page int
 		_, _ = fmt.Sscan(r.URL.Query().Get("page"), &page)
@@ -65,7 +59,7 @@ func TestStartOnAHostileAPI(t *testing.T) {
 		want     string
 		requests int64
 	}{
-		"an answer without end": {endless, 0, "GET /v1/servers: the answer is longer than 32 MiB", 1},
+		"an answer without end": {cloudtest.Endless, 0, "GET /v1/servers: the answer is longer than 32 MiB", 1},
 		"pages without end":     {pages, 0, "GET /v1/servers: a listing of more than 200 pages is not read", 200},
 		"no answer":             {hang, 200 * time.Millisecond, `list servers: Get "http://`, Retries + 1},
 	} {

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 )
 
 // webservice answers as the documentation shows: wrapped objects, basic
@@ -107,14 +109,7 @@ func asError(err error, e **Error) bool { return errors.As(err, e) }
 // the request after 32 MiB, and a timeout that is not positive is 15 s,
 // not none.
 func TestClientBoundsTheAnswer(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		chunk := make([]byte, 64<<10)
-		for r.Context().Err() == nil {
-			if _, err := w.Write(chunk); err != nil {
-				return
-			}
-		}
-	}))
+	srv := httptest.NewServer(http.HandlerFunc(cloudtest.Endless))
 	defer srv.Close()
 	c := NewClient(srv.URL, "u", "p", "test", 0)
 	if c.http.Timeout != 15*time.Second {

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 )
 
 func TestReadSecretFile(t *testing.T) {
@@ -47,19 +49,8 @@ func TestReadSecretFile(t *testing.T) {
 	}
 }
 
-// endless answers with a body that never ends.
-func endless(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "application/json")
-	chunk := []byte(strings.Repeat(" ", 64<<10))
-	for r.Context().Err() == nil {
-		if _, err := w.Write(chunk); err != nil {
-			return
-		}
-	}
-}
-
 func TestTransportBoundsAnswers(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(endless))
+	srv := httptest.NewServer(http.HandlerFunc(cloudtest.Endless))
 	defer srv.Close()
 	resp, err := (&http.Client{Transport: Transport(nil)}).Get(srv.URL + "/v1/servers?page=2")
 	if err != nil {

@@ -4,7 +4,9 @@
 package cloudtest
 
 import (
+	"bytes"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -73,6 +75,17 @@ func (c *Cloud) Server(t testing.TB, name string) *hcloud.Server {
 
 // Requests is how many API requests fakecloud answered since the last reset.
 func (c *Cloud) Requests() uint64 { return c.FC.Requests("", "") }
+
+// Endless answers 200 with a body that never ends, until the client
+// goes: an API or a proxy gone wrong.
+func Endless(w http.ResponseWriter, r *http.Request) {
+	chunk := bytes.Repeat([]byte(" "), 64<<10)
+	for r.Context().Err() == nil {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
+}
 
 // Clock is a test clock, safe to read from other goroutines.
 type Clock struct {

@@ -66,13 +66,10 @@ const MaxNumber = 999_999_999
 // data centre number.
 var dcPattern = regexp.MustCompile(`^(FSN1|NBG1|HEL1)-DC[0-9]+$`)
 
-// host reports whether a can be a machine's own address: unicast, not
-// loopback, link-local, multicast, unspecified or reserved. Whether a
-// private address may be is the world's to say (store.checkDedicated).
-func host(a netip.Addr) bool { return netaddr.HostAddr(a) }
-
 // Check reports every problem of a server's fields at once, naming each
-// field as the webservice names it.
+// field as the webservice names it. Addresses must be ones a host can
+// have (netaddr.HostAddr); whether a private one may be is the world's to
+// say (store.checkDedicated).
 func (s Server) Check() error {
 	var errs []error
 	bad := func(field, format string, args ...any) {
@@ -81,10 +78,10 @@ func (s Server) Check() error {
 	if s.Number < 1 || s.Number > MaxNumber {
 		bad("server_number", "%d is not a number from 1 to %d", s.Number, MaxNumber)
 	}
-	if a, err := netip.ParseAddr(s.IPv4); err != nil || !a.Is4() || !host(a) {
+	if a, err := netip.ParseAddr(s.IPv4); err != nil || !a.Is4() || !netaddr.HostAddr(a) {
 		bad("server_ip", "%q is not a unicast IPv4 address a host can have", s.IPv4)
 	}
-	if a, err := netip.ParseAddr(s.IPv6Net); s.IPv6Net != "" && (err != nil || !a.Is6() || a.Zone() != "" || !host(a)) {
+	if a, err := netip.ParseAddr(s.IPv6Net); s.IPv6Net != "" && (err != nil || !a.Is6() || a.Zone() != "" || !netaddr.HostAddr(a)) {
 		bad("server_ipv6_net", "%q is not a unicast IPv6 network address without prefix length, e.g. 2a01:4f8:111:4221::", s.IPv6Net)
 	}
 	if s.Product == "" {
@@ -103,14 +100,14 @@ func (s Server) Check() error {
 		bad("paid_until", "%q is not a date YYYY-MM-DD", s.PaidUntil)
 	}
 	for i, ip := range s.IPs {
-		if a, err := netip.ParseAddr(ip); err != nil || !a.Is4() || !host(a) {
+		if a, err := netip.ParseAddr(ip); err != nil || !a.Is4() || !netaddr.HostAddr(a) {
 			bad(fmt.Sprintf("ip[%d]", i), "%q is not a unicast IPv4 address a host can have", ip)
 		}
 	}
 	for i, sn := range s.Subnets {
 		a, err := netip.ParseAddr(sn.IP)
 		bits, merr := strconv.Atoi(sn.Mask)
-		if err != nil || merr != nil || bits < 0 || bits > a.BitLen() || !host(a) {
+		if err != nil || merr != nil || bits < 0 || bits > a.BitLen() || !netaddr.HostAddr(a) {
 			bad(fmt.Sprintf("subnet[%d]", i), "%q/%q is not a unicast address and a prefix length such as 2a01:4f8::/\"64\"", sn.IP, sn.Mask)
 		}
 	}

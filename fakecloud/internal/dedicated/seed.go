@@ -51,6 +51,8 @@ func FromSeed(sd SeedDedicatedServer, number int64, ipv4, paidUntil string) Serv
 // Check reports the problems of the fields the seed sets, which no world
 // can change: what an add_dedicated_server event is refused for wherever
 // it comes from, checked before a scenario holding it loads.
-func (sd SeedDedicatedServer) Check() error {
-	return FromSeed(sd, 1, "203.0.113.2", "2000-01-31").Check()
-}
+func (sd SeedDedicatedServer) Check() error { return Checkable(sd).Check() }
+
+// Checkable is the seed with stand-ins for what the world picks (a
+// number, a free address, a date), to judge what the seed itself sets.
+func Checkable(sd SeedDedicatedServer) Server { return FromSeed(sd, 1, "203.0.113.2", "2000-01-31") }

@@ -213,9 +213,7 @@ func (w *ops) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 	case old == "":
 		return fmt.Errorf("server: server %d has no public IPv4 to change", srv.ID)
 	case old == a.String():
-		return nil
-	case !netaddr.HostAddr(a) || a.IsPrivate():
-		return fmt.Errorf("ip: %s is not a public unicast address", a)
+		return nil // event.Check refused what is not public unicast
 	}
 	if holder := w.PublicIPv4Holder(a); holder != "" {
 		return fmt.Errorf("ip: %s is held by %s", a, holder)

@@ -77,23 +77,7 @@ func (w *State) checkDedicated(d *dedicated.Server) error {
 	if _, taken := w.Dedicated.Get(d.Number); taken {
 		errs = append(errs, fmt.Errorf("server_number: %d is taken", d.Number))
 	}
-	fields := map[string]string{d.IPv4: "server_ip"}
-	for i, ip := range d.IPs {
-		if fields[ip] == "" {
-			fields[ip] = fmt.Sprintf("ip[%d]", i)
-		}
-	}
-	for _, ip := range dedicatedIPv4s(d) {
-		a, err := netip.ParseAddr(ip)
-		if err != nil {
-			continue // dedicated.Check names it
-		}
-		if rerr := w.rangeError(a); rerr != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", fields[ip], rerr))
-		} else if holder := w.PublicIPv4Holder(a); holder != "" {
-			errs = append(errs, fmt.Errorf("%s: %s is held by %s", fields[ip], a, holder))
-		}
-	}
+	errs = append(errs, w.addressErrors(d, true)...)
 	return errors.Join(errs...)
 }
 
@@ -110,27 +94,43 @@ func (w *State) rangeError(a netip.Addr) error {
 	return nil
 }
 
-// CheckDedicatedSeed refuses a seed for what no world of this fakecloud
-// could take: its fields, and addresses its configuration rules out.
-// Whether a number or an address is taken is the world's when it is
-// added. The caller holds the lock.
+// CheckDedicatedSeed refuses a seed's addresses that fakecloud's
+// configuration rules out, as no world of it could take them; its fields
+// are event.Check's. Whether a number or an address is taken is the
+// world's when the server is added. The caller holds the lock.
 func (w *State) CheckDedicatedSeed(sd dedicated.SeedDedicatedServer) error {
-	errs := []error{sd.Check()}
-	d := dedicated.FromSeed(sd, 1, "203.0.113.2", "2000-01-31")
-	fields := map[string]string{d.IPv4: "server_ip"}
-	for i, ip := range d.IPs {
-		if fields[ip] == "" {
-			fields[ip] = fmt.Sprintf("ip[%d]", i)
+	d := dedicated.Checkable(sd)
+	return errors.Join(w.addressErrors(&d, false)...)
+}
+
+// addressErrors refuses d's IPv4 addresses that fakecloud's configuration
+// rules out and, with held, those another machine holds; each error names
+// its field: server_ip, or ip[i] for an address not the main one.
+func (w *State) addressErrors(d *dedicated.Server, held bool) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for i, ip := range append([]string{d.IPv4}, d.IPs...) {
+		if seen[ip] {
+			continue
 		}
-	}
-	for _, ip := range dedicatedIPv4s(&d) {
-		if a, err := netip.ParseAddr(ip); err == nil {
-			if rerr := w.rangeError(a); rerr != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", fields[ip], rerr))
+		seen[ip] = true
+		field := "server_ip"
+		if i > 0 {
+			field = fmt.Sprintf("ip[%d]", i-1)
+		}
+		a, err := netip.ParseAddr(ip)
+		if err != nil {
+			continue // dedicated.Check names it
+		}
+		if rerr := w.rangeError(a); rerr != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", field, rerr))
+		} else if held {
+			if holder := w.PublicIPv4Holder(a); holder != "" {
+				errs = append(errs, fmt.Errorf("%s: %s is held by %s", field, a, holder))
 			}
 		}
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // dedicatedIPv4s are a dedicated server's main IPv4 and its additional
