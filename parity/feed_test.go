@@ -53,7 +53,7 @@ func TestPessimisticFakecloudDiffers(t *testing.T) {
 	}{{
 		name: "no feed wait",
 		want: map[string]string{
-			"4/unassign_primary_ip": DoesNotHold, // names the primary IP alone
+			"4/unassign_primary_ip": DoesNotHold, // listed under /primary_ips/actions
 			"2/assign_primary_ip":   DoesNotHold,
 			"1/own":                 DoesNotHold, // IDs moved up to 30 s either way
 			"3/after-wait":          Holds,

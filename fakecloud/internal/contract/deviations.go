@@ -25,6 +25,12 @@ import (
 //     the rest: hcloud-cli's `load-balancer add-service --protocol http`
 //     sends the protocol alone, and so does Terraform's
 //     hcloud_load_balancer_service with no more than a protocol.
+//
+// Answers follow the live API where it changed after the description:
+//
+//   - An unassigned primary IP's assignee_type is "unassigned" since
+//     2026-08-01 (changelog 2026-04-27, "Primary IPs will return
+//     unassigned"); the description's enum still holds server alone.
 var relaxed = map[string]relaxation{
 	"POST /load_balancers":                             {at: []string{"properties", "services", "items"}, require: []string{"protocol"}},
 	"POST /load_balancers/{id}/actions/add_service":    {require: []string{"protocol"}},
@@ -74,9 +80,46 @@ func Deviate(spec []byte) ([]byte, error) {
 			if media, ok := content["application/json"].(map[string]any); ok {
 				deviate(strings.ToUpper(method), path, media["schema"])
 			}
+			responses, _ := op.(map[string]any)["responses"].(map[string]any)
+			for _, r := range responses {
+				content, _ := r.(map[string]any)["content"].(map[string]any)
+				if media, ok := content["application/json"].(map[string]any); ok {
+					for prop, values := range answerEnums {
+						widenEnum(media["schema"], prop, values)
+					}
+				}
+			}
 		}
 	}
 	return json.Marshal(doc)
+}
+
+// answerEnums are values answers carry beyond the description's enums.
+var answerEnums = map[string][]string{"assignee_type": {"unassigned"}}
+
+// widenEnum adds values to the enum of every property named prop.
+func widenEnum(v any, prop string, values []string) {
+	switch v := v.(type) {
+	case map[string]any:
+		props, _ := v["properties"].(map[string]any)
+		if p, ok := props[prop].(map[string]any); ok {
+			if enum, ok := p["enum"].([]any); ok {
+				for _, value := range values {
+					if !slices.Contains(enum, any(value)) {
+						enum = append(enum, value)
+					}
+				}
+				p["enum"] = enum
+			}
+		}
+		for _, child := range v {
+			widenEnum(child, prop, values)
+		}
+	case []any:
+		for _, child := range v {
+			widenEnum(child, prop, values)
+		}
+	}
 }
 
 // idOrName matches the descriptions of fields that name a resource by ID

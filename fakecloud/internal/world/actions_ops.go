@@ -12,13 +12,13 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
-// Action is the action with the ID; with a kind, only if it names a
-// resource of the kind (and of the resource ID, unless 0). Reading an
+// Action is the action with the ID; with a kind, only if it is listed
+// under the kind's family (and names the resource ID, unless 0). Reading an
 // action counts as a poll of it.
 func (t *Tx) Action(id int64, kind string, resource int64) (schema.Action, *apierr.Error) {
 	w := t.w
 	a, ok := w.Actions.Get(id)
-	if !ok || (kind != "" && !store.ActionTouches(a, kind, resource)) {
+	if !ok || (kind != "" && !store.ListedUnder(a, kind, resource)) {
 		return schema.Action{}, apierr.NotFound("action", id)
 	}
 	w.Polled(a)
@@ -26,8 +26,8 @@ func (t *Tx) Action(id int64, kind string, resource int64) (schema.Action, *apie
 	return w.ViewAction(a), nil
 }
 
-// ActionFilter selects actions: by the kind and resource they name (any,
-// if empty and 0), by IDs given as the query gives them, by status.
+// ActionFilter selects actions: by the family they are listed under and
+// the resource they name (any, if empty and 0), by IDs given as the query gives them, by status.
 type ActionFilter struct {
 	Kind     string
 	Resource int64
@@ -75,7 +75,7 @@ func (t *Tx) Actions(q listing.Query, filter ActionFilter) ([]schema.Action, int
 	}
 	w.Settle()
 	items = slices.DeleteFunc(w.Listed(items), func(a *StoredAction) bool {
-		return (filter.Kind != "" && !store.ActionTouches(a, filter.Kind, filter.Resource)) ||
+		return (filter.Kind != "" && !store.ListedUnder(a, filter.Kind, filter.Resource)) ||
 			(len(filter.Statuses) > 0 && !slices.Contains(filter.Statuses, a.Status))
 	})
 	if len(q.Sort) > 0 {

@@ -224,18 +224,19 @@ func (w *ops) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 	w.PubIPv4.Release(old)
 	srv.PublicNet.IPv4.IP = a.String()
 	srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
-	refs := []store.Ref{{Type: "server", ID: srv.ID}}
+	refs, family := []store.Ref{{Type: "server", ID: srv.ID}}, ""
 	if pip, ok := w.PrimaryIPs.Get(srv.PublicNet.IPv4.ID); ok {
 		pip.IP = a.String()
 		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
-		refs = w.primaryIPRefs(pip.ID, srv.ID)
+		refs, family = w.primaryIPRefs(pip.ID, srv.ID), "primary_ip"
 	}
 	// A user unassigns the primary IP and assigns one with the new address.
 	// The spec's descriptions of both actions name no resources; their
 	// examples carry the server and the primary IP, so these do too, but
-	// under pessimistic realism they name the primary IP alone.
-	w.RecordDone("unassign_primary_ip", refs...)
-	w.RecordDone("assign_primary_ip", refs...)
+	// under pessimistic realism they name the primary IP alone. Both are
+	// listed under /primary_ips/actions, where they start.
+	w.RecordDoneUnder(family, "unassign_primary_ip", refs...)
+	w.RecordDoneUnder(family, "assign_primary_ip", refs...)
 	return nil
 }
 

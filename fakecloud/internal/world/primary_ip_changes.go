@@ -32,7 +32,7 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 		return schema.Action{}, apierr.Errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
 	}
 	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
-		p.AssigneeID = nil
+		p.AssigneeID, p.AssigneeType = nil, unassigned
 		if p.Type == "ipv4" {
 			s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
 		} else {
@@ -90,9 +90,9 @@ func (w *ops) assignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
 
 // primaryIPAction starts a primary IP action and makes its change, unless
 // the action is planned to fail: then nothing changes, as the API's failed
-// action leaves the addresses where they were. Under pessimistic realism
-// the action names the primary IP alone, and so is listed only under
-// /primary_ips/actions.
+// action leaves the addresses where they were. It is listed under
+// /primary_ips/actions, where it started; under pessimistic realism it
+// names the primary IP alone.
 func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apierr.Error) {
 	ref := store.Ref{Type: "primary_ip", ID: p.ID}
 	if err := w.CheckLock(ref); err != nil {
@@ -101,7 +101,7 @@ func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command stri
 	if err := w.CheckLock(store.Ref{Type: "server", ID: s.ID}); err != nil {
 		return schema.Action{}, err
 	}
-	a := w.StartAction(store.ActionSpec{Command: command, Resources: w.primaryIPRefs(p.ID, s.ID)})
+	a := w.StartAction(store.ActionSpec{Command: command, Resources: w.primaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
 	if a.Fail == nil {
 		change()
 	}
@@ -131,7 +131,8 @@ func (w *ops) publicTarget(id int64) bool {
 }
 
 // PrimaryIPCreateRequest is POST /primary_ips; location takes an ID or a
-// name, as the description allows.
+// name, as the description allows. assignee_type is optional since
+// 2026-04-27 and only server can be assigned, so it defaults to server.
 type PrimaryIPCreateRequest struct {
 	Name         string             `json:"name"`
 	Type         string             `json:"type"`
@@ -163,8 +164,8 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 	var loc schema.Location
 	switch {
 	case req.AssigneeID != nil:
-		if req.AssigneeType != "server" {
-			f.Add("assignee_type", "must be server with assignee_id")
+		if req.AssigneeType != "" && req.AssigneeType != "server" {
+			f.Add("assignee_type", "%q is not one of server", req.AssigneeType)
 		}
 		if req.Location != nil {
 			f.Add("location", "omit it with assignee_id: the server's location is taken")
@@ -210,10 +211,11 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 		ip = t.w.NewIPv6Net()
 	}
 	p := t.w.newPrimaryIP(req.Type, ip, loc, 0, t.w.Now().UTC().Truncate(time.Second))
-	p.Name, p.Labels, p.AssigneeID, p.AutoDelete = req.Name, labels, nil, req.AutoDelete != nil && *req.AutoDelete
+	p.Name, p.Labels, p.AutoDelete = req.Name, labels, req.AutoDelete != nil && *req.AutoDelete
+	p.AssigneeID, p.AssigneeType = nil, unassigned
 	out := PrimaryIPCreated{}
 	if s != nil {
-		a := t.w.StartAction(store.ActionSpec{Command: "assign_primary_ip", Resources: t.w.primaryIPRefs(p.ID, s.ID)})
+		a := t.w.StartAction(store.ActionSpec{Command: "assign_primary_ip", Resources: t.w.primaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
 		t.w.assignPrimaryIP(p, s)
 		v := t.w.ViewAction(a)
 		out.Action = &v

@@ -26,8 +26,17 @@ func (w *ops) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64,
 	return p
 }
 
+// unassigned is the assignee_type of a primary IP no one holds, since
+// 2026-08-01 (changelog 2026-04-27 "Primary IPs will return unassigned").
+const unassigned = "unassigned"
+
+// viewPrimaryIP is the primary IP as the API shows it. A state file from
+// before the change may hold "server" for an unassigned one.
 func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
 	v := *p
+	if v.AssigneeID == nil {
+		v.AssigneeType = unassigned
+	}
 	v.Labels = model.CopyLabels(p.Labels)
 	v.DNSPtr = append([]schema.PrimaryIPDNSPTR{}, p.DNSPtr...)
 	return v

@@ -269,7 +269,7 @@ func (w *ops) removeServer(s *StoredServer) {
 				}
 				w.PrimaryIPs.Del(pip.ID)
 			} else {
-				pip.AssigneeID = nil
+				pip.AssigneeID, pip.AssigneeType = nil, unassigned
 			}
 		}
 	}

@@ -19,6 +19,7 @@ type StoredAction struct {
 	HoldUntil time.Time           `json:"hold_until,omitzero"`  // an action fault's delay keeps it running until then
 	PollsLeft int                 `json:"polls_left,omitempty"` // with Options.ActionPolls: completes when this reaches zero
 	Lock      Ref                 `json:"lock"`                 // the resource it locks while running
+	Family    string              `json:"family,omitempty"`     // the kind of the endpoint that started it; Lock's when empty
 	Fail      *schema.ActionError `json:"fail,omitempty"`       // it will end in this error
 	Finish    Finish              `json:"finish,omitzero"`
 	Undo      json.RawMessage     `json:"undo,omitempty"`    // the locked resource before the change, restored if it fails
@@ -35,7 +36,8 @@ type Finish struct {
 // ActionSpec describes an action to start.
 type ActionSpec struct {
 	Command   string
-	Resources []Ref // the first is the one the action locks
+	Resources []Ref  // the first is the one the action locks
+	Family    string // the kind of the endpoint that starts it, when not the first resource's
 	Finish    Finish
 	Undo      json.RawMessage
 }
@@ -66,6 +68,7 @@ func (w *State) StartAction(s ActionSpec) *StoredAction {
 		},
 		Due:       now.Add(w.ActionDuration),
 		PollsLeft: w.ActionPolls,
+		Family:    s.Family,
 		Finish:    s.Finish,
 		Undo:      s.Undo,
 	}
@@ -100,8 +103,14 @@ func (w *State) StartAction(s ActionSpec) *StoredAction {
 
 // RecordDone records an action that took effect at once, as an event's
 // change does: finished as it starts, whatever the action options and
-// action faults say.
+// action faults say. It is listed under its first resource's family.
 func (w *State) RecordDone(command string, resources ...Ref) {
+	w.RecordDoneUnder("", command, resources...)
+}
+
+// RecordDoneUnder is RecordDone for an action listed under a family other
+// than its first resource's.
+func (w *State) RecordDoneUnder(family, command string, resources ...Ref) {
 	now := w.Now()
 	at := now.UTC().Truncate(time.Second)
 	a := &StoredAction{
@@ -109,7 +118,8 @@ func (w *State) RecordDone(command string, resources ...Ref) {
 			ID: w.NewID("action"), Command: command, Status: "success", Progress: 100,
 			Started: at, Finished: &at, Resources: refsToSchema(resources),
 		},
-		Due: now,
+		Due:    now,
+		Family: family,
 	}
 	if len(resources) > 0 {
 		a.Lock = resources[0]
@@ -211,15 +221,28 @@ func (w *State) ViewAction(a *StoredAction) schema.Action {
 	return v
 }
 
-// ActionTouches reports whether an action concerns a resource of the kind
-// (and of the ID, when id is not zero).
-func ActionTouches(a *StoredAction, kind string, id int64) bool {
+// ListedUnder reports whether an action is listed under the family of a
+// kind (and under the resource of the ID, when id is not zero): an action
+// is listed under the family of the endpoint that started it, and a
+// resource's listing shows those of its family that name it.
+func ListedUnder(a *StoredAction, kind string, id int64) bool {
+	if a.StartedUnder() != kind {
+		return false
+	}
 	for _, r := range a.Resources {
 		if r.Type == kind && (id == 0 || r.ID == id) {
 			return true
 		}
 	}
 	return false
+}
+
+// StartedUnder is the kind of the endpoint that started the action.
+func (a *StoredAction) StartedUnder() string {
+	if a.Family != "" {
+		return a.Family
+	}
+	return a.Lock.Type
 }
 
 // SnapshotOf is a resource's JSON, to restore if an action fails.

@@ -1,0 +1,159 @@
+package hcloudapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strconv"
+	"testing"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+)
+
+// TestUnassignedPrimaryIPs: since 2026-08-01 a primary IP no one holds
+// answers assignee_type "unassigned", however it came to be unassigned;
+// assignee_type is optional when creating one assigned.
+func TestUnassignedPrimaryIPs(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	typeOf := func(id int64) string {
+		t.Helper()
+		_, body := f.do(t, "GET", "/v1/primary_ips/"+strconv.FormatInt(id, 10), "")
+		var got struct {
+			PrimaryIP struct {
+				AssigneeID   *int64 `json:"assignee_id"`
+				AssigneeType string `json:"assignee_type"`
+			} `json:"primary_ip"`
+		}
+		decode(t, body, &got)
+		if (got.PrimaryIP.AssigneeID == nil) != (got.PrimaryIP.AssigneeType == "unassigned") {
+			t.Errorf("primary IP %d: assignee_id %v with assignee_type %q", id, got.PrimaryIP.AssigneeID, got.PrimaryIP.AssigneeType)
+		}
+		return got.PrimaryIP.AssigneeType
+	}
+
+	loose, _, err := f.client.PrimaryIP.Create(ctx, hcloud.PrimaryIPCreateOpts{Name: "loose", Type: "ipv4", Location: "fsn1", AssigneeType: "server"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := typeOf(loose.PrimaryIP.ID); got != "unassigned" {
+		t.Errorf("created with a location only: assignee_type %q, want unassigned", got)
+	}
+
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a", StartAfterCreate: hcloud.Ptr(false),
+		PublicNet: &hcloud.ServerCreatePublicNet{EnableIPv4: true}})
+	keep := s.PublicNet.IPv4.ID
+	if _, _, err := f.client.PrimaryIP.Update(ctx, &hcloud.PrimaryIP{ID: keep}, hcloud.PrimaryIPUpdateOpts{AutoDelete: hcloud.Ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	if got := typeOf(keep); got != "server" {
+		t.Errorf("a server's own primary IP: assignee_type %q, want server", got)
+	}
+	act, _, err := f.client.PrimaryIP.Unassign(ctx, keep)
+	if err == nil {
+		err = f.client.Action.WaitFor(ctx, act)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := typeOf(keep); got != "unassigned" {
+		t.Errorf("unassigned: assignee_type %q, want unassigned", got)
+	}
+
+	// Created assigned without assignee_type: server is the only kind.
+	resp, body := f.do(t, "POST", "/v1/primary_ips", `{"name":"v6","type":"ipv6","assignee_id":`+strconv.FormatInt(s.ID, 10)+`}`)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("created with assignee_id alone: %d %s", resp.StatusCode, body)
+	}
+	var created struct {
+		PrimaryIP struct{ ID int64 } `json:"primary_ip"`
+	}
+	decode(t, body, &created)
+	if got := typeOf(created.PrimaryIP.ID); got != "server" {
+		t.Errorf("created with assignee_id alone: assignee_type %q, want server", got)
+	}
+	resp, body = f.do(t, "POST", "/v1/primary_ips", `{"name":"odd","type":"ipv4","assignee_type":"floating","assignee_id":`+strconv.FormatInt(s.ID, 10)+`}`)
+	if resp.StatusCode != http.StatusUnprocessableEntity || !containsCode(body, "invalid_input") {
+		t.Errorf("assignee_type floating: %d %s, want invalid_input", resp.StatusCode, body)
+	}
+
+	// A server deleted leaves the primary IPs it does not delete unassigned.
+	if _, _, err := f.client.PrimaryIP.Update(ctx, &hcloud.PrimaryIP{ID: created.PrimaryIP.ID}, hcloud.PrimaryIPUpdateOpts{AutoDelete: hcloud.Ptr(false)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.client.Server.DeleteWithResult(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if got := typeOf(created.PrimaryIP.ID); got != "unassigned" {
+		t.Errorf("its server deleted: assignee_type %q, want unassigned", got)
+	}
+}
+
+// TestActionsListedWhereTheyStarted: an action is listed under the family
+// of the endpoint that started it, and under that family's resources it
+// names, not under every resource it names.
+func TestActionsListedWhereTheyStarted(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	nw := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.1.0/24")
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a", StartAfterCreate: hcloud.Ptr(false)})
+	attach, _, err := f.client.Server.AttachToNetwork(ctx, s, hcloud.ServerAttachToNetworkOpts{Network: nw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unassign, _, err := f.client.PrimaryIP.Unassign(ctx, s.PublicNet.IPv4.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := func(path string) []int64 {
+		t.Helper()
+		resp, body := f.do(t, "GET", path, "")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+		var got struct{ Actions []hcloud.Action }
+		decode(t, body, &got)
+		var out []int64
+		for _, a := range got.Actions {
+			out = append(out, a.ID)
+		}
+		return out
+	}
+	id := func(v int64) string { return strconv.FormatInt(v, 10) }
+	cases := []struct {
+		path   string
+		action int64
+		listed bool
+	}{
+		{"/v1/servers/actions", attach.ID, true},
+		{"/v1/servers/" + id(s.ID) + "/actions", attach.ID, true},
+		{"/v1/networks/actions", attach.ID, false},
+		{"/v1/networks/" + id(nw.ID) + "/actions", attach.ID, false},
+		{"/v1/primary_ips/actions", unassign.ID, true},
+		{"/v1/primary_ips/" + id(s.PublicNet.IPv4.ID) + "/actions", unassign.ID, true},
+		{"/v1/servers/actions", unassign.ID, false},
+		{"/v1/servers/" + id(s.ID) + "/actions", unassign.ID, false},
+	}
+	for _, c := range cases {
+		if got := slices.Contains(ids(c.path), c.action); got != c.listed {
+			t.Errorf("GET %s lists action %d: %v, want %v", c.path, c.action, got, c.listed)
+		}
+	}
+	for path, want := range map[string]int{
+		"/v1/actions/" + id(attach.ID):           http.StatusOK,
+		"/v1/servers/actions/" + id(attach.ID):   http.StatusOK,
+		"/v1/networks/actions/" + id(attach.ID):  http.StatusNotFound,
+		"/v1/servers/actions/" + id(unassign.ID): http.StatusNotFound,
+	} {
+		if resp, body := f.do(t, "GET", path, ""); resp.StatusCode != want {
+			t.Errorf("GET %s: %d %s, want %d", path, resp.StatusCode, body, want)
+		}
+	}
+}
+
+func decode(t testing.TB, body []byte, v any) {
+	t.Helper()
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("decode %.200s: %v", body, err)
+	}
+}
