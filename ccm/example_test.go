@@ -17,7 +17,7 @@ import (
 // controller asks when a Node joins.
 func Example() {
 	fc := fakecloud.New(fakecloud.Options{})
-	world, err := fakecloud.ParseWorld([]byte("servers: [{name: worker-1, server_type: cx32, location: fsn1}]"))
+	world, err := fakecloud.ParseWorld([]byte("servers: [{name: worker-1, server_type: cx33, location: fsn1}]"))
 	if err != nil {
 		panic(err)
 	}
@@ -48,5 +48,5 @@ func Example() {
 		panic(err)
 	}
 	fmt.Println(md.ProviderID, md.InstanceType, md.Region, md.Zone)
-	// Output: hcloud://100002 cx32 fsn1 fsn1-dc14
+	// Output: hcloud://100002 cx33 fsn1 fsn1-dc14
 }

@@ -47,7 +47,7 @@ func TestInstanceMetadata(t *testing.T) {
 	if diff := cmp.Diff(want, md.NodeAddresses); diff != "" {
 		t.Errorf("addresses (-want +got):\n%s", diff)
 	}
-	if md.ProviderID != providerid.FromServerID(s.ID) || md.InstanceType != "cx22" || md.Region != "fsn1" || md.Zone != "fsn1-dc14" ||
+	if md.ProviderID != providerid.FromServerID(s.ID) || md.InstanceType != "cx23" || md.Region != "fsn1" || md.Zone != "fsn1-dc14" ||
 		md.AdditionalLabels[labelProvidedBy] != "cloud" {
 		t.Errorf("metadata %+v", md)
 	}

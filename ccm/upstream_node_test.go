@@ -39,7 +39,7 @@ func TestNodeControllerInitialisesANodeWithOneRequest(t *testing.T) {
 		t.Errorf("provider ID %q", n.Spec.ProviderID)
 	}
 	for k, v := range map[string]string{
-		corev1.LabelInstanceTypeStable: "cx22", corev1.LabelTopologyRegion: "fsn1", corev1.LabelTopologyZone: "fsn1-dc14",
+		corev1.LabelInstanceTypeStable: "cx23", corev1.LabelTopologyRegion: "fsn1", corev1.LabelTopologyZone: "fsn1-dc14",
 		"instance.hetzner.cloud/provided-by": "cloud",
 	} {
 		if n.Labels[k] != v {

@@ -181,7 +181,7 @@ func (w *world) newServer(name string) error {
 		return err
 	}
 	_, _, err = w.cloud.Client.Server.Create(w.ctx, hcloud.ServerCreateOpts{Name: name,
-		ServerType: &hcloud.ServerType{Name: "cx32"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
+		ServerType: &hcloud.ServerType{Name: "cx33"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
 		Location: &hcloud.Location{Name: "fsn1"}, Networks: []*hcloud.Network{nw}})
 	if err != nil {
 		return fmt.Errorf("create server %s: %w", name, err)

@@ -56,7 +56,7 @@ func TestNodesInitialised(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"node.kubernetes.io/instance-type": "cx32", "topology.kubernetes.io/region": "nbg1",
+	want := map[string]string{"node.kubernetes.io/instance-type": "cx33", "topology.kubernetes.io/region": "nbg1",
 		"instance.hetzner.cloud/provided-by": "cloud"}
 	for k, v := range want {
 		if node.Labels[k] != v {

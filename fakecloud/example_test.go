@@ -24,7 +24,7 @@ func Example() {
 	ctx := context.Background()
 	res, _, err := client.Server.Create(ctx, hcloud.ServerCreateOpts{
 		Name:       "node-1",
-		ServerType: &hcloud.ServerType{Name: "cx22"},
+		ServerType: &hcloud.ServerType{Name: "cx23"},
 		Image:      &hcloud.Image{Name: "ubuntu-24.04"},
 	})
 	if err != nil {
@@ -50,7 +50,7 @@ func Example_scriptedFailure() {
 	if _, err := fc.AddFault(fakecloud.Rule{Method: "POST", Path: "/servers", Status: 500, Count: 1}); err != nil {
 		panic(err)
 	}
-	opts := hcloud.ServerCreateOpts{Name: "node-1", ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}}
+	opts := hcloud.ServerCreateOpts{Name: "node-1", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}}
 	_, _, err := client.Server.Create(context.Background(), opts)
 	fmt.Println(hcloud.IsError(err, hcloud.ErrorCodeServerError))
 	_, _, err = client.Server.Create(context.Background(), opts)

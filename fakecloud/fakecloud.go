@@ -3,6 +3,7 @@ package fakecloud
 import (
 	"net/http"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/fidelity"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/hcloudapi"
 )
 
@@ -21,6 +22,14 @@ const (
 // MaxRateLimitRefill is the fastest refill Options.RateLimitRefill and
 // SetRateLimit accept, in requests per second.
 const MaxRateLimitRefill = hcloudapi.MaxRateLimitRefill
+
+// Fidelity names the Hetzner Cloud API fakecloud simulates: the OpenAPI
+// description, the last changelog entry it follows, and the day its
+// catalogue was compared with the public record.
+type Fidelity = fidelity.API
+
+// SimulatedAPI is the API this fakecloud is faithful to.
+func SimulatedAPI() Fidelity { return fidelity.Simulated }
 
 // Options configure a fakecloud. The zero value is ready for unit tests:
 // actions finish at once, the default token is accepted, the rate limit is

@@ -14,7 +14,7 @@ import (
 
 // TestPlan prices a run from fakecloud's catalogue, as -live prices one
 // from the live API's: the cheapest server type offered in the location
-// (cax11 and cx22 cost the same; the name decides), the next one of its
+// (cx23, below cax11), the next one of its
 // architecture, the cheapest load balancer type.
 func TestPlan(t *testing.T) {
 	target, fc := Fakecloud()
@@ -23,7 +23,7 @@ func TestPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := [3]string{p.ServerType, p.NextType, p.LoadBalancerType}, [3]string{"cax11", "cax21", "lb11"}; got != want {
+	if got, want := [3]string{p.ServerType, p.NextType, p.LoadBalancerType}, [3]string{"cx23", "cx33", "lb11"}; got != want {
 		t.Errorf("types %v, want %v", got, want)
 	}
 	if p.IPv4Unknown != "" || p.IPv4Hour != 0.0008 {
@@ -31,10 +31,10 @@ func TestPlan(t *testing.T) {
 	}
 	const ip = 0.0008 // each server's primary IPv4
 	want := []PlanScenario{
-		{Name: "server-life", Minutes: 14, Servers: 1, Networks: 1, ChangesType: true, Cost: (0.0112 + ip) * 14 / 60, AtMost: 0.0112 + ip},
-		{Name: "load-balancer-life", Minutes: 5, Servers: 1, LoadBalancers: 1, Cost: (0.0064 + ip + 0.0088) * 5 / 60, AtMost: 0.0064 + ip + 0.0088},
+		{Name: "server-life", Minutes: 14, Servers: 1, Networks: 1, ChangesType: true, Cost: (0.0116 + ip) * 14 / 60, AtMost: 0.0116 + ip},
+		{Name: "load-balancer-life", Minutes: 5, Servers: 1, LoadBalancers: 1, Cost: (0.0075 + ip + 0.0103) * 5 / 60, AtMost: 0.0075 + ip + 0.0103},
 		{Name: "routes", Minutes: 2, Networks: 1},
-		{Name: "mistakes", Minutes: 3, Servers: 1, Networks: 1, Cost: (0.0064 + ip) * 3 / 60, AtMost: 0.0064 + ip},
+		{Name: "mistakes", Minutes: 3, Servers: 1, Networks: 1, Cost: (0.0075 + ip) * 3 / 60, AtMost: 0.0075 + ip},
 	}
 	if diff := cmp.Diff(want, p.Scenarios, cmpopts.IgnoreFields(PlanScenario{}, "About"), cmpopts.EquateApprox(0, 1e-9)); diff != "" {
 		t.Errorf("plan (-want +got):\n%s", diff)
@@ -43,11 +43,11 @@ func TestPlan(t *testing.T) {
 	p.Write(&out, "r42")
 	for _, line := range []string{
 		"in fsn1:",
-		"server-life          about 14 min: 1 server (cax11, changed to cax21) with its primary IPv4 and IPv6, 1 network",
-		"load-balancer-life   about  5 min: 1 server (cax11) with its primary IPv4 and IPv6, 1 load balancer (lb11)",
+		"server-life          about 14 min: 1 server (cx23, changed to cx33) with its primary IPv4 and IPv6, 1 network",
+		"load-balancer-life   about  5 min: 1 server (cx23) with its primary IPv4 and IPv6, 1 load balancer (lb11)",
 		"parity.hcloudlab.dev/kit=1 and parity.hcloudlab.dev/run=r42",
 		"primary IPv4 0.0008",
-		"Estimate: 0.0045 EUR for about 24 minutes; at most 0.0352 EUR",
+		"Estimate: 0.0049 EUR for about 24 minutes; at most 0.0393 EUR",
 	} {
 		if !strings.Contains(out.String(), line) {
 			t.Errorf("the plan lacks %q:\n%s", line, out.String())

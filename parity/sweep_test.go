@@ -31,7 +31,7 @@ func TestSweep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, _, err := c.Server.Create(ctx, hcloud.ServerCreateOpts{Name: prefix + "-server", ServerType: &hcloud.ServerType{Name: "cx22"},
+		s, _, err := c.Server.Create(ctx, hcloud.ServerCreateOpts{Name: prefix + "-server", ServerType: &hcloud.ServerType{Name: "cx23"},
 			Image: &hcloud.Image{Name: Image}, Labels: labels})
 		if err != nil {
 			t.Fatal(err)

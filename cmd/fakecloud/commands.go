@@ -24,6 +24,7 @@ func commands() []command {
 	return []command{
 		{"serve", "[flags]", "serve the API; the default command (fakecloud serve -h lists the flags)", false, serve},
 		{"help", "", "print this list", false, help},
+		{"version", "", "print the build and the API it simulates (also --version)", false, printVersion},
 		{"faults", "", "list fault rules and action faults with their hits", true, listFaults},
 		{"faults add", "RULE", "add a request fault, RULE as YAML or JSON (or -f FILE)", true, addFault("rule", (*adminclient.Client).AddFaultDoc)},
 		{"faults add-action", "FAULT", "make actions fail or run longer", true, addFault("action_fault", (*adminclient.Client).AddActionFaultDoc)},

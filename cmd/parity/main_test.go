@@ -88,7 +88,7 @@ func TestLivePlanNotConfirmed(t *testing.T) {
 		t.Errorf("exit %d, want %d", got.code, exitFailed)
 	}
 	for _, want := range []string{
-		"in nbg1:", "server-life", "1 server (cax11, changed to cax21)", "1 load balancer (lb11)",
+		"in nbg1:", "server-life", "1 server (cx23, changed to cx33)", "1 load balancer (lb11)",
 		"parity.hcloudlab.dev/kit=1", "Estimate:", "Type yes to go on:", "Not confirmed: nothing was created.",
 	} {
 		if !strings.Contains(got.stdout, want) {

@@ -72,7 +72,7 @@ servers:
 		case n + 2:
 			name = joinName
 		}
-		fmt.Fprintf(&b, "  - name: %s\n    server_type: cx22\n    location: fsn1\n    networks:\n      - network: cluster\n        ip: %s\n", name, nodeIP(i))
+		fmt.Fprintf(&b, "  - name: %s\n    server_type: cx23\n    location: fsn1\n    networks:\n      - network: cluster\n        ip: %s\n", name, nodeIP(i))
 	}
 	if dedicated.Len() > 0 {
 		b.WriteString("dedicated_servers:\n" + dedicated.String())

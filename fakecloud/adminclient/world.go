@@ -72,3 +72,12 @@ func (c *Client) SetRealism(ctx context.Context, r fakecloud.Realism) (fakecloud
 	err := c.do(ctx, http.MethodPut, "/realism", r, &out)
 	return out.Realism, err
 }
+
+// Fidelity reads which Hetzner Cloud API the fakecloud simulates.
+func (c *Client) Fidelity(ctx context.Context) (fakecloud.Fidelity, error) {
+	var out struct {
+		Fidelity fakecloud.Fidelity `json:"fidelity"`
+	}
+	err := c.do(ctx, http.MethodGet, "/fidelity", nil, &out)
+	return out.Fidelity, err
+}

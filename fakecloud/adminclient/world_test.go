@@ -182,3 +182,16 @@ func TestSetRealism(t *testing.T) {
 		t.Errorf("a bad mode: %v; fakecloud has %+v", err, fc.Realism())
 	}
 }
+
+// TestFidelity: the admin API says which API fakecloud simulates, the
+// same as the package does.
+func TestFidelity(t *testing.T) {
+	_, c := start(t, fakecloud.Options{})
+	got, err := c.Fidelity(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(fakecloud.SimulatedAPI(), got); d != "" || got.Changelog == "" || got.Description == "" {
+		t.Errorf("GET /_fakecloud/fidelity (-want +got):\n%s", d)
+	}
+}

@@ -171,7 +171,8 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/script":        {imports: in("faults", "event", "dedicated", "jsontime", "strict", "realism"), http: true},
 		// The admin API: HTTP over the server's operations, which it knows
 		// only as an interface.
-		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "event", "script", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
+		root + "/internal/fidelity": {},
+		root + "/internal/admin":    {imports: append(in("apierr", "strict", "wire", "faults", "fidelity", "event", "script", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, behind typed operations; no HTTP.
 		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "world/internal/store", "world/internal/model")},

@@ -48,7 +48,7 @@ func rejoin(t *testing.T, ctx context.Context, name string) {
 	if n.Spec.ProviderID != takeover.providerIDs[name] {
 		t.Errorf("%s provider ID %q, want its server's %q", name, n.Spec.ProviderID, takeover.providerIDs[name])
 	}
-	if n.Labels["node.kubernetes.io/instance-type"] != "cx22" || n.Labels["topology.kubernetes.io/region"] != "fsn1" {
+	if n.Labels["node.kubernetes.io/instance-type"] != "cx23" || n.Labels["topology.kubernetes.io/region"] != "fsn1" {
 		t.Errorf("%s labels %v", name, n.Labels)
 	}
 	var internal string

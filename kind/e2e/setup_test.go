@@ -229,7 +229,7 @@ func seedWorld(subnet string) (string, error) {
 				"product": "AX41-NVMe", "dc": "FSN1-DC14"}}
 			continue
 		}
-		servers = append(servers, server{Name: name, ServerType: "cx22", Location: "fsn1", Networks: []netRef{{Network: "cluster", IP: ip}}})
+		servers = append(servers, server{Name: name, ServerType: "cx23", Location: "fsn1", Networks: []netRef{{Network: "cluster", IP: ip}}})
 	}
 	w["servers"] = servers
 	raw, err := json.MarshalIndent(w, "", "  ")

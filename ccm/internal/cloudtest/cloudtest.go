@@ -53,11 +53,11 @@ func Start(t testing.TB, n int, opts fakecloud.Options, clientOpts ...hcloud.Cli
 	return &Cloud{FC: fc, Client: client, URL: srv.URL}
 }
 
-// CreateServer adds a cx22 in fsn1, attached to the networks, behind the
+// CreateServer adds a cx23 in fsn1, attached to the networks, behind the
 // CCM's back, as an autoscaler or an operator does.
 func (c *Cloud) CreateServer(t testing.TB, name string, networks ...*hcloud.Network) {
 	t.Helper()
-	if _, _, err := c.Client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: name, ServerType: &hcloud.ServerType{Name: "cx22"},
+	if _, _, err := c.Client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: name, ServerType: &hcloud.ServerType{Name: "cx23"},
 		Image: &hcloud.Image{Name: "ubuntu-24.04"}, Location: &hcloud.Location{Name: "fsn1"}, Networks: networks}); err != nil {
 		t.Fatal(err)
 	}

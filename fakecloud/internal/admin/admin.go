@@ -14,6 +14,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/fidelity"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/realism"
@@ -126,6 +127,9 @@ func Routes(s Backend, webservice *robot.Handler, token string) http.Handler {
 			status = http.StatusServiceUnavailable // for a health probe
 		}
 		wire.WriteJSON(w, status, map[string]any{"state_file": st})
+	})
+	r.Get("/fidelity", func(w http.ResponseWriter, r *http.Request) {
+		wire.WriteJSON(w, http.StatusOK, map[string]any{"fidelity": fidelity.Simulated})
 	})
 	r.Get("/realism", func(w http.ResponseWriter, r *http.Request) {
 		wire.WriteJSON(w, http.StatusOK, map[string]any{"realism": s.Realism()})

@@ -15,6 +15,7 @@ var adminRouteDocs = []struct{ route, does string }{
 	{"POST /scenarios", "start a scenario"},
 	{"GET /rate-limit", "read the bucket: `{remaining, refill}`"},
 	{"PUT /rate-limit", "set `{remaining, refill}`"},
+	{"GET /fidelity", "the API fakecloud simulates: `description` (the OpenAPI description's version), `description_sha256`, `changelog` (the date of the last changelog entry it follows) and `changelog_entry`, `catalogue` (the day the catalogue was last compared with the public record)"},
 	{"GET /realism", "read `{mode, action_retention}`"},
 	{"PUT /realism", "set `{mode, action_retention}` (`mode` required: `optimistic` or `pessimistic`)"},
 	{"GET /state-file", "whether the state file holds every acknowledged change: 200, 503 while writes fail, 404 without `--state-file`; with `saved_at`, `unsaved`, `failures`, `last_error` and `failing_since`"},

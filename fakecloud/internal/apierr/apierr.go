@@ -37,7 +37,7 @@ var codeStatuses = []struct {
 	code   string
 	status int
 }{
-	{CodeJSONError, 400},
+	{CodeJSONError, 422}, // live since 2026 at least (docs/reference/fakecloud/deviations.md)
 	{CodeUnauthorized, 401},
 	{CodeForbidden, 403},
 	{CodeResourceLimitExceeded, 403},
@@ -83,6 +83,18 @@ func Status(code string) int {
 		return s
 	}
 	return 422
+}
+
+// NullDetails reports whether the API answers a code with "details": null
+// rather than {} when there is nothing to detail, as public answers show
+// for rate_limit_exceeded and resource_unavailable, and the description's
+// example for unauthorized.
+func NullDetails(code string) bool {
+	switch code {
+	case CodeRateLimitExceeded, CodeResourceUnavailable, CodeUnauthorized:
+		return true
+	}
+	return false
 }
 
 // Error is an error the API reports in its error envelope.

@@ -4,7 +4,7 @@
 package catalog
 
 import (
-	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -17,112 +17,59 @@ type Catalog struct {
 	locations   []schema.Location
 	datacenters []schema.Datacenter
 	serverTypes []schema.ServerType
+	retired     map[int64]bool // server types left out of listings
 	lbTypes     []schema.LoadBalancerType
 	images      []schema.Image
 }
 
 var catalogTime = time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
 
+// tb is a terabyte in bytes, as included traffic counts it.
+const tb = 1 << 40
+
 // New builds the catalogue.
 func New() *Catalog {
-	c := &Catalog{}
-	locs := []struct {
-		id                              int64
-		name, desc, country, city, zone string
-		lat, lon                        float64
-		dc                              string
-	}{
-		{1, "fsn1", "Falkenstein DC Park 1", "DE", "Falkenstein", "eu-central", 50.47612, 12.370071, "fsn1-dc14"},
-		{2, "nbg1", "Nuremberg DC Park 1", "DE", "Nuremberg", "eu-central", 49.452102, 11.076665, "nbg1-dc3"},
-		{3, "hel1", "Helsinki DC Park 1", "FI", "Helsinki", "eu-central", 60.169855, 24.938379, "hel1-dc2"},
-		{4, "ash", "Ashburn, VA", "US", "Ashburn, VA", "us-east", 39.045, -77.487, "ash-dc1"},
-		{5, "hil", "Hillsboro, OR", "US", "Hillsboro, OR", "us-west", 45.54222, -122.95028, "hil-dc1"},
-		{6, "sin", "Singapore", "SG", "Singapore", "ap-southeast", 1.283333, 103.833333, "sin-dc1"},
+	c := &Catalog{retired: map[int64]bool{}}
+	for _, l := range locationData {
+		loc := schema.Location{ID: l.id, Name: l.name, Description: l.desc,
+			Country: l.country, City: l.city, Latitude: l.lat, Longitude: l.lon, NetworkZone: l.zone}
+		c.locations = append(c.locations, loc)
+		c.datacenters = append(c.datacenters, schema.Datacenter{ID: l.dcID, Name: l.dc, Description: l.dcDesc, Location: loc})
 	}
-	for _, l := range locs {
-		c.locations = append(c.locations, schema.Location{ID: l.id, Name: l.name, Description: l.desc,
-			Country: l.country, City: l.city, Latitude: l.lat, Longitude: l.lon, NetworkZone: l.zone})
-	}
-	types := []struct {
-		id              int64
-		name, desc, cat string
-		cores           int
-		mem             float32
-		disk            int
-		cpu, arch       string
-		hourly, monthly string
-	}{
-		{22, "cpx11", "CPX 11", "regular_purpose", 2, 2, 40, "shared", "x86", "0.0076", "4.7500"},
-		{23, "cpx21", "CPX 21", "regular_purpose", 3, 4, 80, "shared", "x86", "0.0136", "8.4900"},
-		{24, "cpx31", "CPX 31", "regular_purpose", 4, 8, 160, "shared", "x86", "0.0250", "15.5900"},
-		{25, "cpx41", "CPX 41", "regular_purpose", 8, 16, 240, "shared", "x86", "0.0461", "28.7900"},
-		{26, "cpx51", "CPX 51", "regular_purpose", 16, 32, 360, "shared", "x86", "0.0985", "61.4900"},
-		{45, "cax11", "CAX11", "cost_optimized", 2, 4, 40, "shared", "arm", "0.0064", "3.9900"},
-		{93, "cax21", "CAX21", "cost_optimized", 4, 8, 80, "shared", "arm", "0.0112", "6.9900"},
-		{94, "cax31", "CAX31", "cost_optimized", 8, 16, 160, "shared", "arm", "0.0224", "13.9900"},
-		{104, "cx22", "CX22", "cost_optimized", 2, 4, 40, "shared", "x86", "0.0064", "3.9900"},
-		{105, "cx32", "CX32", "cost_optimized", 4, 8, 80, "shared", "x86", "0.0112", "6.9900"},
-		{106, "cx42", "CX42", "cost_optimized", 8, 16, 160, "shared", "x86", "0.0280", "17.4900"},
-		{107, "cx52", "CX52", "cost_optimized", 16, 32, 320, "shared", "x86", "0.0568", "35.4900"},
-		{96, "ccx13", "CCX13 Dedicated CPU", "general_purpose", 2, 8, 80, "dedicated", "x86", "0.0224", "13.9900"},
-		{97, "ccx23", "CCX23 Dedicated CPU", "general_purpose", 4, 16, 160, "dedicated", "x86", "0.0448", "27.9900"},
-	}
-	var allTypeIDs []int64
-	for _, t := range types {
+	for _, t := range serverTypeData {
 		st := schema.ServerType{ID: t.id, Name: t.name, Description: t.desc, Category: t.cat, Cores: t.cores,
-			Memory: t.mem, Disk: t.disk, StorageType: "local", CPUType: t.cpu, Architecture: t.arch,
-			IncludedTraffic: 21990232555520}
+			Memory: t.mem, Disk: t.disk, StorageType: "local", CPUType: t.cpu, Architecture: t.arch}
+		if t.retired {
+			st.Deprecation = gen1Deprecation()
+			c.retired[t.id] = true
+		}
 		for _, l := range c.locations {
+			sold, withdrawn := slices.Contains(t.sold, l.Name), slices.Contains(t.withdrawn, l.Name)
+			if !sold && !withdrawn {
+				continue
+			}
 			st.Prices = append(st.Prices, schema.PricingServerTypePrice{Location: l.Name,
-				PriceHourly:       price(t.hourly),
-				PriceMonthly:      price(t.monthly),
-				IncludedTraffic:   21990232555520,
-				PricePerTBTraffic: price("1.0000")})
-			st.Locations = append(st.Locations, schema.ServerTypeLocation{ID: l.ID, Name: l.Name, Recommended: true, Available: true})
+				PriceHourly: price(hourly(t.monthly)), PriceMonthly: price(t.monthly),
+				IncludedTraffic: uint64(includedTB(t.name, l.Name)) * tb, PricePerTBTraffic: price("1.0000")})
+			at := schema.ServerTypeLocation{ID: l.ID, Name: l.Name, Available: sold, Recommended: sold}
+			if withdrawn {
+				at.Deprecation = gen1Deprecation()
+			}
+			st.Locations = append(st.Locations, at)
 		}
 		c.serverTypes = append(c.serverTypes, st)
-		allTypeIDs = append(allTypeIDs, t.id)
 	}
-	for i, l := range locs {
-		c.datacenters = append(c.datacenters, schema.Datacenter{ID: l.id, Name: l.dc,
-			Description: fmt.Sprintf("%s virtual DC %d", l.city, i+1), Location: c.locations[i],
-			ServerTypes: &schema.DatacenterServerTypes{Supported: allTypeIDs, Available: allTypeIDs, AvailableForMigration: allTypeIDs}})
-	}
-	lbs := []struct {
-		id                              int64
-		name                            string
-		conns, services, targets, certs int
-		hourly, monthly                 string
-	}{
-		{1, "lb11", 10000, 5, 25, 10, "0.0088", "5.3900"},
-		{2, "lb21", 20000, 15, 75, 25, "0.0264", "16.4900"},
-		{3, "lb31", 40000, 30, 150, 50, "0.0512", "31.9900"},
-	}
-	for _, t := range lbs {
+	for _, t := range lbTypeData {
 		lt := schema.LoadBalancerType{ID: t.id, Name: t.name, Description: strconvUpper(t.name),
 			MaxConnections: t.conns, MaxServices: t.services, MaxTargets: t.targets, MaxAssignedCertificates: t.certs}
 		for _, l := range c.locations {
 			lt.Prices = append(lt.Prices, schema.PricingLoadBalancerTypePrice{Location: l.Name,
-				PriceHourly: price(t.hourly), PriceMonthly: price(t.monthly),
-				IncludedTraffic: 21990232555520, PricePerTBTraffic: price("1.0000")})
+				PriceHourly: price(hourly(t.monthly)), PriceMonthly: price(t.monthly),
+				IncludedTraffic: uint64(includedTB("", l.Name)) * tb, PricePerTBTraffic: price("1.0000")})
 		}
 		c.lbTypes = append(c.lbTypes, lt)
 	}
-	imgs := []struct {
-		id                 int64
-		name, desc, flavor string
-		version, arch      string
-	}{
-		{67794396, "ubuntu-22.04", "Ubuntu 22.04", "ubuntu", "22.04", "x86"},
-		{161547269, "ubuntu-24.04", "Ubuntu 24.04", "ubuntu", "24.04", "x86"},
-		{161547270, "ubuntu-24.04", "Ubuntu 24.04", "ubuntu", "24.04", "arm"},
-		{114690387, "debian-12", "Debian 12", "debian", "12", "x86"},
-		{202636210, "debian-13", "Debian 13", "debian", "13", "x86"},
-		{211112017, "fedora-42", "Fedora 42", "fedora", "42", "x86"},
-		{76766499, "rocky-9", "Rocky Linux 9", "rocky", "9", "x86"},
-		{76766502, "alma-9", "AlmaLinux 9", "alma", "9", "x86"},
-	}
-	for _, im := range imgs {
+	for _, im := range imageData {
 		name, version := im.name, im.version
 		created := catalogTime
 		c.images = append(c.images, schema.Image{ID: im.id, Status: "available", Type: "system", Name: &name,
@@ -130,6 +77,16 @@ func New() *Catalog {
 			Architecture: im.arch, RapidDeploy: true, Labels: map[string]string{}})
 	}
 	return c
+}
+
+func gen1Deprecation() *schema.DeprecationInfo {
+	return &schema.DeprecationInfo{Announced: gen1Announced, UnavailableAfter: gen1Unavailable}
+}
+
+// hourly is a monthly net price per hour, as the price list rounds it.
+func hourly(monthly string) string {
+	f, _ := strconv.ParseFloat(monthly, 64)
+	return strconv.FormatFloat(f/730, 'f', 4, 64)
 }
 
 func price(net string) schema.Price {
@@ -165,7 +122,7 @@ func (c *Catalog) Location(ref string) (schema.Location, bool) {
 	return schema.Location{}, false
 }
 
-// ServerType finds a server type by ID or name.
+// ServerType finds a server type by ID or name, a retired one too.
 func (c *Catalog) ServerType(ref string) (schema.ServerType, bool) {
 	for _, t := range c.serverTypes {
 		if idOrName(ref, t.ID, t.Name) {
@@ -215,14 +172,77 @@ func (c *Catalog) NetworkZone(zone string) bool {
 // catalogue in its order; callers must not change what they get.
 func (c *Catalog) Locations() []schema.Location { return c.locations }
 
-// Datacenters lists the datacenters.
+// Datacenters lists the datacenters, which only the metadata service still
+// names.
 func (c *Catalog) Datacenters() []schema.Datacenter { return c.datacenters }
 
-// ServerTypes lists the server types.
-func (c *Catalog) ServerTypes() []schema.ServerType { return c.serverTypes }
+// ServerTypes lists the server types as GET /server_types does: without
+// the retired ones.
+func (c *Catalog) ServerTypes() []ServerTypeView {
+	var out []ServerTypeView
+	for _, t := range c.serverTypes {
+		if !c.retired[t.ID] {
+			out = append(out, ViewServerType(t))
+		}
+	}
+	return out
+}
+
+// EveryServerType lists every server type, the retired ones too, as
+// GET /server_types/{id} finds them.
+func (c *Catalog) EveryServerType() []ServerTypeView {
+	out := make([]ServerTypeView, 0, len(c.serverTypes))
+	for _, t := range c.serverTypes {
+		out = append(out, ViewServerType(t))
+	}
+	return out
+}
 
 // LBTypes lists the load balancer types.
-func (c *Catalog) LBTypes() []schema.LoadBalancerType { return c.lbTypes }
+func (c *Catalog) LBTypes() []LBTypeView {
+	out := make([]LBTypeView, 0, len(c.lbTypes))
+	for _, t := range c.lbTypes {
+		out = append(out, ViewLBType(t))
+	}
+	return out
+}
 
 // Images lists the images.
-func (c *Catalog) Images() []schema.Image { return c.images }
+func (c *Catalog) Images() []ImageView {
+	out := make([]ImageView, 0, len(c.images))
+	for _, im := range c.images {
+		out = append(out, ViewImage(im))
+	}
+	return out
+}
+
+// Offer is whether a server type can be ordered in a location.
+type Offer int
+
+// The answers to an order.
+const (
+	Offered       Offer = iota
+	Retired             // the type is deprecated everywhere and sold nowhere
+	NotSoldThere        // the type is not sold in the location, or no longer
+	OutOfStockNow       // sold there, but not available at the moment
+)
+
+// Offers says whether the server type can be ordered in the location.
+func (c *Catalog) Offers(t schema.ServerType, location string) Offer {
+	if c.retired[t.ID] {
+		return Retired
+	}
+	for _, l := range t.Locations {
+		if l.Name != location {
+			continue
+		}
+		switch {
+		case l.Deprecation != nil:
+			return NotSoldThere
+		case !l.Available:
+			return OutOfStockNow
+		}
+		return Offered
+	}
+	return NotSoldThere
+}

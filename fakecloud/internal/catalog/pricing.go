@@ -58,6 +58,9 @@ func (c *Catalog) Pricing() Pricing {
 		p.FloatingIPs = append(p.FloatingIPs, floating)
 	}
 	for _, t := range c.serverTypes {
+		if c.retired[t.ID] {
+			continue // sold nowhere
+		}
 		p.ServerTypes = append(p.ServerTypes, schema.PricingServerType{ID: t.ID, Name: t.Name, Prices: t.Prices})
 	}
 	for _, t := range c.lbTypes {

@@ -26,21 +26,21 @@ func TestRequestsAreCurrent(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
-	server := `"name":"web-1","server_type":"cx22","image":"ubuntu-24.04"`
+	server := `"name":"web-1","server_type":"cx23","image":"ubuntu-24.04"`
 	cases := []struct {
 		name, method, target, body string
 		want                       []Problem
 	}{
 		{"valid server", "POST", "/servers", `{` + server + `}`, nil},
 		{"IDs for ID-or-name fields", "POST", "/servers", `{"name":"a","server_type":5,"image":7,"ssh_keys":[1,"key"]}`, nil},
-		{"missing required", "POST", "/servers", `{"name":"a","server_type":"cx22"}`, []Problem{{"image", "is required"}}},
+		{"missing required", "POST", "/servers", `{"name":"a","server_type":"cx23"}`, []Problem{{"image", "is required"}}},
 		{"null where not nullable", "POST", "/servers", `{` + server + `,"labels":null}`, []Problem{{"labels", "got null, want object"}}},
 		{"wrong type in an array", "POST", "/servers", `{` + server + `,"networks":["x"]}`, []Problem{{"networks.0", "got string, want integer"}}},
 		{"a body is required", "PUT", "/servers/5", ``, []Problem{{"body", "is required: a JSON object, {} at least"}}},
 		{"{} is a body", "PUT", "/servers/5", `{}`, nil},
 		{"a body that is not an object is the handler's", "POST", "/servers", `[1]`, nil},
 		{"unknown operation", "POST", "/nothing", `{"a":1}`, nil},
-		{"required without default", "POST", "/servers/5/actions/change_type", `{"server_type":"cx32"}`, []Problem{{"upgrade_disk", "is required"}}},
+		{"required without default", "POST", "/servers/5/actions/change_type", `{"server_type":"cx33"}`, []Problem{{"upgrade_disk", "is required"}}},
 		{"service with defaults", "POST", "/load_balancers/5/actions/add_service", `{"protocol":"http"}`, nil},
 		{"service without protocol", "POST", "/load_balancers/5/actions/add_service", `{"listen_port":80}`, []Problem{{"protocol", "is required"}}},
 		{"cookie lifetime below range", "POST", "/load_balancers/5/actions/add_service", `{"protocol":"http","http":{"cookie_lifetime":29}}`,

@@ -31,6 +31,9 @@ import (
 //   - An unassigned primary IP's assignee_type is "unassigned" since
 //     2026-08-01 (changelog 2026-04-27, "Primary IPs will return
 //     unassigned"); the description's enum still holds server alone.
+//   - Images, server types and load balancer types no longer carry
+//     "deprecated" since 2026-11-02 (changelog 2026-09-08, "Removing the
+//     deprecated field"); the description still requires it.
 var relaxed = map[string]relaxation{
 	"POST /load_balancers":                             {at: []string{"properties", "services", "items"}, require: []string{"protocol"}},
 	"POST /load_balancers/{id}/actions/add_service":    {require: []string{"protocol"}},
@@ -87,6 +90,7 @@ func Deviate(spec []byte) ([]byte, error) {
 					for prop, values := range answerEnums {
 						widenEnum(media["schema"], prop, values)
 					}
+					unrequire(media["schema"], "deprecated")
 				}
 			}
 		}
@@ -186,6 +190,24 @@ func dropRequired(v any) {
 	case []any:
 		for _, child := range v {
 			dropRequired(child)
+		}
+	}
+}
+
+// unrequire drops a property from every required list, for a field the
+// live API no longer answers.
+func unrequire(v any, prop string) {
+	switch v := v.(type) {
+	case map[string]any:
+		if req, ok := v["required"].([]any); ok {
+			v["required"] = slices.DeleteFunc(slices.Clone(req), func(r any) bool { return r == prop })
+		}
+		for _, child := range v {
+			unrequire(child, prop)
+		}
+	case []any:
+		for _, child := range v {
+			unrequire(child, prop)
 		}
 	}
 }

@@ -42,7 +42,7 @@ func TestActionDuration(t *testing.T) {
 	clock := newClock()
 	f := newFixture(t, Options{ActionDuration: 10 * time.Second, Now: clock.Now})
 	ctx := t.Context()
-	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "a", ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
+	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "a", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
 	if err != nil {
 		t.Fatal(err)
 	}

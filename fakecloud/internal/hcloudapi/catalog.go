@@ -18,6 +18,7 @@ import (
 type catalogEntry[T any] struct {
 	family, single string // "server_types", "server_type"
 	items          func(c *catalog.Catalog) []T
+	every          func(c *catalog.Catalog) []T // what GET by ID finds, when more than items
 	id             func(T) int64
 	name           func(T) string
 	keep           func(c *call, item T) bool              // extra filters; nil keeps all
@@ -63,7 +64,11 @@ func catalogGet[T any](e catalogEntry[T]) apiHandler {
 		if err != nil {
 			return 0, nil, err
 		}
-		for _, it := range e.items(c.tx.Catalog()) {
+		items := e.items
+		if e.every != nil {
+			items = e.every
+		}
+		for _, it := range items(c.tx.Catalog()) {
 			if e.id(it) == id {
 				return http.StatusOK, map[string]any{e.single: it}, nil
 			}
@@ -77,29 +82,22 @@ var (
 	catalogLocations = catalogEntry[schema.Location]{family: "locations", single: "location",
 		items: (*catalog.Catalog).Locations,
 		id:    func(l schema.Location) int64 { return l.ID }, name: func(l schema.Location) string { return l.Name }}
-	catalogDatacenters = catalogEntry[schema.Datacenter]{family: "datacenters", single: "datacenter",
-		items: (*catalog.Catalog).Datacenters,
-		id:    func(d schema.Datacenter) int64 { return d.ID }, name: func(d schema.Datacenter) string { return d.Name },
-		// The (deprecated) recommended datacenter is required in the list.
-		listExtra: func(c *catalog.Catalog) map[string]any {
-			return map[string]any{"recommendation": c.Datacenters()[0].ID}
-		}}
-	catalogServerTypes = catalogEntry[schema.ServerType]{family: "server_types", single: "server_type",
-		items: (*catalog.Catalog).ServerTypes,
-		id:    func(t schema.ServerType) int64 { return t.ID }, name: func(t schema.ServerType) string { return t.Name }}
-	catalogLBTypes = catalogEntry[schema.LoadBalancerType]{family: "load_balancer_types", single: "load_balancer_type",
+	catalogServerTypes = catalogEntry[catalog.ServerTypeView]{family: "server_types", single: "server_type",
+		items: (*catalog.Catalog).ServerTypes, every: (*catalog.Catalog).EveryServerType,
+		id:    func(t catalog.ServerTypeView) int64 { return t.ID }, name: func(t catalog.ServerTypeView) string { return t.Name }}
+	catalogLBTypes = catalogEntry[catalog.LBTypeView]{family: "load_balancer_types", single: "load_balancer_type",
 		items: (*catalog.Catalog).LBTypes,
-		id:    func(t schema.LoadBalancerType) int64 { return t.ID }, name: func(t schema.LoadBalancerType) string { return t.Name }}
-	catalogImages = catalogEntry[schema.Image]{family: "images", single: "image",
+		id:    func(t catalog.LBTypeView) int64 { return t.ID }, name: func(t catalog.LBTypeView) string { return t.Name }}
+	catalogImages = catalogEntry[catalog.ImageView]{family: "images", single: "image",
 		items: (*catalog.Catalog).Images,
-		id:    func(im schema.Image) int64 { return im.ID },
-		name: func(im schema.Image) string {
+		id:    func(im catalog.ImageView) int64 { return im.ID },
+		name: func(im catalog.ImageView) string {
 			if im.Name == nil {
 				return ""
 			}
 			return *im.Name
 		},
-		keep: func(c *call, im schema.Image) bool {
+		keep: func(c *call, im catalog.ImageView) bool {
 			q := c.r.URL.Query()
 			bound := ""
 			if im.BoundTo != nil {
@@ -112,11 +110,18 @@ var (
 				(!q.Has("status") || slices.Contains(q["status"], im.Status)) &&
 				(!q.Has("bound_to") || (bound != "" && slices.Contains(q["bound_to"], bound)))
 		},
-		labels: func(im schema.Image) map[string]string { return im.Labels },
-		created: func(im schema.Image) int64 {
+		labels: func(im catalog.ImageView) map[string]string { return im.Labels },
+		created: func(im catalog.ImageView) int64 {
 			if im.Created == nil {
 				return 0
 			}
 			return im.Created.Unix()
 		}}
 )
+
+// datacentersGone answers GET /datacenters and /datacenters/{id}: removed
+// after 2026-10-01 (changelog 2026-06-02 "Datacenters deprecated"), they
+// answer 410 with the description's code for a removed endpoint.
+func datacentersGone(*call) (int, any, *apierr.Error) {
+	return 0, nil, apierr.Errorf("deprecated_api_endpoint", "datacenters were removed after 2026-10-01; use locations and the server types' locations")
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
 
@@ -65,68 +66,41 @@ func TestCatalogLocations(t *testing.T) {
 	}
 }
 
-func TestCatalogDatacenters(t *testing.T) {
+// TestCatalogDatacentersGone: datacenters were removed after 2026-10-01,
+// and both their endpoints answer 410 deprecated_api_endpoint.
+func TestCatalogDatacentersGone(t *testing.T) {
 	f := newFixture(t, Options{})
-	ctx := t.Context()
-	cx22, _, err := f.client.ServerType.GetByName(ctx, "cx22")
-	if err != nil || cx22 == nil {
-		t.Fatalf("cx22: %v %v", cx22, err)
-	}
-	tests := []struct {
-		name, location string
-		zone           hcloud.NetworkZone
-	}{
-		{"fsn1-dc14", "fsn1", hcloud.NetworkZoneEUCentral},
-		{"nbg1-dc3", "nbg1", hcloud.NetworkZoneEUCentral},
-		{"hel1-dc2", "hel1", hcloud.NetworkZoneEUCentral},
-		{"ash-dc1", "ash", hcloud.NetworkZoneUSEast},
-		{"hil-dc1", "hil", hcloud.NetworkZoneUSWest},
-		{"sin-dc1", "sin", hcloud.NetworkZoneAPSouthEast},
-	}
-	all, err := f.client.Datacenter.All(ctx) //nolint:staticcheck // the fake still serves datacenters
-	if err != nil || len(all) != len(tests) {
-		t.Fatalf("All datacenters: %d %v, want %d", len(all), err, len(tests))
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			dc, _, err := f.client.Datacenter.GetByName(ctx, tt.name) //nolint:staticcheck
-			if err != nil || dc == nil {
-				t.Fatalf("GetByName: %v %v", dc, err)
-			}
-			if dc.Location == nil || dc.Location.Name != tt.location || dc.Location.NetworkZone != tt.zone {
-				t.Errorf("location %+v, want %s in %s", dc.Location, tt.location, tt.zone)
-			}
-			hasCX22 := func(types []*hcloud.ServerType) bool {
-				return slices.ContainsFunc(types, func(st *hcloud.ServerType) bool { return st.ID == cx22.ID })
-			}
-			if !hasCX22(dc.ServerTypes.Available) || !hasCX22(dc.ServerTypes.Supported) { //nolint:staticcheck
-				t.Errorf("cx22 (%d) is not available and supported in %s", cx22.ID, tt.name)
-			}
-			byID, _, err := f.client.Datacenter.GetByID(ctx, dc.ID) //nolint:staticcheck
-			if err != nil || byID == nil || byID.Name != tt.name {
-				t.Errorf("GetByID(%d): %v %v", dc.ID, byID, err)
-			}
-		})
+	for _, path := range []string{"/v1/datacenters", "/v1/datacenters/4", "/v1/datacenters?name=fsn1-dc14"} {
+		resp, body := f.do(t, "GET", path, "")
+		if resp.StatusCode != http.StatusGone || !containsCode(body, "deprecated_api_endpoint") {
+			t.Errorf("GET %s: %d %s, want 410 deprecated_api_endpoint", path, resp.StatusCode, body)
+		}
 	}
 }
 
+// TestCatalogServerTypes: today's types with their sizes and where they
+// are sold; the CPX generation 1 types deprecated outside the US; the
+// retired CX generation 2 types left out of the listing but answered by ID.
 func TestCatalogServerTypes(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := t.Context()
+	eu, euSin := []string{"fsn1", "nbg1", "hel1"}, []string{"fsn1", "nbg1", "hel1", "sin"}
 	tests := []struct {
-		name   string
-		cores  int
-		memory float32
-		disk   int
-		arch   hcloud.Architecture
-		cpu    hcloud.CPUType
+		name       string
+		cores      int
+		memory     float32
+		disk       int
+		arch       hcloud.Architecture
+		cpu        hcloud.CPUType
+		sold, gone []string // locations where it is sold, and where it is deprecated
 	}{
-		{"cx22", 2, 4, 40, hcloud.ArchitectureX86, hcloud.CPUTypeShared},
-		{"cx32", 4, 8, 80, hcloud.ArchitectureX86, hcloud.CPUTypeShared},
-		{"cx42", 8, 16, 160, hcloud.ArchitectureX86, hcloud.CPUTypeShared},
-		{"cpx21", 3, 4, 80, hcloud.ArchitectureX86, hcloud.CPUTypeShared},
-		{"cax11", 2, 4, 40, hcloud.ArchitectureARM, hcloud.CPUTypeShared},
-		{"ccx13", 2, 8, 80, hcloud.ArchitectureX86, hcloud.CPUTypeDedicated},
+		{"cx23", 2, 4, 40, hcloud.ArchitectureX86, hcloud.CPUTypeShared, eu, nil},
+		{"cx33", 4, 8, 80, hcloud.ArchitectureX86, hcloud.CPUTypeShared, eu, nil},
+		{"cpx12", 1, 2, 40, hcloud.ArchitectureX86, hcloud.CPUTypeShared, euSin, nil},
+		{"cpx22", 2, 4, 80, hcloud.ArchitectureX86, hcloud.CPUTypeShared, euSin, nil},
+		{"cpx11", 2, 2, 40, hcloud.ArchitectureX86, hcloud.CPUTypeShared, []string{"ash", "hil"}, euSin},
+		{"cax11", 2, 4, 40, hcloud.ArchitectureARM, hcloud.CPUTypeShared, eu, nil},
+		{"ccx13", 2, 8, 80, hcloud.ArchitectureX86, hcloud.CPUTypeDedicated, []string{"fsn1", "nbg1", "hel1", "ash", "hil", "sin"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -138,13 +112,36 @@ func TestCatalogServerTypes(t *testing.T) {
 				st.Architecture != tt.arch || st.CPUType != tt.cpu || st.StorageType != hcloud.StorageTypeLocal {
 				t.Errorf("%s: cores %d memory %v disk %d arch %s cpu %s storage %s", tt.name, st.Cores, st.Memory, st.Disk, st.Architecture, st.CPUType, st.StorageType)
 			}
-			var priced []string
+			if st.IsDeprecated() || st.IncludedTraffic != 0 { //nolint:staticcheck // the field the API still sends as 0
+				t.Errorf("%s: deprecated %v, included_traffic %d; want neither (deprecation is per location, traffic per price)", tt.name, st.IsDeprecated(), st.IncludedTraffic) //nolint:staticcheck
+			}
+			var sold, gone, priced []string
+			for _, l := range st.Locations {
+				switch {
+				case l.IsDeprecated() && !l.Available && !l.Recommended:
+					gone = append(gone, l.Location.Name)
+				case l.Available && l.Recommended && !l.IsDeprecated():
+					sold = append(sold, l.Location.Name)
+				default:
+					t.Errorf("%s in %s: available %v, recommended %v, deprecated %v", tt.name, l.Location.Name, l.Available, l.Recommended, l.IsDeprecated())
+				}
+			}
 			for _, p := range st.Pricings {
-				if p.Location != nil && p.Hourly.Net != "" && p.Monthly.Gross != "" {
+				if p.Location != nil && p.Hourly.Net != "" && p.Monthly.Gross != "" && p.IncludedTraffic > 0 {
 					priced = append(priced, p.Location.Name)
 				}
 			}
-			if diff := cmp.Diff([]string{"fsn1", "nbg1", "hel1", "ash", "hil", "sin"}, priced); diff != "" {
+			slices.Sort(sold)
+			slices.Sort(gone)
+			slices.Sort(priced)
+			wantSold, wantGone := slices.Sorted(slices.Values(tt.sold)), slices.Sorted(slices.Values(tt.gone))
+			if diff := cmp.Diff(wantSold, sold); diff != "" {
+				t.Errorf("sold in (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantGone, gone, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("deprecated in (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(slices.Sorted(slices.Values(append(wantSold, wantGone...))), priced); diff != "" {
 				t.Errorf("locations with prices (-want +got):\n%s", diff)
 			}
 			byID, _, err := f.client.ServerType.GetByID(ctx, st.ID)
@@ -169,6 +166,61 @@ func TestCatalogServerTypes(t *testing.T) {
 			t.Errorf("All lacks %s", tt.name)
 		}
 	}
+	// The retired CX generation 2: not listed, not found by name, answered
+	// by ID with the deprecation.
+	for id, name := range map[int64]string{104: "cx22", 105: "cx32", 106: "cx42", 107: "cx52"} {
+		if seen[name] {
+			t.Errorf("the retired %s is listed", name)
+		}
+		if byName, _, err := f.client.ServerType.GetByName(ctx, name); err != nil || byName != nil {
+			t.Errorf("GetByName(%s): %v %v, want none", name, byName, err)
+		}
+		byID, _, err := f.client.ServerType.GetByID(ctx, id)
+		if err != nil || byID == nil || byID.Name != name || !byID.IsDeprecated() || byID.UnavailableAfter().Year() != 2025 {
+			t.Errorf("GetByID(%d): %+v %v, want %s deprecated, unavailable after 2025", id, byID, err, name)
+		}
+	}
+}
+
+// TestRetiredAndUnsoldServerTypes: the live API's answers for a type that
+// cannot be ordered where it is asked for; nothing is created.
+func TestRetiredAndUnsoldServerTypes(t *testing.T) {
+	f := newFixture(t, Options{})
+	for _, tt := range []struct{ typ, location, code, message string }{
+		{"cx22", "fsn1", "invalid_input", "server type 104 is deprecated"},
+		{"104", "nbg1", "invalid_input", "server type 104 is deprecated"},
+		{"cpx11", "fsn1", "invalid_input", "unsupported location for server type"},
+		{"cx23", "ash", "invalid_input", "unsupported location for server type"},
+		{"cax11", "sin", "invalid_input", "unsupported location for server type"},
+	} {
+		body := `{"name":"s","server_type":"` + tt.typ + `","image":"ubuntu-24.04","location":"` + tt.location + `"}`
+		resp, got := f.do(t, "POST", "/v1/servers", body)
+		var e struct {
+			Error struct{ Code, Message string }
+		}
+		_ = json.Unmarshal(got, &e)
+		if resp.StatusCode != http.StatusUnprocessableEntity || e.Error.Code != tt.code || e.Error.Message != tt.message {
+			t.Errorf("%s in %s: %d %s, want 422 %s %q", tt.typ, tt.location, resp.StatusCode, got, tt.code, tt.message)
+		}
+	}
+	if all, _ := f.client.Server.All(t.Context()); len(all) != 0 {
+		t.Errorf("%d servers after refused creates, want none", len(all))
+	}
+	// A type still sold in the US can be ordered there.
+	us := newServer(t, f, hcloud.ServerCreateOpts{Name: "us", ServerType: &hcloud.ServerType{Name: "cpx11"}, Location: &hcloud.Location{Name: "ash"}})
+	if us.IncludedTraffic != 1<<40 {
+		t.Errorf("cpx11 in ash includes %d bytes of traffic, want 1 TB", us.IncludedTraffic)
+	}
+	// Changing to a type not sold in the server's location is refused.
+	act, _, err := f.client.Server.Poweroff(t.Context(), us)
+	if err == nil {
+		err = f.client.Action.WaitFor(t.Context(), act)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = f.client.Server.ChangeType(t.Context(), us, hcloud.ServerChangeTypeOpts{ServerType: &hcloud.ServerType{Name: "cx23"}})
+	wantCode(t, err, "invalid_server_type")
 }
 
 func TestCatalogLoadBalancerTypes(t *testing.T) {
@@ -294,7 +346,7 @@ func TestCatalogImages(t *testing.T) {
 
 func TestCatalogUnknownIDs(t *testing.T) {
 	f := newFixture(t, Options{})
-	for _, family := range []string{"locations", "datacenters", "server_types", "load_balancer_types", "images", "ssh_keys", "primary_ips", "certificates"} {
+	for _, family := range []string{"locations", "server_types", "load_balancer_types", "images", "ssh_keys", "primary_ips", "certificates"} {
 		t.Run(family, func(t *testing.T) {
 			resp, body := f.do(t, "GET", "/v1/"+family+"/999999", "")
 			if resp.StatusCode != http.StatusNotFound || !containsCode(body, "not_found") {
@@ -323,7 +375,6 @@ func TestCatalogListNameFilterAndPagination(t *testing.T) {
 		{"/v1/locations?sort=name", "locations", []string{"ash", "fsn1", "hel1", "hil", "nbg1", "sin"}},
 		{"/v1/locations?per_page=2&page=3", "locations", []string{"hil", "sin"}},
 		{"/v1/load_balancer_types?sort=id:desc", "load_balancer_types", []string{"lb31", "lb21", "lb11"}},
-		{"/v1/datacenters?name=ash-dc1", "datacenters", []string{"ash-dc1"}},
 		{"/v1/images?name=ubuntu-24.04&architecture=arm", "images", []string{"ubuntu-24.04"}},
 		{"/v1/images?bound_to=1", "images", nil}, // only backups are bound to a server
 	}

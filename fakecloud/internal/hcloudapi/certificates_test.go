@@ -177,7 +177,7 @@ func TestCertificateCreateValidation(t *testing.T) {
 		{"unknown type", body(map[string]any{"name": "x", "type": "borrowed"}), 422, "invalid_input", "type"},
 		{"reserved label", body(map[string]any{"name": "x", "certificate": a.certPEM, "private_key": a.keyPEM, "labels": map[string]string{"hetzner.cloud/x": "y"}}), 422, "invalid_input", "labels"},
 		{"duplicate name", body(map[string]any{"name": "taken", "certificate": a.certPEM, "private_key": a.keyPEM}), 409, "uniqueness_error", ""},
-		{"malformed", `{"name":`, 400, "json_error", ""},
+		{"malformed", `{"name":`, 422, "json_error", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -108,7 +108,7 @@ func TestEventsRecordActions(t *testing.T) {
 	}
 	byID := hcloud.ActionListOpts{Sort: []string{"id"}}
 	got := commands(f.client.Server.Action.AllFor(ctx, s0, byID))
-	if want := []string{"create_server", "start_server", "stop_server", "start_server"}; !slices.Equal(got, want) {
+	if want := []string{"create_server", "start_server", "attach_to_network", "stop_server", "start_server"}; !slices.Equal(got, want) {
 		t.Errorf("GET /servers/%d/actions: %q, want %q", s0.ID, got, want)
 	}
 	pipActs, err := f.client.PrimaryIP.Action.All(ctx, byID)

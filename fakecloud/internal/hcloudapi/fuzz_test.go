@@ -14,7 +14,7 @@ import (
 func FuzzDecodeRequests(f *testing.F) {
 	seeds := []string{`{}`, `{"name":"x"}`, `{"name":"n","ip_range":"10.0.0.0/16","subnets":[{"type":"cloud","ip_range":"10.0.0.0/24","network_zone":"eu-central"}]}`,
 		`{"protocol":"http","listen_port":81,"http":{"certificates":[1]}}`, `{"type":"label_selector","label_selector":{"selector":"a in (b,c)"}}`,
-		`{"destination":"10.9.0.0/16","gateway":"10.0.0.9"}`, `{"name":"s","server_type":"cx22","image":"ubuntu-24.04","networks":[1]}`, `null`, `{"labels":null}`}
+		`{"destination":"10.9.0.0/16","gateway":"10.0.0.9"}`, `{"name":"s","server_type":"cx23","image":"ubuntu-24.04","networks":[1]}`, `null`, `{"labels":null}`}
 	for i, s := range seeds {
 		f.Add(uint8(i), []byte(s))
 	}

@@ -43,6 +43,7 @@ func adminOps(t testing.TB) []adminOp {
 		{method: "DELETE", path: "/faults/{id}"},
 		{method: "DELETE", path: "/faults"},
 		{method: "GET", path: "/realism"},
+		{method: "GET", path: "/fidelity"},
 		{method: "GET", path: "/state-file", answers: http.StatusNotFound}, // hostileWorld has no state file
 		{method: "PUT", path: "/realism", required: []string{"mode"}, depth: 1, body: `{"mode":"pessimistic","action_retention":"10m"}`},
 		{method: "GET", path: "/rate-limit"},

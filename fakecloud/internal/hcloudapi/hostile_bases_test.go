@@ -37,7 +37,7 @@ networks:
     subnets: [{type: cloud, ip_range: 10.1.0.0/24, network_zone: eu-central}]
 servers:
   - {name: control-plane-1, labels: {role: control-plane}, networks: [{network: cluster, ip: 10.0.0.2}]}
-  - {name: worker-1, server_type: cx32, status: "off", labels: {role: worker}, networks: [{network: cluster}]}
+  - {name: worker-1, server_type: cx33, status: "off", labels: {role: worker}, networks: [{network: cluster}]}
   - {name: bare-1, status: "off", public_ipv4: false}
 primary_ips: [{name: spare-ipv4, type: ipv4}]
 load_balancers:
@@ -145,7 +145,7 @@ var validRequests = map[string]validRequest{
 	"POST /networks/{id}/actions/change_ip_range":   {body: `{"ip_range":"10.0.0.0/15"}`},
 	"POST /networks/{id}/actions/change_protection": {body: `{"delete":true}`},
 
-	"POST /servers": {body: `{"name":"srv-2","server_type":"cx22","image":"ubuntu-24.04","location":"fsn1","networks":[{network}],
+	"POST /servers": {body: `{"name":"srv-2","server_type":"cx23","image":"ubuntu-24.04","location":"fsn1","networks":[{network}],
 		"labels":{"env":"prod"},"start_after_create":true,"user_data":"#cloud-config\n","automount":false,
 		"public_net":{"enable_ipv4":true,"enable_ipv6":true}}`},
 	"PUT /servers/{id}":                              {body: `{"name":"srv-renamed","labels":{"env":"prod"}}`},
@@ -153,7 +153,7 @@ var validRequests = map[string]validRequest{
 	"POST /servers/{id}/actions/detach_from_network": {body: `{"network":{network}}`},
 	"POST /servers/{id}/actions/change_dns_ptr":      {body: `{"ip":"{server_ipv4}","dns_ptr":"srv.example.com"}`},
 	"POST /servers/{id}/actions/change_protection":   {body: `{"delete":true,"rebuild":true}`},
-	"POST /servers/{id}/actions/change_type":         {id: "{server_off}", body: `{"server_type":"cx42","upgrade_disk":false}`},
+	"POST /servers/{id}/actions/change_type":         {id: "{server_off}", body: `{"server_type":"cx43","upgrade_disk":false}`},
 
 	"POST /primary_ips":                     {body: `{"name":"pip-2","type":"ipv4","location":"fsn1","labels":{"env":"prod"},"auto_delete":false}`},
 	"POST /primary_ips/{id}/actions/assign": {id: "{pip_free}", body: `{"assignee_type":"server","assignee_id":{server_bare}}`},
@@ -166,7 +166,7 @@ var validRequests = map[string]validRequest{
 // alsoValid are more requests fakecloud must accept in hostileWorld,
 // for what the bases leave out.
 var alsoValid = []struct{ op, body string }{
-	{"POST /servers", `{"name":"srv-3","server_type":"cx22","image":"ubuntu-24.04","ssh_keys":["key"]}`}, // by name, a string as the description has it
+	{"POST /servers", `{"name":"srv-3","server_type":"cx23","image":"ubuntu-24.04","ssh_keys":["key"]}`}, // by name, a string as the description has it
 }
 
 // filled replaces the placeholders of s.

@@ -141,7 +141,7 @@ func (p *livePool) valid(worker, n int) hostileCase {
 	subnet := fmt.Sprintf("10.0.%d.0/24", 10+i%200)
 	route := fmt.Sprintf(`{"destination":"10.%d.%d.0/24","gateway":"10.0.0.%d"}`, 100+worker, n%250, 2+n%200)
 	cases := []struct{ method, path, body string }{
-		{"POST", "/v1/servers", fmt.Sprintf(`{"name":"%s","server_type":"cx22","image":"ubuntu-24.04","networks":[%d]}`, name, p.cluster)},
+		{"POST", "/v1/servers", fmt.Sprintf(`{"name":"%s","server_type":"cx23","image":"ubuntu-24.04","networks":[%d]}`, name, p.cluster)},
 		{"DELETE", fmt.Sprintf("/v1/servers/%d", srv), ""},
 		{"POST", "/v1/networks", fmt.Sprintf(`{"name":"%s","ip_range":"10.%d.0.0/16","subnets":[{"type":"cloud","ip_range":"10.%d.0.0/24","network_zone":"eu-central"}]}`, name, 40+worker, 40+worker)},
 		{"DELETE", fmt.Sprintf("/v1/networks/%d", nw), ""},

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
@@ -155,5 +156,41 @@ func decode(t testing.TB, body []byte, v any) {
 	t.Helper()
 	if err := json.Unmarshal(body, v); err != nil {
 		t.Fatalf("decode %.200s: %v", body, err)
+	}
+}
+
+// TestServerCreatedInNetworksAttachesByActions: a server created in
+// networks answers an attach_to_network per network in next_actions,
+// after start_server, each naming the server and its network.
+func TestServerCreatedInNetworksAttachesByActions(t *testing.T) {
+	f := newFixture(t, Options{ActionDuration: time.Second})
+	ctx := t.Context()
+	a := newNetwork(t, f, "a", "10.0.0.0/16", "10.0.1.0/24")
+	b := newNetwork(t, f, "b", "10.1.0.0/16", "10.1.1.0/24")
+	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "s", ServerType: &hcloud.ServerType{Name: testServerType},
+		Image: &hcloud.Image{Name: "ubuntu-24.04"}, Networks: []*hcloud.Network{a, b}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, act := range res.NextActions {
+		act.Progress = 0 // how far a running action is depends on timing
+		got = append(got, describeAction(act))
+	}
+	srv := res.Server.ID
+	want := []string{
+		"start_server running 0% server:" + strconv.FormatInt(srv, 10),
+		"attach_to_network running 0% server:" + strconv.FormatInt(srv, 10) + " network:" + strconv.FormatInt(a.ID, 10),
+		"attach_to_network running 0% server:" + strconv.FormatInt(srv, 10) + " network:" + strconv.FormatInt(b.ID, 10),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("next_actions %q, want %q", got, want)
+	}
+	if err := f.client.Action.WaitFor(ctx, append([]*hcloud.Action{res.Action}, res.NextActions...)...); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := f.client.Server.GetByID(ctx, srv)
+	if err != nil || len(s.PrivateNet) != 2 || s.Status != hcloud.ServerStatusRunning {
+		t.Errorf("after the actions: %d networks, status %s, %v; want 2, running", len(s.PrivateNet), s.Status, err)
 	}
 }

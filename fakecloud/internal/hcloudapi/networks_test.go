@@ -171,13 +171,13 @@ func TestNetworkIPAllocation(t *testing.T) {
 	if got := s1.PrivateNet[0].IP.String(); got != "10.0.0.2" {
 		t.Fatalf("first server got %s, want 10.0.0.2 (network, gateway and broadcast are reserved)", got)
 	}
-	_, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "b", ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}, Networks: []*hcloud.Network{n}})
+	_, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "b", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}, Networks: []*hcloud.Network{n}})
 	wantCode(t, err, hcloud.ErrorCodeNoSubnetAvailable)
 	if all, _ := f.client.Server.All(ctx); len(all) != 1 {
 		t.Errorf("%d servers after a refused create, want 1", len(all))
 	}
 	// A server in another network zone cannot join an eu-central subnet.
-	us := newServer(t, f, hcloud.ServerCreateOpts{Name: "us", Location: &hcloud.Location{Name: "ash"}})
+	us := newServer(t, f, hcloud.ServerCreateOpts{Name: "us", ServerType: &hcloud.ServerType{Name: "cpx11"}, Location: &hcloud.Location{Name: "ash"}})
 	_, _, err = f.client.Server.AttachToNetwork(ctx, us, hcloud.ServerAttachToNetworkOpts{Network: n})
 	wantCode(t, err, hcloud.ErrorCodeNoSubnetAvailable)
 	// Deleting the network detaches its servers.

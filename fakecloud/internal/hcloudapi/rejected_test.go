@@ -103,7 +103,7 @@ func TestRejectedRequestsChangeNothing(t *testing.T) {
 		`{"protocol":"udp","listen_port":1}`, `{"type":"server","server":{"id":1}}`, `{"type":"bogus"}`,
 		`{"destination":"1.2.3.0/24","gateway":"10.0.0.1"}`, `{"ip_range":"192.168.0.0/16"}`, `{"server_type":"nope"}`,
 		`{"labels":{"hetzner.cloud/x":"y"}}`, `{"labels":{"ok":"bad value!"}}`, `{"type":"lb99","load_balancer_type":"lb99"}`,
-		`{"name":"control-plane-1","server_type":"cx22","image":"ubuntu-24.04"}`, `{"ip":"1.1.1.1","dns_ptr":"x"}`,
+		`{"name":"control-plane-1","server_type":"cx23","image":"ubuntu-24.04"}`, `{"ip":"1.1.1.1","dns_ptr":"x"}`,
 	}
 	rejected := 0
 	for i := range endpoints {

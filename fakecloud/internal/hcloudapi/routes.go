@@ -118,8 +118,8 @@ func apiRoutes() []route {
 		// The catalogue (catalog.go), read only.
 		{"GET", "/locations", catalogList(catalogLocations)},
 		{"GET", "/locations/{id}", catalogGet(catalogLocations)},
-		{"GET", "/datacenters", catalogList(catalogDatacenters)},
-		{"GET", "/datacenters/{id}", catalogGet(catalogDatacenters)},
+		{"GET", "/datacenters", datacentersGone},
+		{"GET", "/datacenters/{id}", datacentersGone},
 		{"GET", "/server_types", catalogList(catalogServerTypes)},
 		{"GET", "/server_types/{id}", catalogGet(catalogServerTypes)},
 		{"GET", "/load_balancer_types", catalogList(catalogLBTypes)},

@@ -75,7 +75,7 @@ func plant(tx *world.Tx, seed World) error {
 }
 
 func seedServer(tx *world.Tx, sv SeedServer, byName map[string]int64) error {
-	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: cmp.Or(sv.ServerType, "cx22")},
+	req := schema.ServerCreateRequest{Name: sv.Name, ServerType: schema.IDOrName{Name: cmp.Or(sv.ServerType, "cx23")},
 		Image: schema.IDOrName{Name: cmp.Or(sv.Image, "ubuntu-24.04")}, Location: sv.Location, Labels: labelsOf(sv.Labels),
 		PublicNet: &schema.ServerCreatePublicNet{EnableIPv4: sv.PublicIPv4 == nil || *sv.PublicIPv4, EnableIPv6: sv.PublicIPv6 == nil || *sv.PublicIPv6}}
 	start := sv.Status != "off"

@@ -25,7 +25,7 @@ func TestServerOnGivenPrimaryIPs(t *testing.T) {
 	v4, v6 := mk("v4", hcloud.PrimaryIPTypeIPv4, "hel1"), mk("v6", hcloud.PrimaryIPTypeIPv6, "hel1")
 
 	create := func(name string, pn *hcloud.ServerCreatePublicNet, loc string) error {
-		opts := hcloud.ServerCreateOpts{Name: name, ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}, PublicNet: pn}
+		opts := hcloud.ServerCreateOpts{Name: name, ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}, PublicNet: pn}
 		if loc != "" {
 			opts.Location = &hcloud.Location{Name: loc}
 		}
@@ -45,7 +45,7 @@ func TestServerOnGivenPrimaryIPs(t *testing.T) {
 		wantCode(t, create(c.name, c.pn, c.loc), c.code)
 	}
 	// The description answers a primary IP of the wrong family with 412.
-	resp, body := f.do(t, "POST", "/v1/servers", fmt.Sprintf(`{"name":"x","server_type":"cx22","image":"ubuntu-24.04","public_net":{"ipv4":%d}}`, v6.ID))
+	resp, body := f.do(t, "POST", "/v1/servers", fmt.Sprintf(`{"name":"x","server_type":"cx23","image":"ubuntu-24.04","public_net":{"ipv4":%d}}`, v6.ID))
 	if resp.StatusCode != http.StatusPreconditionFailed {
 		t.Errorf("an IPv6 primary IP as ipv4: %d %s, want 412", resp.StatusCode, body)
 	}
@@ -77,7 +77,7 @@ func TestServerOnGivenPrimaryIPs(t *testing.T) {
 // public_net is true, as the description's default says.
 func TestServerPublicNetDefaults(t *testing.T) {
 	f := newFixture(t, Options{})
-	resp, body := f.do(t, "POST", "/v1/servers", `{"name":"d","server_type":"cx22","image":"ubuntu-24.04","public_net":{"enable_ipv6":false}}`)
+	resp, body := f.do(t, "POST", "/v1/servers", `{"name":"d","server_type":"cx23","image":"ubuntu-24.04","public_net":{"enable_ipv6":false}}`)
 	if resp.StatusCode != http.StatusCreated {
 		t.Fatalf("create: %d %s", resp.StatusCode, body)
 	}

@@ -11,10 +11,13 @@ import (
 )
 
 // newServer creates a server through hcloud-go and waits for its actions.
+// testServerType is the server type tests create servers of.
+const testServerType = "cx23"
+
 func newServer(t testing.TB, f *fixture, opts hcloud.ServerCreateOpts) *hcloud.Server {
 	t.Helper()
 	if opts.ServerType == nil {
-		opts.ServerType = &hcloud.ServerType{Name: "cx22"}
+		opts.ServerType = &hcloud.ServerType{Name: testServerType}
 	}
 	if opts.Image == nil {
 		opts.Image = &hcloud.Image{Name: "ubuntu-24.04"}
@@ -46,7 +49,7 @@ func TestServerCreateAndGet(t *testing.T) {
 	net := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.0.0/24")
 	off := false
 	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{
-		Name: "node-1", ServerType: &hcloud.ServerType{Name: "cpx21"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
+		Name: "node-1", ServerType: &hcloud.ServerType{Name: "cpx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
 		Location: &hcloud.Location{Name: "nbg1"}, Labels: map[string]string{"role": "worker"},
 		Networks: []*hcloud.Network{net}, StartAfterCreate: &off,
 	})
@@ -56,8 +59,8 @@ func TestServerCreateAndGet(t *testing.T) {
 	if res.RootPassword == "" {
 		t.Error("no root password for a server without SSH keys")
 	}
-	if len(res.NextActions) != 0 {
-		t.Errorf("next_actions = %d, want none when start_after_create is false", len(res.NextActions))
+	if len(res.NextActions) != 1 || res.NextActions[0].Command != "attach_to_network" {
+		t.Errorf("next_actions = %v, want the network's attachment alone when start_after_create is false", res.NextActions)
 	}
 	if res.Action.Command != "create_server" {
 		t.Errorf("action command %q", res.Action.Command)
@@ -69,7 +72,7 @@ func TestServerCreateAndGet(t *testing.T) {
 	if s.Status != hcloud.ServerStatusOff {
 		t.Errorf("status %s, want off", s.Status)
 	}
-	if s.ServerType.Name != "cpx21" || s.Location.Name != "nbg1" || s.Location.NetworkZone != "eu-central" || s.Image.Name != "ubuntu-24.04" {
+	if s.ServerType.Name != "cpx22" || s.Location.Name != "nbg1" || s.Location.NetworkZone != "eu-central" || s.Image.Name != "ubuntu-24.04" {
 		t.Errorf("type %s location %s image %s", s.ServerType.Name, s.Location.Name, s.Image.Name)
 	}
 	if s.PublicNet.IPv4.IP == nil || s.PublicNet.IPv6.Network == nil {
@@ -106,15 +109,15 @@ func TestServerCreateValidation(t *testing.T) {
 		code string
 		want int
 	}{
-		{"bad hostname", `{"name":"bad_name!","server_type":"cx22","image":"ubuntu-24.04"}`, "invalid_input", 422},
+		{"bad hostname", `{"name":"bad_name!","server_type":"cx23","image":"ubuntu-24.04"}`, "invalid_input", 422},
 		{"unknown type", `{"name":"a","server_type":"cx999","image":"ubuntu-24.04"}`, "invalid_input", 422},
-		{"unknown image", `{"name":"a","server_type":"cx22","image":"windows-95"}`, "invalid_input", 422},
-		{"unknown location", `{"name":"a","server_type":"cx22","image":"ubuntu-24.04","location":"mars1"}`, "invalid_input", 422},
-		{"reserved label", `{"name":"a","server_type":"cx22","image":"ubuntu-24.04","labels":{"hetzner.cloud/x":"y"}}`, "invalid_input", 422},
-		{"unknown network", `{"name":"a","server_type":"cx22","image":"ubuntu-24.04","networks":[999]}`, "invalid_input", 422},
-		{"duplicate name", `{"name":"taken","server_type":"cx22","image":"ubuntu-24.04"}`, "uniqueness_error", 409},
-		{"wrong type", `{"name":["a"],"server_type":"cx22","image":"ubuntu-24.04"}`, "invalid_input", 422},
-		{"malformed", `{"name":`, "json_error", 400},
+		{"unknown image", `{"name":"a","server_type":"cx23","image":"windows-95"}`, "invalid_input", 422},
+		{"unknown location", `{"name":"a","server_type":"cx23","image":"ubuntu-24.04","location":"mars1"}`, "invalid_input", 422},
+		{"reserved label", `{"name":"a","server_type":"cx23","image":"ubuntu-24.04","labels":{"hetzner.cloud/x":"y"}}`, "invalid_input", 422},
+		{"unknown network", `{"name":"a","server_type":"cx23","image":"ubuntu-24.04","networks":[999]}`, "invalid_input", 422},
+		{"duplicate name", `{"name":"taken","server_type":"cx23","image":"ubuntu-24.04"}`, "uniqueness_error", 409},
+		{"wrong type", `{"name":["a"],"server_type":"cx23","image":"ubuntu-24.04"}`, "invalid_input", 422},
+		{"malformed", `{"name":`, "json_error", 422},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,11 +258,11 @@ func TestServerActions(t *testing.T) {
 	run("shutdown", a, err, hcloud.ServerStatusOff)
 	a, _, err = f.client.Server.Reboot(ctx, s)
 	run("reboot of an off server", a, err, hcloud.ServerStatusOff)
-	a, _, err = f.client.Server.ChangeType(ctx, s, hcloud.ServerChangeTypeOpts{ServerType: &hcloud.ServerType{Name: "cx32"}, UpgradeDisk: true})
+	a, _, err = f.client.Server.ChangeType(ctx, s, hcloud.ServerChangeTypeOpts{ServerType: &hcloud.ServerType{Name: "cx33"}, UpgradeDisk: true})
 	run("change_type", a, err, "")
 	a, _, err = f.client.Server.Poweron(ctx, s)
 	run("poweron", a, err, hcloud.ServerStatusRunning)
-	_, _, err = f.client.Server.ChangeType(ctx, s, hcloud.ServerChangeTypeOpts{ServerType: &hcloud.ServerType{Name: "cx42"}})
+	_, _, err = f.client.Server.ChangeType(ctx, s, hcloud.ServerChangeTypeOpts{ServerType: &hcloud.ServerType{Name: "cx43"}})
 	wantCode(t, err, hcloud.ErrorCodeServerNotStopped)
 	a, _, err = f.client.Server.Reset(ctx, s)
 	run("reset", a, err, hcloud.ServerStatusRunning)
@@ -271,7 +274,7 @@ func TestServerActions(t *testing.T) {
 	run("change_dns_ptr", a, err, "")
 
 	got, _, _ := f.client.Server.GetByID(ctx, s.ID)
-	if got.ServerType.Name != "cx32" || got.PrimaryDiskSize != 80 {
+	if got.ServerType.Name != "cx33" || got.PrimaryDiskSize != 80 {
 		t.Errorf("after change_type: %s disk %d", got.ServerType.Name, got.PrimaryDiskSize)
 	}
 	if len(got.PrivateNet) != 1 || !got.PrivateNet[0].IP.Equal(net2ip("10.0.0.7")) || len(got.PrivateNet[0].Aliases) != 1 {

@@ -9,7 +9,7 @@ import (
 func TestSmoke(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := t.Context()
-	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "a", ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
+	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "a", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,7 +111,7 @@ func TestSSHKeyLifecycle(t *testing.T) {
 	wantCode(t, err, hcloud.ErrorCodeUniquenessError)
 
 	// A server created with the key gets no root password.
-	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "with-key", ServerType: &hcloud.ServerType{Name: "cx22"},
+	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "with-key", ServerType: &hcloud.ServerType{Name: "cx23"},
 		Image: &hcloud.Image{Name: "ubuntu-24.04"}, SSHKeys: []*hcloud.SSHKey{b}})
 	if err != nil {
 		t.Fatal(err)
@@ -120,11 +120,11 @@ func TestSSHKeyLifecycle(t *testing.T) {
 		t.Errorf("root password %q for a server with an SSH key", res.RootPassword)
 	}
 	// The API takes a key by name as well as by ID.
-	keyByName := `{"name":"by-name","server_type":"cx22","image":"ubuntu-24.04","ssh_keys":["` + b.Name + `"]}`
+	keyByName := `{"name":"by-name","server_type":"cx23","image":"ubuntu-24.04","ssh_keys":["` + b.Name + `"]}`
 	if resp, body := f.do(t, "POST", "/v1/servers", keyByName); resp.StatusCode != http.StatusCreated || strings.Contains(string(body), "root_password\":\"") {
 		t.Errorf("a server with an SSH key by name: %d %s", resp.StatusCode, body)
 	}
-	missing := `{"name":"no-key","server_type":"cx22","image":"ubuntu-24.04","ssh_keys":["nobody"]}`
+	missing := `{"name":"no-key","server_type":"cx23","image":"ubuntu-24.04","ssh_keys":["nobody"]}`
 	if resp, body := f.do(t, "POST", "/v1/servers", missing); resp.StatusCode != http.StatusUnprocessableEntity || !strings.Contains(string(body), `SSH key \"nobody\" does not exist`) {
 		t.Errorf("a server with an SSH key that does not exist: %d %s", resp.StatusCode, body)
 	}
@@ -175,7 +175,7 @@ func TestSSHKeyCreateValidation(t *testing.T) {
 		{"blob of another type", body("x", "ssh-rsa "+strings.Fields(pubB)[1]), 422, "invalid_input"},
 		{"missing name", body("", pubB), 422, "invalid_input"},
 		{"reserved label", `{"name":"x","public_key":"` + pubB + `","labels":{"hetzner.cloud/x":"y"}}`, 422, "invalid_input"},
-		{"malformed", `{"name":`, 400, "json_error"},
+		{"malformed", `{"name":`, 422, "json_error"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

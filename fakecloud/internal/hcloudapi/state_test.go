@@ -82,7 +82,7 @@ func TestImportRefusesMalformedSnapshots(t *testing.T) {
 		{"wrong version", `"version": 2`, `"version": 7`, "version"},
 		{"duplicate id", `"id": 100003`, `"id": 100002`, "servers[1].id"},
 		{"bad status", `"status": "running"`, `"status": "sleeping"`, "servers[0].status"},
-		{"unknown server type", `"name": "cx22"`, `"name": "cx999"`, "server_type.name"},
+		{"unknown server type", `"name": "cx23"`, `"name": "cx999"`, "server_type.name"},
 		{"primary IP name twice", `"name": "primary_ip-600005"`, `"name": "primary_ip-600002"`, "primary_ips[1].name"},
 		{"not json", `{`, `[`, "snapshot"},
 	}

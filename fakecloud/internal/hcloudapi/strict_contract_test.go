@@ -29,7 +29,7 @@ func TestContract(t *testing.T) {
 		{"POST", addService, `{"protocol":"http","http":{"cookie_name":""}}`, "http.cookie_name"},
 		{"POST", addService, `{"protocol":"http","http":{"cookie_name":"` + strings.Repeat("c", 101) + `"}}`, "http.cookie_name"},
 		{"POST", addService, `{"protocol":"quic"}`, "protocol"},
-		{"POST", server + "/actions/change_type", `{"server_type":"cx32"}`, "upgrade_disk"},
+		{"POST", server + "/actions/change_type", `{"server_type":"cx33"}`, "upgrade_disk"},
 		{"PUT", server, `{"name":null}`, "name"},
 		{"GET", "/v1/servers?sort=size", ``, "sort.0"},
 		{"GET", "/v1/images?type=1.5", ``, "type.0"},

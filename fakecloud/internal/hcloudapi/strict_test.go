@@ -76,12 +76,12 @@ func TestMalformedQueries(t *testing.T) {
 func TestDuplicatesInOneRequest(t *testing.T) {
 	fc, ids := seededServer(t)
 	nw := ids["network"]
-	refuse(t, fc, "POST", "/v1/servers", fmt.Sprintf(`{"name":"d","server_type":"cx22","image":"ubuntu-24.04","networks":[%d,%d]}`, nw, nw), codeInvalidInput)
+	refuse(t, fc, "POST", "/v1/servers", fmt.Sprintf(`{"name":"d","server_type":"cx23","image":"ubuntu-24.04","networks":[%d,%d]}`, nw, nw), codeInvalidInput)
 	refuse(t, fc, "POST", "/v1/certificates", `{"name":"c","type":"managed","domain_names":["a.example.com","a.example.com"]}`, codeInvalidInput)
 	// fakecloud has no volumes, firewalls or placement groups: naming one
 	// must not create a server without it.
 	for _, extra := range []string{`"volumes":[1]`, `"firewalls":[{"firewall":1}]`, `"placement_group":1`} {
-		refuse(t, fc, "POST", "/v1/servers", `{"name":"d","server_type":"cx22","image":"ubuntu-24.04",`+extra+`}`, codeInvalidInput)
+		refuse(t, fc, "POST", "/v1/servers", `{"name":"d","server_type":"cx23","image":"ubuntu-24.04",`+extra+`}`, codeInvalidInput)
 	}
 }
 

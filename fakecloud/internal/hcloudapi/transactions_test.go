@@ -223,7 +223,7 @@ func txExtra(rng *rand.Rand, pool *livePool, cert, pip int64) (method, path, bod
 	cases := [][3]string{
 		{"POST", fmt.Sprintf("/v1/servers/%d/actions/poweroff", srv), ""},
 		{"POST", fmt.Sprintf("/v1/servers/%d/actions/poweron", srv), ""},
-		{"POST", fmt.Sprintf("/v1/servers/%d/actions/change_type", srv), `{"server_type":"cx32","upgrade_disk":false}`},
+		{"POST", fmt.Sprintf("/v1/servers/%d/actions/change_type", srv), `{"server_type":"cx33","upgrade_disk":false}`},
 		{"POST", fmt.Sprintf("/v1/servers/%d/actions/change_dns_ptr", srv), fmt.Sprintf(`{"ip":"%s","dns_ptr":"n%d.example.com"}`, "203.0.113.1", rng.IntN(9))},
 		{"POST", fmt.Sprintf("/v1/load_balancers/%d/actions/add_service", lb),
 			fmt.Sprintf(`{"protocol":"https","listen_port":%d,"destination_port":80,"http":{"certificates":[%d]}}`, port, cert)},

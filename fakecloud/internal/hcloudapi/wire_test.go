@@ -41,16 +41,16 @@ func TestErrorEnvelopes(t *testing.T) {
 		status                          int
 		code                            string
 	}{
-		{"json_error", "POST", "/v1/servers", `{"name":`, "", 400, "json_error"},
-		{"not an object", "POST", "/v1/servers", `[1,2]`, "", 400, "json_error"},
-		{"trailing data", "POST", "/v1/servers", `{} {}`, "", 400, "json_error"},
+		{"json_error", "POST", "/v1/servers", `{"name":`, "", 422, "json_error"},
+		{"not an object", "POST", "/v1/servers", `[1,2]`, "", 422, "json_error"},
+		{"trailing data", "POST", "/v1/servers", `{} {}`, "", 422, "json_error"},
 		{"invalid_input", "POST", "/v1/servers", `{"name":"a b"}`, "", 422, "invalid_input"},
 		{"not_found", "GET", "/v1/servers/1", "", "", 404, "not_found"},
 		{"bad id", "GET", "/v1/servers/abc", "", "", 422, "invalid_input"},
 		{"unknown endpoint", "GET", "/v1/volcanoes", "", "", 404, "not_found"},
 		{"unknown action", "POST", fmt.Sprintf("/v1/servers/%d/actions/levitate", s.ID), "", "", 404, "not_found"},
 		{"method_not_allowed", "PATCH", "/v1/servers", "", "", 405, "method_not_allowed"},
-		{"uniqueness_error", "POST", "/v1/servers", `{"name":"a","server_type":"cx22","image":"ubuntu-24.04"}`, "", 409, "uniqueness_error"},
+		{"uniqueness_error", "POST", "/v1/servers", `{"name":"a","server_type":"cx23","image":"ubuntu-24.04"}`, "", 409, "uniqueness_error"},
 		{"unauthorized", "GET", "/v1/servers", "", "wrong", 401, "unauthorized"},
 		{"no token", "GET", "/v1/servers", "", "-", 401, "unauthorized"},
 		{"forbidden", "POST", "/v1/servers", `{}`, "ro", 403, "forbidden"},
@@ -136,7 +136,7 @@ func TestInvalidInputNamesEveryField(t *testing.T) {
 		t.Errorf("fields (-want +got):\n%s\n%s", diff, body)
 	}
 	// hcloud-go exposes them too.
-	_, _, err := f.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "-bad-", ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
+	_, _, err := f.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "-bad-", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
 	var herr hcloud.Error
 	if !asError(err, &herr) || herr.Details.(hcloud.ErrorDetailsInvalidInput).Fields[0].Name != "name" {
 		t.Errorf("hcloud-go error %v", err)
@@ -158,7 +158,7 @@ func TestEmptyListsAndNulls(t *testing.T) {
 		t.Errorf("empty list body %s", body)
 	}
 	off := false
-	res, _, err := f.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "v6only", ServerType: &hcloud.ServerType{Name: "cx22"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
+	res, _, err := f.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "v6only", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
 		PublicNet: &hcloud.ServerCreatePublicNet{EnableIPv4: false, EnableIPv6: true}, StartAfterCreate: &off})
 	if err != nil {
 		t.Fatal(err)

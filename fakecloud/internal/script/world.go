@@ -65,7 +65,7 @@ type SeedNetwork struct {
 // SeedServer is a server; Status "off" seeds it powered off.
 type SeedServer struct {
 	Name       string              `json:"name"`
-	ServerType string              `json:"server_type,omitempty"` // default cx22
+	ServerType string              `json:"server_type,omitempty"` // default cx23
 	Image      string              `json:"image,omitempty"`       // default ubuntu-24.04
 	Location   string              `json:"location,omitempty"`    // default fsn1
 	Status     string              `json:"status,omitempty"`      // running (default) or off

@@ -48,7 +48,7 @@ func WriteError(w http.ResponseWriter, err error) {
 // WriteErrorStatus answers with the error envelope and a given status.
 func WriteErrorStatus(w http.ResponseWriter, ae *apierr.Error, status int) {
 	details := ae.Details
-	if details == nil {
+	if details == nil && !apierr.NullDetails(ae.Code) {
 		details = struct{}{}
 	}
 	body := Envelope{Error: ErrorBody{Code: ae.Code, Message: ae.Message, Details: details}}

@@ -22,7 +22,7 @@ func populated(t testing.TB) *State {
 			return err
 		}
 		for _, name := range []string{"a", "b", "c"} {
-			req := ServerCreateRequest{ServerCreateRequest: schema.ServerCreateRequest{Name: name, ServerType: schema.IDOrName{Name: "cx22"},
+			req := ServerCreateRequest{ServerCreateRequest: schema.ServerCreateRequest{Name: name, ServerType: schema.IDOrName{Name: "cx23"},
 				Image: schema.IDOrName{Name: "ubuntu-24.04"}, Location: "fsn1", Labels: &labels, Networks: []int64{n.ID}}}
 			if _, err := tx.CreateServer(req); err != nil {
 				return err

@@ -190,6 +190,9 @@ func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest
 		if st.Architecture != s.ServerType.Architecture {
 			return nil, store.Finish{}, apierr.Errorf("invalid_server_type", "server type %s has another architecture", st.Name)
 		}
+		if err := orderable(t.w.Cat, st, s.Location.Name, true); err != nil {
+			return nil, store.Finish{}, err
+		}
 		return func() {
 			s.ServerType = st
 			if req.UpgradeDisk {

@@ -11,6 +11,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
@@ -135,6 +136,9 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	if refused != nil {
 		return ServerCreated{}, refused
 	}
+	if err := orderable(w.Cat, st, loc.Name, false); err != nil {
+		return ServerCreated{}, err
+	}
 	if err := checkPrimaryIPsLocation(given, loc.Name); err != nil {
 		return ServerCreated{}, err
 	}
@@ -156,7 +160,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	now := w.Now().UTC().Truncate(time.Second)
 	s := &StoredServer{Server: schema.Server{
 		Name: req.Name, Status: "initializing", Created: now, ServerType: st, Location: loc,
-		Image: &img, Labels: labels, IncludedTraffic: uint64(st.IncludedTraffic), PrimaryDiskSize: st.Disk,
+		Image: &img, Labels: labels, IncludedTraffic: includedTraffic(st, loc.Name), PrimaryDiskSize: st.Disk,
 	}}
 	s.ID = w.NewID("server")
 	if given[0] != nil {
@@ -199,6 +203,12 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	if start {
 		next := w.StartAction(store.ActionSpec{Command: "start_server", Resources: []store.Ref{ref}})
 		out.NextActions = append(out.NextActions, w.ViewAction(next))
+	}
+	// Each network is attached by an action of its own, after start_server,
+	// as the live API answers (hcloud-ruby issue 72, 2023).
+	for _, n := range nets {
+		attach := w.StartAction(store.ActionSpec{Command: "attach_to_network", Resources: []store.Ref{ref, {Type: "network", ID: n.ID}}})
+		out.NextActions = append(out.NextActions, w.ViewAction(attach))
 	}
 	out.Server = w.ViewServer(s)
 	return out, nil
@@ -290,4 +300,38 @@ func checkUnsimulated(f *apierr.Fields, req schema.ServerCreateRequest) {
 	if req.PlacementGroup != 0 {
 		f.Add("placement_group", "placement group %d does not exist", req.PlacementGroup)
 	}
+}
+
+// orderable refuses a server type that cannot be ordered in a location,
+// as the live API answers: a retired type "server type 104 is
+// deprecated", one not sold there (or no longer) "unsupported location
+// for server type", both invalid_input; one out of stock 412
+// resource_unavailable. A type change answers invalid_server_type.
+func orderable(cat *catalog.Catalog, st schema.ServerType, location string, change bool) *apierr.Error {
+	switch cat.Offers(st, location) {
+	case catalog.Retired:
+		if change {
+			return apierr.Errorf("invalid_server_type", "server type %s is deprecated", st.Name)
+		}
+		return apierr.Errorf(apierr.CodeInvalidInput, "server type %d is deprecated", st.ID)
+	case catalog.NotSoldThere:
+		if change {
+			return apierr.Errorf("invalid_server_type", "server type %s is not available in %s", st.Name, location)
+		}
+		return apierr.Errorf(apierr.CodeInvalidInput, "unsupported location for server type")
+	case catalog.OutOfStockNow:
+		return apierr.Errorf(apierr.CodeResourceUnavailable, "error during placement")
+	}
+	return nil
+}
+
+// includedTraffic is the traffic a server of the type includes in the
+// location, from the type's prices there.
+func includedTraffic(st schema.ServerType, location string) uint64 {
+	for _, p := range st.Prices {
+		if p.Location == location {
+			return p.IncludedTraffic
+		}
+	}
+	return 0
 }

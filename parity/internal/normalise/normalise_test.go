@@ -91,9 +91,9 @@ func TestJSON(t *testing.T) {
 	}, {
 		name: "the catalogue keeps its shape; a change of type is another placeholder",
 		bodies: []string{
-			`{"name":"parity-r7-life","server_type":"cx22","image":"ubuntu-24.04","location":"fsn1"}`,
-			`{"server":{"server_type":{"id":104,"name":"cx22","prices":[{"location":"fsn1","price_hourly":{"net":"0.0064"}},{"location":"nbg1"}],"deprecation":null},"included_traffic":21990232555520,"primary_disk_size":40}}`,
-			`{"server_type":"cx32"}`,
+			`{"name":"parity-r7-life","server_type":"cx23","image":"ubuntu-24.04","location":"fsn1"}`,
+			`{"server":{"server_type":{"id":104,"name":"cx23","prices":[{"location":"fsn1","price_hourly":{"net":"0.0064"}},{"location":"nbg1"}],"deprecation":null},"included_traffic":21990232555520,"primary_disk_size":40}}`,
+			`{"server_type":"cx33"}`,
 		},
 		want: []string{
 			`{"name":"parity-<run>-life","server_type":"<server_type:1>","image":"<image:1>","location":"<location:1>"}`,

@@ -43,7 +43,7 @@ var namedKinds = map[string]bool{
 // catalogueKeys hold the catalogue: what the live API offers this year
 // and fakecloud's copy of it differ in prices, descriptions, IDs and
 // deprecations, and the kit picks the cheapest server type of the day. A
-// name given in a request ("server_type": "cx22") becomes a placeholder of
+// name given in a request ("server_type": "cx23") becomes a placeholder of
 // the key's kind; an object in an answer keeps its shape (every key, the
 // first item of each list) with leaves reduced to their JSON type, and
 // its name the same placeholder, so a change of type still shows.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
@@ -13,7 +14,9 @@ import (
 // null, which schema.ServerPublicNet cannot express.
 type ServerView struct {
 	schema.Server
-	PublicNet serverPublicNet `json:"public_net"`
+	PublicNet  serverPublicNet        `json:"public_net"`
+	ServerType catalog.ServerTypeView `json:"server_type"` // without the removed "deprecated"
+	Image      *catalog.ImageView     `json:"image"`
 }
 
 type serverPublicNet struct {
@@ -25,7 +28,11 @@ type serverPublicNet struct {
 
 // ViewServer copies a server for the wire, filling derived fields.
 func (w *Model) ViewServer(s *StoredServer) ServerView {
-	v := ServerView{Server: s.Server}
+	v := ServerView{Server: s.Server, ServerType: catalog.ViewServerType(s.ServerType)}
+	if s.Image != nil {
+		im := catalog.ViewImage(*s.Image)
+		v.Image = &im
+	}
 	v.Labels = CopyLabels(s.Labels)
 	v.PrivateNet = make([]schema.ServerPrivateNet, 0, len(s.PrivateNet))
 	for _, p := range s.PrivateNet {
@@ -64,9 +71,10 @@ func (w *Model) loadBalancersOf(serverID int64) []int64 {
 // LoadBalancerView is a load balancer as the API shows it.
 type LoadBalancerView struct {
 	schema.LoadBalancer
-	PublicNet lbPublicNetView `json:"public_net"`
-	Services  []lbServiceView `json:"services"`
-	Targets   []store.Target  `json:"targets"`
+	LoadBalancerType catalog.LBTypeView `json:"load_balancer_type"` // without the removed "deprecated"
+	PublicNet        lbPublicNetView    `json:"public_net"`
+	Services         []lbServiceView    `json:"services"`
+	Targets          []store.Target     `json:"targets"`
 }
 
 // lbPublicNetView is a load balancer's public_net as the description has
@@ -104,7 +112,7 @@ type lbHealthCheckView struct {
 }
 
 func (w *Model) ViewLB(lb *StoredLoadBalancer) LoadBalancerView {
-	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer}
+	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer, LoadBalancerType: catalog.ViewLBType(lb.LoadBalancerType)}
 	pn := lb.PublicNet
 	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled, IPv4: lbAddress{pn.IPv4.IP, pn.IPv4.DNSPtr}, IPv6: lbAddress{pn.IPv6.IP, pn.IPv6.DNSPtr}}
 	v.Labels = CopyLabels(lb.Labels)
