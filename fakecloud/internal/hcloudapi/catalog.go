@@ -84,7 +84,7 @@ var (
 		id:    func(l schema.Location) int64 { return l.ID }, name: func(l schema.Location) string { return l.Name }}
 	catalogServerTypes = catalogEntry[catalog.ServerTypeView]{family: "server_types", single: "server_type",
 		items: (*catalog.Catalog).ServerTypes, every: (*catalog.Catalog).EveryServerType,
-		id:    func(t catalog.ServerTypeView) int64 { return t.ID }, name: func(t catalog.ServerTypeView) string { return t.Name }}
+		id: func(t catalog.ServerTypeView) int64 { return t.ID }, name: func(t catalog.ServerTypeView) string { return t.Name }}
 	catalogLBTypes = catalogEntry[catalog.LBTypeView]{family: "load_balancer_types", single: "load_balancer_type",
 		items: (*catalog.Catalog).LBTypes,
 		id:    func(t catalog.LBTypeView) int64 { return t.ID }, name: func(t catalog.LBTypeView) string { return t.Name }}
