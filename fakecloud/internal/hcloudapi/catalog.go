@@ -121,7 +121,9 @@ var (
 
 // datacentersGone answers GET /datacenters and /datacenters/{id}: removed
 // after 2026-10-01 (changelog 2026-06-02 "Datacenters deprecated"), they
-// answer 410 with the description's code for a removed endpoint.
+// answer 410 with the description's code for a removed endpoint and the
+// announcement hcloud-go reads from its details.
 func datacentersGone(*call) (int, any, *apierr.Error) {
-	return 0, nil, apierr.Errorf("deprecated_api_endpoint", "datacenters were removed after 2026-10-01; use locations and the server types' locations")
+	return 0, nil, &apierr.Error{Code: "deprecated_api_endpoint", Message: "API functionality was removed",
+		Details: map[string]string{"announcement": "https://docs.hetzner.cloud/changelog#2026-06-02-datacenters-deprecated"}}
 }

@@ -76,6 +76,13 @@ func TestCatalogDatacentersGone(t *testing.T) {
 			t.Errorf("GET %s: %d %s, want 410 deprecated_api_endpoint", path, resp.StatusCode, body)
 		}
 	}
+	_, _, err := f.client.Datacenter.GetByID(t.Context(), 4) //nolint:staticcheck // what an old client meets
+	var details hcloud.ErrorDetailsDeprecatedAPIEndpoint
+	if herr := (hcloud.Error{}); !asError(err, &herr) || !hcloud.IsError(err, hcloud.ErrorDeprecatedAPIEndpoint) {
+		t.Fatalf("hcloud-go: %v, want deprecated_api_endpoint", err)
+	} else if details, _ = herr.Details.(hcloud.ErrorDetailsDeprecatedAPIEndpoint); !strings.Contains(details.Announcement, "datacenters-deprecated") {
+		t.Errorf("hcloud-go reads the announcement %q, want the changelog's entry", details.Announcement)
+	}
 }
 
 // TestCatalogServerTypes: today's types with their sizes and where they

@@ -178,6 +178,10 @@ func TestCertificateCreateValidation(t *testing.T) {
 		{"reserved label", body(map[string]any{"name": "x", "certificate": a.certPEM, "private_key": a.keyPEM, "labels": map[string]string{"hetzner.cloud/x": "y"}}), 422, "invalid_input", "labels"},
 		{"duplicate name", body(map[string]any{"name": "taken", "certificate": a.certPEM, "private_key": a.keyPEM}), 409, "uniqueness_error", ""},
 		{"malformed", `{"name":`, 422, "json_error", ""},
+		// The upload limits since 2026-02-11.
+		{"private key over 5,000 bytes", body(map[string]any{"name": "x", "certificate": a.certPEM, "private_key": a.keyPEM + strings.Repeat("\n", 5001-len(a.keyPEM))}), 422, "invalid_input", "private_key"},
+		{"chain over 30,000 bytes", body(map[string]any{"name": "x", "certificate": a.certPEM + strings.Repeat("\n", 30001-len(a.certPEM)), "private_key": a.keyPEM}), 422, "invalid_input", "certificate"},
+		{"chain of six certificates", body(map[string]any{"name": "x", "certificate": strings.Repeat(a.certPEM, 6), "private_key": a.keyPEM}), 422, "invalid_input", "certificate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
