@@ -76,6 +76,9 @@ func Deviate(spec []byte) ([]byte, error) {
 		return nil, err
 	}
 	paths, _ := doc["paths"].(map[string]any)
+	if err := addPaths(paths); err != nil {
+		return nil, err
+	}
 	for path, item := range paths {
 		for method, op := range item.(map[string]any) {
 			body, _ := op.(map[string]any)["requestBody"].(map[string]any)

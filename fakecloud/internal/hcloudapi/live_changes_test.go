@@ -2,9 +2,12 @@ package hcloudapi
 
 import (
 	"encoding/json"
+	"fmt"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -193,4 +196,103 @@ func TestServerCreatedInNetworksAttachesByActions(t *testing.T) {
 	if err != nil || len(s.PrivateNet) != 2 || s.Status != hcloud.ServerStatusRunning {
 		t.Errorf("after the actions: %d networks, status %s, %v; want 2, running", len(s.PrivateNet), s.Status, err)
 	}
+}
+
+// TestNetworkMembers: GET /networks/{id}/members (changelog 2026-09-15)
+// lists the servers and load balancers attached, with their subnet and
+// status, filtered, sorted and paged, through hcloud-go too.
+func TestNetworkMembers(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	nw := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.1.0/24")
+	act, _, err := f.client.Network.AddSubnet(ctx, nw, hcloud.NetworkAddSubnetOpts{Subnet: hcloud.NetworkSubnet{Type: hcloud.NetworkSubnetTypeCloud, NetworkZone: hcloud.NetworkZoneEUCentral, IPRange: mustCIDR(t, "10.0.2.0/24")}})
+	if err == nil {
+		err = f.client.Action.WaitFor(ctx, act)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newServer(t, f, hcloud.ServerCreateOpts{Name: "a", Networks: []*hcloud.Network{nw}})
+	b := newServer(t, f, hcloud.ServerCreateOpts{Name: "b"})
+	act, _, err = f.client.Server.AttachToNetwork(ctx, b, hcloud.ServerAttachToNetworkOpts{Network: nw, IP: net2ip("10.0.2.9"), AliasIPs: []net.IP{net2ip("10.0.2.10")}})
+	if err == nil {
+		err = f.client.Action.WaitFor(ctx, act)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := f.client.LoadBalancer.Create(ctx, hcloud.LoadBalancerCreateOpts{Name: "lb", LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}, Network: nw})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lb := res.LoadBalancer
+
+	all, err := f.client.Network.AllMembers(ctx, nw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range all {
+		got = append(got, fmt.Sprintf("%s:%d %s %v %s %s", m.Type, m.ID, m.IP, m.AliasIPs, m.Subnet.String(), m.Status))
+	}
+	want := []string{
+		fmt.Sprintf("server:%d 10.0.1.2 [] 10.0.1.0/24 ok", a.ID),
+		fmt.Sprintf("server:%d 10.0.2.9 [10.0.2.10] 10.0.2.0/24 ok", b.ID),
+		fmt.Sprintf("load_balancer:%d 10.0.1.3 [] 10.0.1.0/24 ok", lb.ID),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("members:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	for query, wantIDs := range map[string][]int64{
+		"?type=server":                         {a.ID, b.ID},
+		"?type=load_balancer":                  {lb.ID},
+		"?subnet=10.0.2.0/24":                  {b.ID},
+		"?status=attaching":                    nil,
+		"?sort=ip:desc":                        {b.ID, lb.ID, a.ID},
+		"?type=server&sort=id:desc&per_page=1": {b.ID},
+	} {
+		resp, body := f.do(t, "GET", fmt.Sprintf("/v1/networks/%d/members%s", nw.ID, query), "")
+		var page struct{ Members []struct{ ID int64 } }
+		decode(t, body, &page)
+		var ids []int64
+		for _, m := range page.Members {
+			ids = append(ids, m.ID)
+		}
+		if resp.StatusCode != http.StatusOK || !slices.Equal(ids, wantIDs) {
+			t.Errorf("%s: %d %v, want %v", query, resp.StatusCode, ids, wantIDs)
+		}
+	}
+	for _, query := range []string{"?type=floating_ip", "?subnet=10.0.2.1/24", "?status=fine", "?sort=name"} {
+		if resp, body := f.do(t, "GET", fmt.Sprintf("/v1/networks/%d/members%s", nw.ID, query), ""); resp.StatusCode != http.StatusUnprocessableEntity || !containsCode(body, "invalid_input") {
+			t.Errorf("%s: %d %s, want invalid_input", query, resp.StatusCode, body)
+		}
+	}
+	if resp, _ := f.do(t, "GET", "/v1/networks/999999/members", ""); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("members of a missing network: %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestNetworkMemberAttaching: a member whose attach_to_network still runs
+// is listed as attaching.
+func TestNetworkMemberAttaching(t *testing.T) {
+	f := newFixture(t, Options{ActionDuration: time.Hour})
+	nw := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.1.0/24")
+	res, _, err := f.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: "s", ServerType: &hcloud.ServerType{Name: testServerType},
+		Image: &hcloud.Image{Name: "ubuntu-24.04"}, Networks: []*hcloud.Network{nw}, StartAfterCreate: hcloud.Ptr(false)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	members, _, err := f.client.Network.ListMembers(t.Context(), nw, hcloud.NetworkMemberListOpts{})
+	if err != nil || len(members) != 1 || members[0].ID != res.Server.ID || members[0].Status != "attaching" {
+		t.Errorf("members while attaching: %+v %v, want the server attaching", members, err)
+	}
+}
+
+func mustCIDR(t testing.TB, s string) *net.IPNet {
+	t.Helper()
+	_, n, err := net.ParseCIDR(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -72,6 +72,7 @@ func apiRoutes() []route {
 		{"GET", "/networks/{id}", get((*tx).Network, oneNetwork)},
 		{"PUT", "/networks/{id}", update("network", (*tx).UpdateNetwork, oneNetwork)},
 		{"DELETE", "/networks/{id}", del((*tx).DeleteNetwork)},
+		{"GET", "/networks/{id}/members", listNetworkMembers},
 		{"GET", "/networks/actions", listActions("network")},
 		{"GET", "/networks/actions/{action}", getAction("network")},
 		{"GET", "/networks/{id}/actions", listResourceActions("network")},
