@@ -40,6 +40,11 @@ func scenarios() []scenario {
 		about:   "not found, a name taken, locked, invalid input, rate limited (fakecloud only)",
 		minutes: 3, servers: 1, networks: 1,
 		run: mistakes,
+	}, {
+		name:    "public-record",
+		about:   "the requests whose live answers public material shows: a server created in a network, a primary IP unassigned from a running server, a retired type, a type where it is not sold, a body that is not JSON, a spent rate limit (fakecloud only); compared on what the record shows",
+		minutes: 3, servers: 1, networks: 1,
+		run: publicRecord,
 	}}
 }
 

@@ -13,6 +13,9 @@ func TestDiff(t *testing.T) {
 	verdict := func(v, evidence string) Verdict {
 		return Verdict{Check: "2/rename", Claim: "rename leaves an action", Verdict: v, Evidence: evidence}
 	}
+	shown := func(name string, status int, body any) Step {
+		return Step{Name: name, Request: Request{Method: "POST", Path: "/servers"}, Response: Response{Status: status, Body: body}}
+	}
 	snap := func(source string, steps []Step, verdicts ...Verdict) *Snapshot {
 		return &Snapshot{Scenario: "x", Source: source, Steps: steps, Verdicts: verdicts}
 	}
@@ -52,6 +55,26 @@ func TestDiff(t *testing.T) {
 		name: "a live run against a fakecloud recording leaves them out",
 		want: snap(SourceFakecloud, []Step{step("a", "", 200), step("rate limited", OnlyFakecloud, 429)}),
 		got:  snap(SourceLive, []Step{step("a", "", 200)}),
+	}, {
+		name: "a public record compares what it shows alone",
+		want: snap(SourcePublicRecord, []Step{shown("a", 422, map[string]any{"error": map[string]any{"code": "x", "details": nil}}), shown("setup", 201, nil)}),
+		got: snap(SourceFakecloud, []Step{shown("a", 422, map[string]any{"error": map[string]any{"code": "x", "details": nil, "message": "<message>"}}),
+			shown("setup", 201, map[string]any{"network": map[string]any{"id": "<network:1>"}})}),
+	}, {
+		name:     "a public record's null is compared",
+		want:     snap(SourcePublicRecord, []Step{shown("a", 429, map[string]any{"error": map[string]any{"details": nil}})}),
+		got:      snap(SourceFakecloud, []Step{shown("a", 429, map[string]any{"error": map[string]any{"details": map[string]any{}}})}),
+		wantDiff: "details",
+	}, {
+		name:     "a public record's list is compared item by item",
+		want:     snap(SourcePublicRecord, []Step{shown("a", 201, map[string]any{"next_actions": []any{map[string]any{"command": "start_server"}, map[string]any{"command": "attach_to_network"}}})}),
+		got:      snap(SourceFakecloud, []Step{shown("a", 201, map[string]any{"next_actions": []any{map[string]any{"command": "start_server", "id": "<action:2>"}}})}),
+		wantDiff: "attach_to_network",
+	}, {
+		name:     "a public record's status is compared",
+		want:     snap(SourcePublicRecord, []Step{shown("setup", 201, nil)}),
+		got:      snap(SourceFakecloud, []Step{shown("setup", 200, nil)}),
+		wantDiff: "201",
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

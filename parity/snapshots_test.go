@@ -1,8 +1,11 @@
 package parity
 
 import (
+	"bytes"
 	"flag"
+	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 )
 
@@ -30,5 +33,27 @@ func TestSnapshots(t *testing.T) {
 				t.Errorf("the scenario left resources behind for the cleanup: %v", r.Removed)
 			}
 		})
+	}
+}
+
+// TestRecordKeepsThePublicRecord: -record against fakecloud does not
+// overwrite a snapshot written from the public record; it compares.
+func TestRecordKeepsThePublicRecord(t *testing.T) {
+	dir := t.TempDir()
+	before, err := os.ReadFile(SnapshotPath(snapshotDir, "public-record"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(SnapshotPath(dir, "public-record"), before, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	results := Run(t.Context(), Config{Open: OpenFakecloud, Location: "fsn1", Record: true, Dir: dir, RunID: NewRunID(),
+		Match: regexp.MustCompile("^public-record$")})
+	if len(results) != 1 || !results[0].OK() || results[0].Written != "" {
+		t.Fatalf("a recording over the public record: %+v", results)
+	}
+	after, _ := os.ReadFile(SnapshotPath(dir, "public-record"))
+	if !bytes.Equal(before, after) {
+		t.Error("the public record was rewritten")
 	}
 }

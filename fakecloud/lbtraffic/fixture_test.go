@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/trafficspec"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/lbtraffic/lbtraffictest"
 )
 
@@ -77,14 +78,25 @@ func (f *fixture) serveHealthy(lb LoadBalancer) {
 // waitHealth waits until a target's checked status is want.
 func (f *fixture) waitHealth(lb int64, port int, key, want string) {
 	f.t.Helper()
+	f.waitChecked(lb, port, key, "status "+want, func(h trafficspec.Health) bool { return h.Status == want })
+}
+
+// waitDetail waits until a target's checked detail is want.
+func (f *fixture) waitDetail(lb int64, port int, key, want string) {
+	f.t.Helper()
+	f.waitChecked(lb, port, key, "detail "+want, func(h trafficspec.Health) bool { return h.Detail == want })
+}
+
+func (f *fixture) waitChecked(lb int64, port int, key, what string, ok func(trafficspec.Health) bool) {
+	f.t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		st, _ := f.plane.Health(lb, port, key)
-		if st == want {
+		h, _ := f.plane.Checked(lb, port, key)
+		if ok(h) {
 			return
 		}
 		if time.Now().After(deadline) {
-			f.t.Fatalf("target %s of port %d is %q, want %q", key, port, st, want)
+			f.t.Fatalf("target %s of port %d is %+v, want %s", key, port, h, what)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}

@@ -4,12 +4,16 @@ import (
 	"bufio"
 	"context"
 	"crypto/tls"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
 	"strings"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/trafficspec"
 )
 
 // checkKey names a running check: a target of a service, where it is
@@ -86,7 +90,11 @@ func (p *Plane) runCheck(c *checker, k checkKey, hc HealthCheck) {
 		}
 		st, _ := p.Health(k.lb, k.port, k.target)
 		if next := run.judge(err == nil, st, retries); next != "" {
-			p.setHealth(k.healthKey, next)
+			h := trafficspec.Health{Status: next}
+			if next == Unhealthy {
+				h.Detail, h.HTTPStatusCode = failureOf(err)
+			}
+			p.setHealth(k.healthKey, h)
 		}
 		timer.Reset(interval)
 	}
@@ -124,7 +132,10 @@ func (p *Plane) probe(hc HealthCheck, addr netip.Addr, proxy bool) error {
 	target := netip.AddrPortFrom(addr, uint16(hc.Port))
 	conn, err := p.opts.Dial(ctx, "tcp", target.String())
 	if err != nil {
-		return err
+		if timedOut(ctx, err) {
+			return checkFailure{"layer4_timeout", 0, err}
+		}
+		return checkFailure{"layer4_no_connection", 0, err}
 	}
 	defer conn.Close()
 	if hc.Protocol == "tcp" || hc.Protocol == "" {
@@ -156,20 +167,20 @@ func (p *Plane) probe(hc HealthCheck, addr netip.Addr, proxy bool) error {
 	req.Host = host
 	req.Close = true
 	if err := req.Write(conn); err != nil {
-		return err
+		return layer7(ctx, err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
 	if err != nil {
-		return err
+		return layer7(ctx, err)
 	}
 	defer resp.Body.Close()
 	if !statusMatches(resp.StatusCode, hc.StatusCodes) {
-		return fmt.Errorf("status %d is not one of %v", resp.StatusCode, hc.StatusCodes)
+		return checkFailure{"unexpected_http_status", resp.StatusCode, fmt.Errorf("status %d is not one of %v", resp.StatusCode, hc.StatusCodes)}
 	}
 	if hc.Response != "" {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 		if !strings.Contains(string(body), hc.Response) {
-			return fmt.Errorf("the body does not contain %q", hc.Response)
+			return checkFailure{"unexpected_http_content", resp.StatusCode, fmt.Errorf("the body does not contain %q", hc.Response)}
 		}
 	}
 	return nil
@@ -197,4 +208,36 @@ func statusMatches(code int, patterns []string) bool {
 		}
 	}
 	return false
+}
+
+// checkFailure is why a check failed, as the API details an unhealthy
+// target.
+type checkFailure struct {
+	detail string
+	status int // the HTTP status, for the HTTP details
+	err    error
+}
+
+func (f checkFailure) Error() string { return f.detail + ": " + f.err.Error() }
+
+// failureOf is the detail and HTTP status of a failed check.
+func failureOf(err error) (string, int) {
+	var f checkFailure
+	if errors.As(err, &f) {
+		return f.detail, f.status
+	}
+	return "unspecified", 0
+}
+
+// layer7 is a failure after the connection was made.
+func layer7(ctx context.Context, err error) error {
+	if timedOut(ctx, err) {
+		return checkFailure{"layer7_timeout", 0, err}
+	}
+	return checkFailure{"unspecified", 0, err}
+}
+
+func timedOut(ctx context.Context, err error) bool {
+	var ne net.Error
+	return ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }

@@ -50,7 +50,7 @@ type Plane struct {
 	closed    bool
 
 	hmu    sync.RWMutex
-	health map[healthKey]string
+	health map[healthKey]trafficspec.Health
 }
 
 type healthKey struct {
@@ -71,7 +71,7 @@ func New(opts Options) *Plane {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Plane{opts: opts, listeners: map[netip.AddrPort]*listener{}, checks: map[checkKey]*checker{}, health: map[healthKey]string{}}
+	return &Plane{opts: opts, listeners: map[netip.AddrPort]*listener{}, checks: map[checkKey]*checker{}, health: map[healthKey]trafficspec.Health{}}
 }
 
 // Sync makes the Plane serve exactly lbs: new listeners open, changed ones
@@ -90,19 +90,26 @@ func (p *Plane) Sync(lbs []LoadBalancer) {
 // Health is the checked status of a target for a service, and whether it
 // has been checked at all.
 func (p *Plane) Health(lb int64, listenPort int, target string) (string, bool) {
-	p.hmu.RLock()
-	defer p.hmu.RUnlock()
-	st, ok := p.health[healthKey{lb, listenPort, target}]
-	return st, ok
+	h, ok := p.Checked(lb, listenPort, target)
+	return h.Status, ok
 }
 
-func (p *Plane) setHealth(k healthKey, st string) {
+// Checked is a target's checked health for a service, with why it is
+// unhealthy; false before its first check.
+func (p *Plane) Checked(lb int64, listenPort int, target string) (trafficspec.Health, bool) {
+	p.hmu.RLock()
+	defer p.hmu.RUnlock()
+	h, ok := p.health[healthKey{lb, listenPort, target}]
+	return h, ok
+}
+
+func (p *Plane) setHealth(k healthKey, h trafficspec.Health) {
 	p.hmu.Lock()
 	defer p.hmu.Unlock()
-	if p.health[k] != st {
-		p.opts.Logger.Info("load balancer target health", "load_balancer", k.lb, "listen_port", k.port, "target", k.target, "status", st)
+	if p.health[k].Status != h.Status {
+		p.opts.Logger.Info("load balancer target health", "load_balancer", k.lb, "listen_port", k.port, "target", k.target, "status", h.Status, "detail", h.Detail)
 	}
-	p.health[k] = st
+	p.health[k] = h
 }
 
 // effective is the status traffic follows: a forced one, else the checked one.

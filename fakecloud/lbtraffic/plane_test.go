@@ -235,11 +235,32 @@ func TestHTTPHealthCheck(t *testing.T) {
 	lb.Services[0].HealthCheck.Response = "ready"
 	f.plane.Sync([]LoadBalancer{lb})
 	f.waitHealth(1, 80, "server:1", Unhealthy)
+	if h, _ := f.plane.Checked(1, 80, "server:1"); h.Detail != "unexpected_http_content" {
+		t.Errorf("a body without %q: %+v, want detail unexpected_http_content", "ready", h)
+	}
 	lb.Services[0].HealthCheck.Response, lb.Services[0].HealthCheck.StatusCodes = "", []string{"5??"}
 	f.plane.Sync([]LoadBalancer{lb})
-	time.Sleep(100 * time.Millisecond)
-	if st, _ := f.plane.Health(1, 80, "server:1"); st != Unhealthy {
-		t.Fatalf("a 200 against status codes 5?? gave %q, want unhealthy", st)
+	f.waitDetail(1, 80, "server:1", "unexpected_http_status")
+	if h, _ := f.plane.Checked(1, 80, "server:1"); h.Status != Unhealthy || h.HTTPStatusCode != 200 {
+		t.Fatalf("a 200 against status codes 5?? gave %+v, want unhealthy with http_status_code 200", h)
+	}
+}
+
+// TestHealthCheckDetails: an unhealthy target says why, as the API does
+// since 2026-08-17: nothing listening is layer4_no_connection.
+func TestHealthCheckDetails(t *testing.T) {
+	f := newFixture(t)
+	svc := service("tcp", 80)
+	lb := LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}}
+	f.plane.Sync([]LoadBalancer{lb})
+	f.waitHealth(1, 80, "server:1", Unhealthy)
+	if h, _ := f.plane.Checked(1, 80, "server:1"); h.Detail != "layer4_no_connection" || h.HTTPStatusCode != 0 {
+		t.Errorf("nothing listening: %+v, want layer4_no_connection", h)
+	}
+	f.backend("10.0.0.2:30080", "one")
+	f.waitHealth(1, 80, "server:1", Healthy)
+	if h, _ := f.plane.Checked(1, 80, "server:1"); h.Detail != "" {
+		t.Errorf("healthy again: %+v, want no detail", h)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 func (s *Server) startTraffic() {
 	o := s.opts
 	s.traffic = lbtraffic.New(lbtraffic.Options{Dial: o.LoadBalancerDial, Logger: o.Logger})
-	s.world.SetTraffic(o.LoadBalancerIPv4Range, s.traffic.Health)
+	s.world.SetTraffic(o.LoadBalancerIPv4Range, s.traffic.Checked)
 	go func() {
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()

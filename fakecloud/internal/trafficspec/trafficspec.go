@@ -52,3 +52,14 @@ type HealthCheck struct {
 	Response    string   // the body must contain it, if set
 	StatusCodes []string // e.g. "2??", "301"; default 2?? and 3??
 }
+
+// Health is a target's checked health for one service: its status and,
+// when unhealthy, why (changelog 2026-08-17 "Load Balancer health check
+// details"): one of unspecified, layer4_no_connection, layer4_timeout,
+// layer7_timeout, unexpected_http_status (with the status code) and
+// unexpected_http_content.
+type Health struct {
+	Status         string
+	Detail         string
+	HTTPStatusCode int
+}

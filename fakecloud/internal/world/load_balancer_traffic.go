@@ -8,7 +8,7 @@ import (
 
 // SetTraffic makes load balancers with an address in the range carry
 // traffic; probed gives their targets' checked health.
-func (s *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort int, target string) (string, bool)) {
+func (s *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort int, target string) (trafficspec.Health, bool)) {
 	w := s.w
 	w.Mu.Lock()
 	defer w.Mu.Unlock()

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -198,16 +199,24 @@ func (w *Model) health(lb *StoredLoadBalancer, t store.Target) []store.TargetHea
 	out := []store.TargetHealth{}
 	key := TargetKey(t)
 	for _, svc := range lb.Services {
-		st, ok := w.forcedHealth(lb, key, svc.ListenPort)
-		if !ok && w.Probed != nil {
-			if st, ok = w.Probed(lb.ID, svc.ListenPort, key); !ok {
-				st = "unknown"
+		h := store.TargetHealth{ListenPort: svc.ListenPort}
+		st, forced := w.forcedHealth(lb, key, svc.ListenPort)
+		switch {
+		case forced:
+			h.Status = st
+			if st == "unhealthy" {
+				h.Detail = "unspecified" // a script's or a stopped server's: no check says why
 			}
+		case w.Probed != nil:
+			checked, ok := w.Probed(lb.ID, svc.ListenPort, key)
+			h.Status, h.Detail, h.HTTPStatusCode = cmp.Or(checked.Status, "unknown"), checked.Detail, checked.HTTPStatusCode
+			if !ok {
+				h.Status = "unknown"
+			}
+		default:
+			h.Status = "healthy"
 		}
-		if st == "" {
-			st = "healthy"
-		}
-		out = append(out, store.TargetHealth{ListenPort: svc.ListenPort, Status: st})
+		out = append(out, h)
 	}
 	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/trafficspec"
 )
 
 // State is the whole simulated project as it is now, what requests
@@ -54,7 +55,7 @@ type State struct {
 	// LBIPv4 is where load balancers that carry traffic take their
 	// addresses; probed gives their targets' checked health.
 	LBIPv4  netip.Prefix
-	Probed  func(lb int64, listenPort int, target string) (string, bool)
+	Probed  func(lb int64, listenPort int, target string) (trafficspec.Health, bool)
 	pubIPv6 uint64 // next /64 index in the public IPv6 pool
 
 	NetMembers map[int64][]Member                // network ID -> attached resources
@@ -196,8 +197,10 @@ type TargetServer struct {
 }
 
 type TargetHealth struct {
-	ListenPort int    `json:"listen_port"`
-	Status     string `json:"status"`
+	ListenPort     int    `json:"listen_port"`
+	Status         string `json:"status"`
+	Detail         string `json:"detail,omitempty"`           // why it is unhealthy, since 2026-08-17
+	HTTPStatusCode int    `json:"http_status_code,omitempty"` // the check's answer, for the HTTP details
 }
 
 func (t Target) Private() bool { return t.UsePrivateIP != nil && *t.UsePrivateIP }
