@@ -45,6 +45,12 @@ func TestEvents(t *testing.T) {
 		if got[0] != want[0] || got[1] != want[1] {
 			t.Errorf("server %d health %v, want %v", sub.Server.Server.ID, got, want)
 		}
+		// A scripted status says no more why than the API's catch-all.
+		for _, h := range sub.HealthStatus {
+			if unhealthy := h.Status == "unhealthy"; unhealthy != (h.Detail != nil && *h.Detail == "unspecified") {
+				t.Errorf("server %d port %d: %s with detail %v, want unspecified exactly when unhealthy", sub.Server.Server.ID, h.ListenPort, h.Status, h.Detail)
+			}
+		}
 	}
 
 	if err := f.fc.Apply(Event{Type: "lock", Resource: "load_balancer", ID: lb.ID, For: Duration(30 * time.Second)}); err != nil {
