@@ -2,8 +2,12 @@ package inventory
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -427,5 +431,54 @@ func TestFeedFollowsRunningActionsAfterABurst(t *testing.T) {
 	}
 	if n := actionReads(c); n != 3 {
 		t.Errorf("%d action reads (%v), want 3: the page that shows 50 of the power-offs ended, the other 10 by ID, the primary IP actions", n, c.FC.Counters())
+	}
+}
+
+// TestFeedIgnoresLoadBalancersPrimaryIPs: a primary IP a load balancer
+// holds (since 2026-10-05) names the load balancer in assignee_id, whose
+// ID may be a server's too; its actions mark no server changed.
+func TestFeedIgnoresLoadBalancersPrimaryIPs(t *testing.T) {
+	var other int64 // the server whose ID the load balancer's coincides with
+	opts := pessimisticOpts(time.Hour)
+	opts.Middleware = []func(http.Handler) http.Handler{func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method != http.MethodGet || !strings.HasPrefix(r.URL.Path, "/v1/primary_ips/") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			rec := httptest.NewRecorder()
+			next.ServeHTTP(rec, r)
+			var body struct {
+				PrimaryIP map[string]any `json:"primary_ip"`
+			}
+			if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || body.PrimaryIP == nil {
+				w.WriteHeader(rec.Code)
+				_, _ = w.Write(rec.Body.Bytes())
+				return
+			}
+			body.PrimaryIP["assignee_type"], body.PrimaryIP["assignee_id"] = "load_balancer", other
+			w.Header().Set("Content-Type", "application/json")
+			_ = json.NewEncoder(w).Encode(body)
+		})
+	}}
+	c, clk := feedCloud(t, 20, opts)
+	inv := feedInventory(t, c, clk)
+	other = c.Server(t, "node-0008").ID
+	res, _, err := c.Client.PrimaryIP.Create(t.Context(), hcloud.PrimaryIPCreateOpts{Name: "lb-held", Type: hcloud.PrimaryIPTypeIPv4, Location: "fsn1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv.mu.Lock()
+	before := inv.byID[other].seen
+	inv.mu.Unlock()
+	clk.Advance(time.Minute)
+	if err := inv.place(t.Context(), []int64{res.PrimaryIP.ID}, false, clk.Now()); err != nil {
+		t.Fatal(err)
+	}
+	inv.mu.Lock()
+	after := inv.byID[other].seen
+	inv.mu.Unlock()
+	if before.IsZero() || !after.Equal(before) {
+		t.Errorf("node-0008 seen %v, then %v: a load balancer's primary IP marked the server of the same ID changed", before, after)
 	}
 }

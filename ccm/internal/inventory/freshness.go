@@ -127,8 +127,8 @@ func (inv *Inventory) place(ctx context.Context, pips []int64, list bool, start 
 		if err != nil {
 			return err
 		}
-		if p == nil || p.AssigneeID == 0 {
-			continue
+		if p == nil || p.AssigneeID == 0 || p.AssigneeType != "server" {
+			continue // unassigned, or a load balancer's (IDs of kinds may coincide)
 		}
 		inv.mu.Lock()
 		inv.byID[p.AssigneeID].changed(start)

@@ -30,7 +30,10 @@ import (
 //
 //   - An unassigned primary IP's assignee_type is "unassigned" since
 //     2026-08-01 (changelog 2026-04-27, "Primary IPs will return
-//     unassigned"); the description's enum still holds server alone.
+//     unassigned"); the description's enum still holds server alone. A
+//     load balancer's is load_balancer (changelog 2026-10-05, "Load
+//     Balancers can use existing Primary IPs"; the value is fakecloud's
+//     reading, not seen).
 //   - Images, server types and load balancer types no longer carry
 //     "deprecated" since 2026-11-02 (changelog 2026-09-08, "Removing the
 //     deprecated field"); the description still requires it.
@@ -45,8 +48,32 @@ type relaxation struct {
 	require []string
 }
 
+// added are request properties the live API took on after the
+// description, by operation:
+//
+//   - POST /load_balancers: public_net, the primary IPs a new load
+//     balancer takes by ID (changelog 2026-10-05, "Load Balancers can use
+//     existing Primary IPs"; hcloud-go v2.52's
+//     LoadBalancerCreateRequestPublicNet).
+var added = map[string]map[string]any{
+	"POST /load_balancers": {"public_net": map[string]any{
+		"description": "The primary IPs the load balancer takes, by ID; a family left out gets a new address.",
+		"type":        "object",
+		"properties": map[string]any{
+			"ipv4": map[string]any{"type": "integer", "format": "int64"},
+			"ipv6": map[string]any{"type": "integer", "format": "int64"},
+		},
+		"additionalProperties": false,
+	}},
+}
+
 // deviate applies the deviations to one operation's body schema, in place.
 func deviate(method, path string, body any) {
+	if props, ok := body.(map[string]any)["properties"].(map[string]any); ok {
+		for name, schema := range added[method+" "+path] {
+			props[name] = schema
+		}
+	}
 	widenIDs(body, false)
 	widenHealthChecks(body, false)
 	r, ok := relaxed[method+" "+path]
@@ -102,7 +129,7 @@ func Deviate(spec []byte) ([]byte, error) {
 }
 
 // answerEnums are values answers carry beyond the description's enums.
-var answerEnums = map[string][]string{"assignee_type": {"unassigned"}}
+var answerEnums = map[string][]string{"assignee_type": {"unassigned", "load_balancer"}}
 
 // widenEnum adds values to the enum of every property named prop.
 func widenEnum(v any, prop string, values []string) {

@@ -296,3 +296,88 @@ func mustCIDR(t testing.TB, s string) *net.IPNet {
 	}
 	return n
 }
+
+// TestLoadBalancerOnPrimaryIPs: since 2026-10-05 a load balancer can be
+// created on primary IPs the user made; it keeps them for its lifetime,
+// and its answer names them.
+func TestLoadBalancerOnPrimaryIPs(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	pip := func(name, family string) *hcloud.PrimaryIP {
+		t.Helper()
+		res, _, err := f.client.PrimaryIP.Create(ctx, hcloud.PrimaryIPCreateOpts{Name: name, Type: hcloud.PrimaryIPType(family), Location: "fsn1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.PrimaryIP
+	}
+	v4, v6 := pip("v4", "ipv4"), pip("v6", "ipv6")
+	create := func(name, location string, extra string) (*http.Response, []byte) {
+		return f.do(t, "POST", "/v1/load_balancers", `{"name":"`+name+`","load_balancer_type":"lb11","location":"`+location+`"`+extra+`}`)
+	}
+	on := fmt.Sprintf(`,"public_net":{"ipv4":%d,"ipv6":%d}`, v4.ID, v6.ID)
+	for _, tt := range []struct {
+		name, location, extra, code string
+	}{
+		{"elsewhere", "nbg1", on, "primary_ip_datacenter_mismatch"},
+		{"private", "fsn1", on + `,"public_interface":false`, "invalid_input"},
+		{"swapped", "fsn1", fmt.Sprintf(`,"public_net":{"ipv4":%d}`, v6.ID), "primary_ip_version_mismatch"},
+		{"missing", "fsn1", `,"public_net":{"ipv4":999999}`, "invalid_input"},
+	} {
+		if resp, body := create(tt.name, tt.location, tt.extra); !containsCode(body, tt.code) {
+			t.Errorf("%s: %d %s, want %s", tt.name, resp.StatusCode, body, tt.code)
+		}
+	}
+	resp, body := create("lb", "fsn1", on)
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create on primary IPs: %d %s", resp.StatusCode, body)
+	}
+	var got struct {
+		LoadBalancer struct {
+			ID        int64
+			PublicNet struct {
+				IPv4, IPv6 struct {
+					ID      *int64
+					IP      string
+					Blocked *bool
+				}
+			} `json:"public_net"`
+		} `json:"load_balancer"`
+	}
+	decode(t, body, &got)
+	lb := got.LoadBalancer
+	if pn := lb.PublicNet; pn.IPv4.ID == nil || *pn.IPv4.ID != v4.ID || pn.IPv4.IP != v4.IP.String() || pn.IPv4.Blocked == nil ||
+		pn.IPv6.ID == nil || *pn.IPv6.ID != v6.ID || !v6.Network.Contains(net.ParseIP(pn.IPv6.IP)) {
+		t.Errorf("public_net %s, want the primary IPs %d (%s) and %d (%s)", body, v4.ID, v4.IP, v6.ID, v6.Network)
+	}
+	held, _, _ := f.client.PrimaryIP.GetByID(ctx, v4.ID)
+	if held.AssigneeID != lb.ID || held.AssigneeType != "load_balancer" {
+		t.Errorf("the primary IP is assigned to %s %d, want load_balancer %d", held.AssigneeType, held.AssigneeID, lb.ID)
+	}
+	if resp, body := create("again", "fsn1", on); !containsCode(body, "primary_ip_assigned") {
+		t.Errorf("a primary IP taken twice: %d %s", resp.StatusCode, body)
+	}
+	_, _, err := f.client.PrimaryIP.Unassign(ctx, v4.ID)
+	wantCode(t, err, "unsupported_error")
+	_, err = f.client.PrimaryIP.Delete(ctx, held)
+	wantCode(t, err, "must_be_unassigned")
+
+	// A load balancer's own addresses have no primary IP.
+	own, _, err := f.client.LoadBalancer.Create(ctx, hcloud.LoadBalancerCreateOpts{Name: "own", LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, body := f.do(t, "GET", fmt.Sprintf("/v1/load_balancers/%d", own.LoadBalancer.ID), ""); !strings.Contains(string(body), `"ipv4":{"id":null,"ip":"`) || !strings.Contains(string(body), `"blocked":false`) {
+		t.Errorf("a load balancer's own address: %s, want id null and blocked false", body)
+	}
+
+	// Deleted, the load balancer leaves its primary IPs unassigned, with
+	// their addresses.
+	if _, _, err := f.client.LoadBalancer.DeleteWithResult(ctx, &hcloud.LoadBalancer{ID: lb.ID}); err != nil {
+		t.Fatal(err)
+	}
+	after, _, _ := f.client.PrimaryIP.GetByID(ctx, v4.ID)
+	if after == nil || after.AssigneeID != 0 || after.AssigneeType != "unassigned" || !after.IP.Equal(v4.IP) {
+		t.Errorf("after the load balancer went: %+v, want %s unassigned", after, v4.IP)
+	}
+}

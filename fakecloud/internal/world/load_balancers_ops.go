@@ -93,8 +93,18 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		return LoadBalancerCreated{}, apierr.NotUnique("name", "load balancer name %q is already used", req.Name)
 	}
 	lb := &StoredLoadBalancer{LoadBalancer: schema.LoadBalancer{Name: req.Name, Location: loc, LoadBalancerType: lt,
-		Labels: labels, Algorithm: schema.LoadBalancerAlgorithm{Type: algo}, IncludedTraffic: 21990232555520}}
+		Labels: labels, Algorithm: schema.LoadBalancerAlgorithm{Type: algo}, IncludedTraffic: lbIncludedTraffic(lt, loc.Name)}}
 	lb.PublicNet.Enabled = req.PublicInterface == nil || *req.PublicInterface
+	given, refused := w.lbPrimaryIPs(&f, req.PublicNet, lb.PublicNet.Enabled)
+	if err := f.Err(); err != nil {
+		return LoadBalancerCreated{}, err
+	}
+	if refused != nil {
+		return LoadBalancerCreated{}, refused
+	}
+	if err := checkPrimaryIPsLocation(given, loc.Name); err != nil {
+		return LoadBalancerCreated{}, err
+	}
 	var netIP netip.Addr
 	if n != nil {
 		ip, err := w.AllocIP(n, loc.NetworkZone, "", "")
@@ -133,15 +143,22 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if err := w.CheckLBLimits(lb, lt); err != nil {
 		return LoadBalancerCreated{}, err
 	}
-	ip4, ok := w.LBPublicIPv4()
-	if !ok {
-		return LoadBalancerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
+	var ip4 netip.Addr
+	if given[0] == nil {
+		if ip4, ok = w.LBPublicIPv4(); !ok {
+			return LoadBalancerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
+		}
 	}
 	lb.ID = w.NewID("load_balancer")
 	lb.Created = w.Now().UTC().Truncate(time.Second)
-	ip6 := netip.MustParsePrefix(w.NewIPv6Net()).Addr().Next()
-	lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: defaultPTR(ip4)}
-	lb.PublicNet.IPv6 = schema.LoadBalancerPublicNetIPv6{IP: ip6.String(), DNSPtr: "static." + ip6.String() + ".clients.your-server.de"}
+	if given[0] == nil {
+		lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: defaultPTR(ip4)}
+	}
+	if given[1] == nil {
+		ip6 := netip.MustParsePrefix(w.NewIPv6Net()).Addr().Next()
+		lb.PublicNet.IPv6 = schema.LoadBalancerPublicNetIPv6{IP: ip6.String(), DNSPtr: "static." + ip6.String() + ".clients.your-server.de"}
+	}
+	w.holdLBPrimaryIPs(lb, given)
 	if n != nil {
 		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "load_balancer", ID: lb.ID}, IP: netIP})
 	}
@@ -176,8 +193,22 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 		return schema.Action{}, err
 	}
 	t.w.DetachAll(ref)
-	t.w.PubIPv4.Release(lb.PublicNet.IPv4.IP)
+	if lb.PublicNet.IPv4.ID == 0 {
+		t.w.PubIPv4.Release(lb.PublicNet.IPv4.IP) // a primary IP's address stays with it
+	}
+	t.w.releaseLBPrimaryIPs(lb)
 	t.w.LoadBalancers.Del(lb.ID)
 	a := t.w.StartAction(store.ActionSpec{Command: "delete_load_balancer", Resources: []store.Ref{ref}})
 	return t.w.ViewAction(a), nil
+}
+
+// lbIncludedTraffic is the traffic a load balancer of the type includes in
+// the location.
+func lbIncludedTraffic(lt schema.LoadBalancerType, location string) uint64 {
+	for _, p := range lt.Prices {
+		if p.Location == location {
+			return p.IncludedTraffic
+		}
+	}
+	return 0
 }

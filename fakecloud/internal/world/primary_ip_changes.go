@@ -21,6 +21,9 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 	if p.AssigneeID == nil {
 		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
+	if p.AssigneeType == assigneeLB {
+		return schema.Action{}, apierr.Errorf(apierr.CodeUnsupportedError, "primary_ip %d stays with load balancer %d for its lifetime", p.ID, *p.AssigneeID)
+	}
 	s, ok := t.w.Servers.Get(*p.AssigneeID)
 	if !ok {
 		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
@@ -52,7 +55,7 @@ func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) 
 		return schema.Action{}, apierr.InvalidField("assignee_type", "must be server")
 	}
 	if p.AssigneeID != nil {
-		return schema.Action{}, apierr.Errorf("primary_ip_already_assigned", "primary_ip %d is assigned to server %d", p.ID, *p.AssigneeID)
+		return schema.Action{}, apierr.Errorf("primary_ip_already_assigned", "primary_ip %d is assigned to %s %d", p.ID, p.AssigneeType, *p.AssigneeID)
 	}
 	s, ok := t.w.Servers.Get(req.AssigneeID)
 	if !ok {
@@ -232,7 +235,7 @@ func (t *Tx) DeletePrimaryIP(id int64) *apierr.Error {
 		return err
 	}
 	if p.AssigneeID != nil {
-		return apierr.Errorf("must_be_unassigned", "primary_ip %d is assigned to server %d; unassign it first", p.ID, *p.AssigneeID)
+		return apierr.Errorf("must_be_unassigned", "primary_ip %d is assigned to %s %d; unassign it first", p.ID, p.AssigneeType, *p.AssigneeID)
 	}
 	if err := t.w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID}); err != nil {
 		return err

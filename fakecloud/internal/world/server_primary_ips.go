@@ -43,7 +43,7 @@ func (w *ops) givenPrimaryIPs(f *apierr.Fields, pn *serverCreatePublicNet) ([2]*
 		case p.Type != g.family:
 			refused = apierr.Errorf("primary_ip_version_mismatch", "primary IP %d is %s, given as %s", p.ID, p.Type, g.family)
 		case p.AssigneeID != nil:
-			refused = apierr.Errorf("primary_ip_assigned", "primary IP %d is assigned to server %d", p.ID, *p.AssigneeID)
+			refused = apierr.Errorf("primary_ip_assigned", "primary IP %d is assigned to %s %d", p.ID, p.AssigneeType, *p.AssigneeID)
 		default:
 			refused = w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID})
 		}
@@ -68,7 +68,7 @@ func primaryIPsLocation(given [2]*schema.PrimaryIP) string {
 func checkPrimaryIPsLocation(given [2]*schema.PrimaryIP, loc string) *apierr.Error {
 	for _, p := range given {
 		if p != nil && p.Location.Name != loc {
-			return apierr.Errorf("primary_ip_datacenter_mismatch", "primary IP %d is in %s, the server in %s", p.ID, p.Location.Name, loc)
+			return apierr.Errorf("primary_ip_datacenter_mismatch", "primary IP %d is in %s, not in %s", p.ID, p.Location.Name, loc)
 		}
 	}
 	return nil

@@ -77,9 +77,9 @@ type LoadBalancerView struct {
 	Targets          []store.Target     `json:"targets"`
 }
 
-// lbPublicNetView is a load balancer's public_net as the description has
-// it: addresses with their reverse DNS, no primary IP ID and no blocked
-// flag (schema.LoadBalancerPublicNet would send id 0 and blocked false).
+// lbPublicNetView is a load balancer's public_net as the API answers since
+// 2026-10-05: each address with its reverse DNS, the primary IP it comes
+// from (null for one of the load balancer's own) and whether it is blocked.
 type lbPublicNetView struct {
 	Enabled bool      `json:"enabled"`
 	IPv4    lbAddress `json:"ipv4"`
@@ -87,8 +87,17 @@ type lbPublicNetView struct {
 }
 
 type lbAddress struct {
-	IP     string `json:"ip"`
-	DNSPtr string `json:"dns_ptr"`
+	ID      *int64 `json:"id"`
+	IP      string `json:"ip"`
+	Blocked bool   `json:"blocked"`
+	DNSPtr  string `json:"dns_ptr"`
+}
+
+func primaryIPID(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
 }
 
 // lbServiceView leaves out http objects that do not apply to the protocol,
@@ -114,7 +123,9 @@ type lbHealthCheckView struct {
 func (w *Model) ViewLB(lb *StoredLoadBalancer) LoadBalancerView {
 	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer, LoadBalancerType: catalog.ViewLBType(lb.LoadBalancerType)}
 	pn := lb.PublicNet
-	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled, IPv4: lbAddress{pn.IPv4.IP, pn.IPv4.DNSPtr}, IPv6: lbAddress{pn.IPv6.IP, pn.IPv6.DNSPtr}}
+	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled,
+		IPv4: lbAddress{ID: primaryIPID(pn.IPv4.ID), IP: pn.IPv4.IP, DNSPtr: pn.IPv4.DNSPtr},
+		IPv6: lbAddress{ID: primaryIPID(pn.IPv6.ID), IP: pn.IPv6.IP, DNSPtr: pn.IPv6.DNSPtr}}
 	v.Labels = CopyLabels(lb.Labels)
 	v.PrivateNet = append([]schema.LoadBalancerPrivateNet{}, lb.PrivateNet...)
 	v.Services = make([]lbServiceView, 0, len(lb.Services))

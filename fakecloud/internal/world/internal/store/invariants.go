@@ -82,18 +82,28 @@ func checkInvariants(st *Snapshot) []error {
 			}
 		}
 	}
-	servers := map[int64]bool{}
+	holders := map[string]map[int64]bool{"server": {}, "load_balancer": {}}
 	for _, s := range st.Servers {
-		servers[s.ID] = true
+		holders["server"][s.ID] = true
+	}
+	for _, lb := range st.LoadBalancers {
+		holders["load_balancer"][lb.ID] = true
 	}
 	for _, p := range st.PrimaryIPs {
-		if p.AssigneeID != nil && !servers[*p.AssigneeID] {
-			bad("primary IP %d: assigned to server %d, which does not exist", p.ID, *p.AssigneeID)
+		if p.AssigneeID != nil && !holders[p.AssigneeType][*p.AssigneeID] {
+			bad("primary IP %d: assigned to %s %d, which does not exist", p.ID, p.AssigneeType, *p.AssigneeID)
 		}
 	}
 	for _, lb := range st.LoadBalancers {
 		who := fmt.Sprintf("load balancer %d", lb.ID)
-		holdPublic(lb.PublicNet.IPv4.IP, who)
+		if id := lb.PublicNet.IPv4.ID; id != 0 {
+			// On a primary IP, which holds the address.
+			if p := pips[id]; p == nil || p.IP != lb.PublicNet.IPv4.IP || p.AssigneeID == nil || *p.AssigneeID != lb.ID || p.AssigneeType != "load_balancer" {
+				bad("%s: public IPv4 %s is not its primary IP %d", who, lb.PublicNet.IPv4.IP, id)
+			}
+		} else {
+			holdPublic(lb.PublicNet.IPv4.IP, who)
+		}
 		for _, pn := range lb.PrivateNet {
 			holdPrivate(pn.Network, pn.IP, who)
 		}
