@@ -189,6 +189,9 @@ func TestServerCreatedInNetworksAttachesByActions(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("next_actions %q, want %q", got, want)
 	}
+	if len(res.Server.PrivateNet) != 0 {
+		t.Errorf("the answer's private_net %v, want it empty until the attachments end", res.Server.PrivateNet)
+	}
 	if err := f.client.Action.WaitFor(ctx, append([]*hcloud.Action{res.Action}, res.NextActions...)...); err != nil {
 		t.Fatal(err)
 	}
@@ -286,6 +289,22 @@ func TestNetworkMemberAttaching(t *testing.T) {
 	if err != nil || len(members) != 1 || members[0].ID != res.Server.ID || members[0].Status != "attaching" {
 		t.Errorf("members while attaching: %+v %v, want the server attaching", members, err)
 	}
+	// A snapshot taken meanwhile keeps the address taken.
+	st, err := f.fc.Export()
+	if err == nil {
+		err = f.fc.Import(st)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	members, _, err = f.client.Network.ListMembers(t.Context(), nw, hcloud.NetworkMemberListOpts{})
+	if err != nil || len(members) != 1 || members[0].IP.String() != "10.0.1.2" {
+		t.Errorf("members after a snapshot round trip: %+v %v, want the server's 10.0.1.2", members, err)
+	}
+	srv, _, _ := f.client.Server.GetByID(t.Context(), res.Server.ID)
+	if len(srv.PrivateNet) != 0 {
+		t.Errorf("private_net %v while the attachment runs, want none", srv.PrivateNet)
+	}
 }
 
 func mustCIDR(t testing.TB, s string) *net.IPNet {
@@ -379,5 +398,24 @@ func TestLoadBalancerOnPrimaryIPs(t *testing.T) {
 	after, _, _ := f.client.PrimaryIP.GetByID(ctx, v4.ID)
 	if after == nil || after.AssigneeID != 0 || after.AssigneeType != "unassigned" || !after.IP.Equal(v4.IP) {
 		t.Errorf("after the load balancer went: %+v, want %s unassigned", after, v4.IP)
+	}
+}
+
+// TestNoDeprecatedField: since 2026-11-02 images, server types and load
+// balancer types answer "deprecation" alone, wherever they appear.
+func TestNoDeprecatedField(t *testing.T) {
+	f := newFixture(t, Options{})
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "s"})
+	lb, _, err := f.client.LoadBalancer.Create(t.Context(), hcloud.LoadBalancerCreateOpts{Name: "lb", LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/v1/server_types", "/v1/server_types/104", "/v1/images", "/v1/load_balancer_types",
+		fmt.Sprintf("/v1/servers/%d", s.ID), fmt.Sprintf("/v1/load_balancers/%d", lb.LoadBalancer.ID)} {
+		resp, body := f.do(t, "GET", path, "")
+		if resp.StatusCode != http.StatusOK || strings.Contains(string(body), `"deprecated"`) || !strings.Contains(string(body), `"deprecation"`) {
+			t.Errorf("GET %s: %d, deprecated %v, deprecation %v; want deprecation alone", path, resp.StatusCode,
+				strings.Contains(string(body), `"deprecated"`), strings.Contains(string(body), `"deprecation"`))
+		}
 	}
 }

@@ -179,9 +179,12 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		pip := w.newPrimaryIP("ipv6", w.NewIPv6Net(), loc, s.ID, now)
 		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: pip.ID, IP: pip.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
 	}
+	// In its networks at once, so the addresses are taken; private_net
+	// shows each when its attach_to_network ends (below).
+	attached := make([]schema.ServerPrivateNet, len(nets))
 	for i, n := range nets {
 		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "server", ID: s.ID}, IP: ips[i]})
-		s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ips[i].String(), AliasIPs: []string{}, MACAddress: w.NewMAC()})
+		attached[i] = schema.ServerPrivateNet{Network: n.ID, IP: ips[i].String(), AliasIPs: []string{}, MACAddress: w.NewMAC()}
 	}
 	var rootPassword *string
 	if len(req.SSHKeys) == 0 {
@@ -205,9 +208,11 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		out.NextActions = append(out.NextActions, w.ViewAction(next))
 	}
 	// Each network is attached by an action of its own, after start_server,
-	// as the live API answers (hcloud-ruby issue 72, 2023).
-	for _, n := range nets {
-		attach := w.StartAction(store.ActionSpec{Command: "attach_to_network", Resources: []store.Ref{ref, {Type: "network", ID: n.ID}}})
+	// as the live API answers (hcloud-ruby PR 72, 2023); private_net is
+	// empty in the answer and fills as they end (hcloud-go issue 168).
+	for _, pn := range attached {
+		attach := w.StartAction(store.ActionSpec{Command: "attach_to_network", Resources: []store.Ref{ref, {Type: "network", ID: pn.Network}},
+			Finish: store.Finish{AttachNetwork: &pn}})
 		out.NextActions = append(out.NextActions, w.ViewAction(attach))
 	}
 	out.Server = w.ViewServer(s)

@@ -31,6 +31,9 @@ type Finish struct {
 	ServerStatus        string `json:"server_status,omitempty"`          // success: the server's status becomes this
 	ServerStatusOnError string `json:"server_status_on_error,omitempty"` // error: ... or this
 	IssueCertificate    bool   `json:"issue_certificate,omitempty"`      // success: issued; error: issuance failed
+	// AttachNetwork is a new server's attachment, in its network already:
+	// success adds it to private_net, error takes the server out again.
+	AttachNetwork *schema.ServerPrivateNet `json:"attach_network,omitempty"`
 }
 
 // ActionSpec describes an action to start.
@@ -169,6 +172,9 @@ func (w *State) finish(ref Ref, f Finish, ok bool) {
 	}
 	if cert, found := w.Certificates.Get(ref.ID); found && ref.Type == "certificate" && f.IssueCertificate {
 		w.endIssuance(cert, ok)
+	}
+	if f.AttachNetwork != nil && ref.Type == "server" {
+		w.endAttach(ref, *f.AttachNetwork, ok)
 	}
 }
 

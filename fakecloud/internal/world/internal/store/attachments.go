@@ -147,3 +147,19 @@ func (w *State) DetachAll(ref Ref) {
 		}
 	}
 }
+
+// endAttach ends the attachment of a server created in a network: the
+// server shows it in private_net once its attach_to_network succeeds, and
+// leaves the network if it fails. A server or membership gone meanwhile
+// (deleted, detached, its network deleted) leaves nothing to do.
+func (w *State) endAttach(ref Ref, pn schema.ServerPrivateNet, ok bool) {
+	m, attached := w.MemberOf(pn.Network, ref)
+	s, exists := w.Servers.Get(ref.ID)
+	switch {
+	case !attached || !exists:
+	case !ok:
+		w.Detach(m, pn.Network)
+	default:
+		s.PrivateNet = append(s.PrivateNet, pn)
+	}
+}

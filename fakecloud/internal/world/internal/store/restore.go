@@ -51,7 +51,8 @@ func restoreInto[T any](t *Table[T], id int64, before, applied json.RawMessage) 
 }
 
 // ReindexNetworks rebuilds who holds which address in which network from
-// the servers' and load balancers' private_net.
+// the servers' and load balancers' private_net, and the attachments of new
+// servers still running.
 func (w *State) ReindexNetworks() {
 	w.NetMembers = map[int64][]Member{}
 	w.NetUsed = map[int64]map[netip.Addr]struct{}{}
@@ -67,6 +68,17 @@ func (w *State) ReindexNetworks() {
 	for _, lb := range w.LoadBalancers.All() {
 		for _, pn := range lb.PrivateNet {
 			w.Attach(pn.Network, Member{Ref: Ref{"load_balancer", lb.ID}, IP: ParseAddr(pn.IP)})
+		}
+	}
+	// A new server's attachment still running holds its address too.
+	for _, id := range w.running {
+		a, ok := w.Actions.Get(id)
+		if !ok || a.Finish.AttachNetwork == nil {
+			continue
+		}
+		if _, ok := w.Servers.Get(a.Lock.ID); ok {
+			pn := a.Finish.AttachNetwork
+			w.Attach(pn.Network, Member{Ref: a.Lock, IP: ParseAddr(pn.IP)})
 		}
 	}
 }
