@@ -179,39 +179,28 @@ func (c *Catalog) Datacenters() []schema.Datacenter { return c.datacenters }
 // ServerTypes lists the server types as GET /server_types does: without
 // the retired ones.
 func (c *Catalog) ServerTypes() []ServerTypeView {
-	var out []ServerTypeView
-	for _, t := range c.serverTypes {
-		if !c.retired[t.ID] {
-			out = append(out, ViewServerType(t))
-		}
-	}
-	return out
+	return viewsOf(c.serverTypes, ViewServerType, func(t schema.ServerType) bool { return !c.retired[t.ID] })
 }
 
 // EveryServerType lists every server type, the retired ones too, as
 // GET /server_types/{id} finds them.
 func (c *Catalog) EveryServerType() []ServerTypeView {
-	out := make([]ServerTypeView, 0, len(c.serverTypes))
-	for _, t := range c.serverTypes {
-		out = append(out, ViewServerType(t))
-	}
-	return out
+	return viewsOf(c.serverTypes, ViewServerType, nil)
 }
 
 // LBTypes lists the load balancer types.
-func (c *Catalog) LBTypes() []LBTypeView {
-	out := make([]LBTypeView, 0, len(c.lbTypes))
-	for _, t := range c.lbTypes {
-		out = append(out, ViewLBType(t))
-	}
-	return out
-}
+func (c *Catalog) LBTypes() []LBTypeView { return viewsOf(c.lbTypes, ViewLBType, nil) }
 
 // Images lists the images.
-func (c *Catalog) Images() []ImageView {
-	out := make([]ImageView, 0, len(c.images))
-	for _, im := range c.images {
-		out = append(out, ViewImage(im))
+func (c *Catalog) Images() []ImageView { return viewsOf(c.images, ViewImage, nil) }
+
+// viewsOf is the answers for the items keep keeps (all, if nil).
+func viewsOf[T, V any](items []T, view func(T) V, keep func(T) bool) []V {
+	out := make([]V, 0, len(items))
+	for _, it := range items {
+		if keep == nil || keep(it) {
+			out = append(out, view(it))
+		}
 	}
 	return out
 }
