@@ -26,6 +26,7 @@ func loadBalancerDefaults(r *envReader) loadbalancer.Defaults {
 		HealthCheckInterval:   r.duration("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL", 0),
 		HealthCheckTimeout:    r.duration("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", 0),
 		HealthCheckRetries:    r.optionalInt("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES"),
+		HealthCheckKubeProxy:  r.boolean("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_KUBE_PROXY", false),
 	}
 	if d.Location != "" && d.NetworkZone != "" {
 		r.errs = append(r.errs, errors.New("HCLOUD_LOAD_BALANCERS_LOCATION and HCLOUD_LOAD_BALANCERS_NETWORK_ZONE are both set: set only one"))

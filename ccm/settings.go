@@ -81,6 +81,7 @@ var settings = []settingGroup{
 			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL", Default: "API default", Example: "10s", Meaning: "health check interval: whole seconds from 3s to 1m, as the annotation"},
 			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", Default: "API default", Example: "5s", Meaning: "health check timeout: whole seconds from 1s to 1m, as the annotation"},
 			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", Default: "API default", Example: "3", Meaning: "health check retries: 1 to 5, as the annotation"},
+			{Name: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_KUBE_PROXY", Default: "false", Example: "true", Meaning: "check kube-proxy's /healthz (port 10256) for Services with externalTrafficPolicy Cluster, so draining nodes stop taking new connections; the annotation overrides it"},
 		}},
 	{title: "Dedicated servers (Robot)",
 		intro: "How dedicated servers' Nodes are served is in the [dedicated servers guide](../guides/dedicated-servers.md).",

@@ -223,6 +223,12 @@ const (
 	// Example: true.
 	AnnotationHealthCheckHTTPValidateCertificate Annotation = "load-balancer.hetzner.cloud/health-check-http-validate-certificate"
 
+	// AnnotationHealthCheckKubeProxy checks kube-proxy's /healthz on port 10256 instead of the nodePort, for a Service with externalTrafficPolicy Cluster: a node being drained or removed by the cluster autoscaler stops taking new connections before it goes. A Local Service always checks its healthCheckNodePort; health check protocol, port, path, domain or status code annotations override both.
+	//
+	// Type: bool. Accepted: true or false. Default: false.
+	// Env: HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_KUBE_PROXY. Example: true.
+	AnnotationHealthCheckKubeProxy Annotation = "load-balancer.hetzner.cloud/health-check-kube-proxy"
+
 	// AnnotationHTTPStatusCodes are the status codes that mean healthy.
 	//
 	// Type: list. Accepted: at most 20 comma-separated status codes with ? or * as wildcards, such as 2??,301. Default: API default (2??, 3??).
@@ -320,6 +326,7 @@ var specs = map[Annotation]spec{
 	AnnotationHealthCheckHTTPDomain:              {kind: kindString, text: `a host name of at most 128 characters without spaces, % or \`},
 	AnnotationHealthCheckHTTPPath:                {kind: kindString, text: "a path starting with / of at most 256 characters, spaces percent-encoded"},
 	AnnotationHealthCheckHTTPValidateCertificate: {kind: kindBool},
+	AnnotationHealthCheckKubeProxy:               {kind: kindBool, env: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_KUBE_PROXY"},
 	AnnotationHTTPStatusCodes:                    {kind: kindList, text: "at most 20 comma-separated status codes with ? or * as wildcards, such as 2??,301"},
 	AnnotationPublicNetIPv4:                      {kind: kindUnsupported, text: "nothing: the load balancer gets its own addresses"},
 	AnnotationPublicNetIPv6:                      {kind: kindUnsupported, text: "nothing: the load balancer gets its own addresses"},

@@ -55,6 +55,8 @@ type lbHTTPOptions struct {
 
 type lbHealthCheckOptions struct {
 	Configured        bool   // any health check setting given: otherwise TCP on the nodePort
+	Aimed             bool   // protocol, port, path, domain or status codes given: Kubernetes' health endpoints are not used
+	KubeProxy         bool   // Cluster Services check kube-proxy's /healthz
 	Protocol          string // tcp, http or https; empty: the service's protocol
 	Port              int    // 0: the nodePort
 	Interval, Timeout time.Duration
@@ -296,6 +298,13 @@ func parseHealthCheck(a *annotations, d Defaults) lbHealthCheckOptions {
 			h.Configured = true
 		}
 	}
+	for _, name := range []Annotation{AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckHTTPDomain,
+		AnnotationHealthCheckHTTPPath, AnnotationHealthCheckHTTPValidateCertificate, AnnotationHTTPStatusCodes} {
+		if _, ok := a.get(name); ok {
+			h.Aimed = true
+		}
+	}
+	h.KubeProxy = a.boolean(AnnotationHealthCheckKubeProxy, d.HealthCheckKubeProxy)
 	h.Configured = h.Configured || d.HealthCheckInterval != 0 || d.HealthCheckTimeout != 0 || d.HealthCheckRetries != nil
 	return h
 }

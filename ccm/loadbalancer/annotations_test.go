@@ -62,7 +62,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		"http-managed-certificate-name": "web-cert", "http-managed-certificate-domains": "example.com,www.example.com",
 		"health-check-protocol": "https", "health-check-port": "8080", "health-check-interval": "15s", "health-check-timeout": "10s",
 		"health-check-retries": "5", "health-check-http-domain": "example.com", "health-check-http-path": "/healthz",
-		"health-check-http-validate-certificate": "true", "http-status-codes": "2??,301",
+		"health-check-http-validate-certificate": "true", "http-status-codes": "2??,301", "health-check-kube-proxy": "true",
 	}), lbDefaults)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +75,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		Protocol: "https", ProxyProtocol: true,
 		HTTP: lbHTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
 			CertificateType: "managed", Certificates: []string{"a", "b"}, ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
-		HealthCheck: lbHealthCheckOptions{Configured: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
+		HealthCheck: lbHealthCheckOptions{Configured: true, Aimed: true, KubeProxy: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
 			Retries: 5, HTTPDomain: "example.com", HTTPPath: "/healthz", ValidateCert: &yes, StatusCodes: []string{"2??", "301"}},
 	}
 	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmp.Comparer(func(a, b labels.Selector) bool {

@@ -20,4 +20,5 @@ type Defaults struct {
 	HealthCheckInterval   time.Duration // 0: not sent
 	HealthCheckTimeout    time.Duration
 	HealthCheckRetries    *int
+	HealthCheckKubeProxy  bool // check kube-proxy's /healthz for Cluster Services
 }

@@ -129,7 +129,7 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 				Message: fmt.Sprintf("port %d/%s is left out: Hetzner load balancers forward TCP only", p.Port, p.Protocol)})
 			continue
 		}
-		s.Services = append(s.Services, desiredService(p, o, env.CertIDs))
+		s.Services = append(s.Services, desiredService(p, o, env.CertIDs, kubeHealth(svc, o.HealthCheck)))
 	}
 	slices.SortFunc(s.Services, func(a, b hcloud.LoadBalancerAddServiceOpts) int { return *a.ListenPort - *b.ListenPort })
 	var n []lbNotice
@@ -139,7 +139,7 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 }
 
 // desiredService is one load balancer service for a Service port.
-func desiredService(p corev1.ServicePort, o lbOptions, certs []int64) hcloud.LoadBalancerAddServiceOpts {
+func desiredService(p corev1.ServicePort, o lbOptions, certs []int64, kube int) hcloud.LoadBalancerAddServiceOpts {
 	proto := hcloud.LoadBalancerServiceProtocol(o.Protocol)
 	svc := hcloud.LoadBalancerAddServiceOpts{
 		Protocol: proto, ListenPort: hcloud.Ptr(int(p.Port)), DestinationPort: hcloud.Ptr(int(p.NodePort)),
@@ -165,23 +165,62 @@ func desiredService(p corev1.ServicePort, o lbOptions, certs []int64) hcloud.Loa
 		}
 		svc.HTTP = h
 	}
-	svc.HealthCheck = desiredHealthCheck(p, o)
+	svc.HealthCheck = desiredHealthCheck(p, o, kube)
 	return svc
 }
 
-// desiredHealthCheck is TCP on the nodePort unless configured otherwise.
-func desiredHealthCheck(p corev1.ServicePort, o lbOptions) *hcloud.LoadBalancerAddServiceOptsHealthCheck {
+// kubeProxyHealthzPort is where kube-proxy answers /healthz for its node:
+// 503 once the node is being deleted or carries the cluster autoscaler's
+// ToBeDeletedByClusterAutoscaler taint.
+const kubeProxyHealthzPort = 10256
+
+// kubeHealth is the port of the Kubernetes health endpoint a Service's
+// load balancer checks at /healthz, or 0 for none: a Local Service's
+// healthCheckNodePort, where kube-proxy answers 200 only on nodes with a
+// ready endpoint of the Service; with the kube-proxy option, kube-proxy's
+// own; none when annotations aim the health check elsewhere.
+func kubeHealth(svc *corev1.Service, c lbHealthCheckOptions) int {
+	switch {
+	case c.Aimed:
+		return 0
+	case svc.Spec.ExternalTrafficPolicy == corev1.ServiceExternalTrafficPolicyLocal && svc.Spec.HealthCheckNodePort != 0:
+		return int(svc.Spec.HealthCheckNodePort)
+	case c.KubeProxy:
+		return kubeProxyHealthzPort
+	}
+	return 0
+}
+
+// desiredHealthCheck is TCP on the nodePort unless configured otherwise:
+// HTTP /healthz on kube, a Kubernetes health endpoint, when there is one,
+// else what the annotations say.
+func desiredHealthCheck(p corev1.ServicePort, o lbOptions, kube int) *hcloud.LoadBalancerAddServiceOptsHealthCheck {
 	hc := &hcloud.LoadBalancerAddServiceOptsHealthCheck{Protocol: hcloud.LoadBalancerServiceProtocolTCP, Port: hcloud.Ptr(int(p.NodePort))}
 	c := o.HealthCheck
-	if !c.Configured {
+	switch {
+	case kube != 0:
+		hc.Protocol, hc.Port = hcloud.LoadBalancerServiceProtocolHTTP, hcloud.Ptr(kube)
+		hc.HTTP = &hcloud.LoadBalancerAddServiceOptsHealthCheckHTTP{Path: hcloud.Ptr("/healthz")}
+	case !c.Configured:
 		return hc
-	}
-	hc.Protocol = hcloud.LoadBalancerServiceProtocol(o.Protocol)
-	if c.Protocol != "" {
-		hc.Protocol = hcloud.LoadBalancerServiceProtocol(c.Protocol)
-	}
-	if c.Port != 0 {
-		hc.Port = hcloud.Ptr(c.Port)
+	default:
+		hc.Protocol = hcloud.LoadBalancerServiceProtocol(o.Protocol)
+		if c.Protocol != "" {
+			hc.Protocol = hcloud.LoadBalancerServiceProtocol(c.Protocol)
+		}
+		if c.Port != 0 {
+			hc.Port = hcloud.Ptr(c.Port)
+		}
+		if hc.Protocol != hcloud.LoadBalancerServiceProtocolTCP {
+			h := &hcloud.LoadBalancerAddServiceOptsHealthCheckHTTP{StatusCodes: c.StatusCodes, TLS: c.ValidateCert}
+			if c.HTTPDomain != "" {
+				h.Domain = hcloud.Ptr(c.HTTPDomain)
+			}
+			if c.HTTPPath != "" {
+				h.Path = hcloud.Ptr(c.HTTPPath)
+			}
+			hc.HTTP = h
+		}
 	}
 	if c.Interval != 0 {
 		hc.Interval = hcloud.Ptr(c.Interval)
@@ -191,16 +230,6 @@ func desiredHealthCheck(p corev1.ServicePort, o lbOptions) *hcloud.LoadBalancerA
 	}
 	if c.Retries != 0 {
 		hc.Retries = hcloud.Ptr(c.Retries)
-	}
-	if hc.Protocol != hcloud.LoadBalancerServiceProtocolTCP {
-		h := &hcloud.LoadBalancerAddServiceOptsHealthCheckHTTP{StatusCodes: c.StatusCodes, TLS: c.ValidateCert}
-		if c.HTTPDomain != "" {
-			h.Domain = hcloud.Ptr(c.HTTPDomain)
-		}
-		if c.HTTPPath != "" {
-			h.Path = hcloud.Ptr(c.HTTPPath)
-		}
-		hc.HTTP = h
 	}
 	return hc
 }
