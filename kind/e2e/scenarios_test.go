@@ -192,6 +192,14 @@ func TestScenarios(t *testing.T) {
 		}
 	})
 
+	step(t, "externalTrafficPolicy Local: only the pod's node is healthy, and every request reaches the pod", func(t *testing.T) {
+		localTraffic(t, ctx, 8081)
+	})
+
+	step(t, "a node marked for removal by the cluster autoscaler drains with no failed request", func(t *testing.T) {
+		autoscalerDrain(t, ctx, 8081, worker2)
+	})
+
 	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on", func(t *testing.T) {
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_off_server", ServerName: worker}); err != nil {
 			t.Fatal(err)

@@ -146,7 +146,7 @@ func throughDedicated(t *testing.T, ctx context.Context, pods map[string]string)
 	}
 	url := "http://" + ingress(ctx, "web") + ":80/"
 	servers("unhealthy")
-	defer servers("healthy")
+	defer servers("checked")
 	time.Sleep(500 * time.Millisecond) // fakecloud's traffic plane applies a change within 100 ms
 	if err := reachesAll(url, pods); err != nil {
 		t.Fatalf("through the dedicated node alone: %v", err)
@@ -154,7 +154,7 @@ func throughDedicated(t *testing.T, ctx context.Context, pods map[string]string)
 	// With the ip target unhealthy too nothing answers: the health set
 	// above was in force, and the answers came through the dedicated node.
 	set(fakecloud.Event{IP: ip, Health: "unhealthy"})
-	defer set(fakecloud.Event{IP: ip, Health: "healthy"})
+	defer set(fakecloud.Event{IP: ip, Health: "checked"})
 	if err := waitUntil(10*time.Second, func() bool { _, err := served(url); return err != nil }); err != nil {
 		t.Fatalf("the load balancer still answers with every target unhealthy: %v", err)
 	}

@@ -31,7 +31,7 @@ type Event struct {
 	LoadBalancerName string            `json:"load_balancer_name,omitempty"`
 	IP               string            `json:"ip,omitempty"`          // set_target_health (an ip target), set_server_ip (the new address)
 	ListenPort       int               `json:"listen_port,omitempty"` // set_target_health; 0 for every service
-	Health           string            `json:"health,omitempty"`      // set_target_health: healthy, unhealthy or unknown
+	Health           string            `json:"health,omitempty"`      // set_target_health: healthy, unhealthy, unknown, or checked to end it
 	Resource         string            `json:"resource,omitempty"`    // lock: server, load_balancer, network or certificate
 	ID               int64             `json:"id,omitempty"`          // lock
 	For              jsontime.Duration `json:"for,omitempty"`         // lock
@@ -145,8 +145,8 @@ func (e Event) check() error {
 				bad("ip", "%q is not an IP address", e.IP)
 			}
 		}
-		if !slices.Contains([]string{"healthy", "unhealthy", "unknown"}, e.Health) {
-			bad("health", "%q is not one of healthy, unhealthy, unknown", e.Health)
+		if !slices.Contains([]string{"healthy", "unhealthy", "unknown", "checked"}, e.Health) {
+			bad("health", "%q is not one of healthy, unhealthy, unknown, checked", e.Health)
 		}
 	case "lock":
 		if !slices.Contains(lockResources, e.Resource) {
@@ -180,7 +180,7 @@ var eventDocs = map[string]string{
 	"delete_server":     "deletes the server behind the clients' back; records `delete_server`",
 	"power_off_server":  "powers the server off; records `stop_server`, or, under pessimistic realism, nothing (a shutdown from inside the server)",
 	"power_on_server":   "powers the server on; records `start_server`",
-	"set_target_health": "sets a load balancer target's `health_status` (`healthy`, `unhealthy`, `unknown`) for the service on `listen_port` (0: every service); it wins over real health checks",
+	"set_target_health": "sets a load balancer target's `health_status` (`healthy`, `unhealthy`, `unknown`) for the service on `listen_port` (0: every service); it wins over real health checks until `checked` hands the target back to them",
 	"lock":              "locks a `resource` (`server`, `load_balancer`, `network`, `certificate`) for `for`: changes to it answer 423 `locked`",
 	"set_server_ip":     "gives the server public IPv4 `ip`, recording `unassign_primary_ip` and `assign_primary_ip` (naming the server and the primary IP; under pessimistic realism the primary IP alone); with `network`, its private IP there instead, recording `detach_from_network` and `attach_to_network`",
 

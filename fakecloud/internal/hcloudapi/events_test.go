@@ -53,6 +53,19 @@ func TestEvents(t *testing.T) {
 		}
 	}
 
+	// checked hands the target back to the health checks: healthy here.
+	if err := f.fc.Apply(Event{Type: "set_target_health", LoadBalancer: res.LoadBalancer.ID, Server: servers[1].ID, Health: "checked"}); err != nil {
+		t.Fatal(err)
+	}
+	lb, _, _ = f.client.LoadBalancer.GetByID(ctx, res.LoadBalancer.ID)
+	for _, sub := range lb.Targets[0].Targets {
+		for _, h := range sub.HealthStatus {
+			if h.Status != "healthy" {
+				t.Errorf("after checked, server %d port %d is %s, want healthy", sub.Server.Server.ID, h.ListenPort, h.Status)
+			}
+		}
+	}
+
 	if err := f.fc.Apply(Event{Type: "lock", Resource: "load_balancer", ID: lb.ID, For: Duration(30 * time.Second)}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -142,8 +143,8 @@ func (w *ops) setTargetHealth(e Event) error {
 	if !ok {
 		return fmt.Errorf("load_balancer: load balancer %d does not exist", e.LoadBalancer)
 	}
-	if !slices.Contains([]string{"healthy", "unhealthy", "unknown"}, e.Health) {
-		return fmt.Errorf("health: %q is not one of healthy, unhealthy, unknown", e.Health)
+	if !slices.Contains([]string{"healthy", "unhealthy", "unknown", "checked"}, e.Health) {
+		return fmt.Errorf("health: %q is not one of healthy, unhealthy, unknown, checked", e.Health)
 	}
 	var key string
 	switch {
@@ -162,6 +163,14 @@ func (w *ops) setTargetHealth(e Event) error {
 			return fmt.Errorf("listen_port: load balancer %d has no service on port %d", lb.ID, e.ListenPort)
 		}
 		key += fmt.Sprintf("/%d", e.ListenPort)
+	}
+	if e.Health == "checked" { // back to what the checks find
+		for k := range lb.Health {
+			if k == key || (e.ListenPort == 0 && strings.HasPrefix(k, key+"/")) {
+				delete(lb.Health, k)
+			}
+		}
+		return nil
 	}
 	if lb.Health == nil {
 		lb.Health = map[string]string{}
