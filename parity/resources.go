@@ -90,3 +90,28 @@ func (s *session) note(text string) {
 	}
 	s.notes = append(s.notes, text)
 }
+
+// deleteNetwork is the step that deletes a scenario's network.
+func (s *session) deleteNetwork(ctx context.Context, n *hcloud.Network) error {
+	err := s.step(ctx, "delete the network", func(c *hcloud.Client) error {
+		_, err := c.Network.Delete(ctx, n)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete the network: %w", err)
+	}
+	return nil
+}
+
+// deleteServer is the step that deletes a scenario's server, with the
+// primary IPs it auto-deletes.
+func (s *session) deleteServer(ctx context.Context, srv *hcloud.Server) error {
+	err := s.step(ctx, "delete the server", func(c *hcloud.Client) error {
+		_, _, err := c.Server.DeleteWithResult(ctx, srv)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("delete the server: %w", err)
+	}
+	return nil
+}

@@ -59,11 +59,8 @@ func mistakes(ctx context.Context, s *session) error {
 	}}); err != nil {
 		return err
 	}
-	if err := s.step(ctx, "delete the network", func(c *hcloud.Client) error {
-		_, err := c.Network.Delete(ctx, network)
+	if err := s.deleteNetwork(ctx, network); err != nil {
 		return err
-	}); err != nil {
-		return fmt.Errorf("delete the network: %w", err)
 	}
 	if err := locked(ctx, s); err != nil {
 		return err
@@ -91,13 +88,7 @@ func locked(ctx context.Context, s *session) error {
 	}}); err != nil {
 		return err
 	}
-	if err := s.step(ctx, "delete the server", func(c *hcloud.Client) error {
-		_, _, err := c.Server.DeleteWithResult(ctx, srv)
-		return err
-	}); err != nil {
-		return fmt.Errorf("delete the server: %w", err)
-	}
-	return nil
+	return s.deleteServer(ctx, srv)
 }
 
 // rateLimited spends a rate limited fakecloud's last request, then asks

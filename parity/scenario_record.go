@@ -64,21 +64,12 @@ func publicRecord(ctx context.Context, s *session) error {
 	}}); err != nil {
 		return err
 	}
-	if err := s.sequence(ctx, []namedStep{{
-		name: "delete the server",
-		do: func(c *hcloud.Client) error {
-			_, _, err := c.Server.DeleteWithResult(ctx, srv)
-			return err
-		},
-	}}); err != nil {
+	// Its primary IPs go with it (auto_delete); the network goes after.
+	if err := s.deleteServer(ctx, srv); err != nil {
 		return err
 	}
-	// Its primary IPs go with it (auto_delete); the network goes after.
-	if err := s.step(ctx, "delete the network", func(c *hcloud.Client) error {
-		_, err := c.Network.Delete(ctx, network)
+	if err := s.deleteNetwork(ctx, network); err != nil {
 		return err
-	}); err != nil {
-		return fmt.Errorf("delete the network: %w", err)
 	}
 	return rateLimited(ctx, s)
 }

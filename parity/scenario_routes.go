@@ -51,8 +51,5 @@ func routes(ctx context.Context, s *session) error {
 			return err
 		}
 	}
-	return s.step(ctx, "delete the network", func(c *hcloud.Client) error {
-		_, err := c.Network.Delete(ctx, network)
-		return err
-	})
+	return s.deleteNetwork(ctx, network)
 }

@@ -141,10 +141,7 @@ func serverLife(ctx context.Context, s *session) error {
 	if err := s.checkReach(ctx); err != nil {
 		return err
 	}
-	return s.step(ctx, "delete the network", func(c *hcloud.Client) error {
-		_, err := c.Network.Delete(ctx, network)
-		return err
-	})
+	return s.deleteNetwork(ctx, network)
 }
 
 // waitOff waits for a server to go off after an ACPI shutdown (a
