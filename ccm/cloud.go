@@ -13,8 +13,10 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/metadata"
 	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/scheme"
 	typedcorev1 "k8s.io/client-go/kubernetes/typed/core/v1"
+	"k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 	"k8s.io/component-base/metrics/legacyregistry"
@@ -51,6 +53,7 @@ var _ cloudprovider.Interface = (*Cloud)(nil)
 type loadBalancing interface {
 	cloudprovider.LoadBalancer
 	Start(ctx context.Context, recorder record.EventRecorder)
+	NodeChanged(old, cur *corev1.Node)
 }
 
 // New builds the provider: it serves health, readiness and metrics
@@ -236,12 +239,40 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	// syncs hand their remaining changes to it.
 	if c.lbs != nil {
 		c.lbs.Start(ctx, recorder)
+		c.watchNodeLabels(builder, stop)
 	}
 	go func() {
 		<-stop
 		cancel()
 		broadcaster.Shutdown()
 	}()
+}
+
+// watchNodeLabels tells the load balancers of every Node update, so a
+// Node entering or leaving a Service's node-selector moves its target at
+// once: the upstream controller syncs on the exclusion label and the
+// provider ID only.
+func (c *Cloud) watchNodeLabels(builder cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
+	client, err := builder.Client("hcloud-node-labels")
+	if err != nil {
+		klog.ErrorS(err, "No Kubernetes client to watch Node labels; node-selector targets follow at the controller's syncs")
+		return
+	}
+	factory := informers.NewSharedInformerFactory(client, 0)
+	_, err = factory.Core().V1().Nodes().Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
+		UpdateFunc: func(oldObj, newObj any) {
+			old, ok := oldObj.(*corev1.Node)
+			cur, ok2 := newObj.(*corev1.Node)
+			if ok && ok2 {
+				c.lbs.NodeChanged(old, cur)
+			}
+		},
+	})
+	if err != nil {
+		klog.ErrorS(err, "Watching Node labels")
+		return
+	}
+	factory.Start(stop)
 }
 
 // LoadBalancer is offered unless HCLOUD_LOAD_BALANCERS_ENABLED=false.

@@ -16,6 +16,7 @@ func (stubLBs) GetLoadBalancer(context.Context, string, *corev1.Service) (*corev
 	return nil, false, nil
 }
 func (stubLBs) GetLoadBalancerName(context.Context, string, *corev1.Service) string { return "" }
+func (stubLBs) NodeChanged(_, _ *corev1.Node)                                       {}
 func (stubLBs) EnsureLoadBalancer(context.Context, string, *corev1.Service, []*corev1.Node) (*corev1.LoadBalancerStatus, error) {
 	return nil, nil
 }

@@ -13,6 +13,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+	"k8s.io/client-go/util/retry"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 )
@@ -21,8 +22,9 @@ const lbFinalizer = "service.kubernetes.io/load-balancer-cleanup"
 
 // TestLoadBalancerService: scenario 4. A LoadBalancer Service gets a load
 // balancer with the right services and targets and its status; a port
-// change, a node joining and leaving and an annotation change are each
-// reflected; deleting the Service deletes the load balancer.
+// change, a node joining and leaving, an annotation change and node labels
+// entering and leaving its node-selector are each reflected; deleting the
+// Service deletes the load balancer.
 func TestLoadBalancerService(t *testing.T) {
 	env, ctx := cluster(t, "control-plane-1", "worker-1", "worker-2")
 	svcs := env.Kube.CoreV1().Services("default")
@@ -76,6 +78,18 @@ func TestLoadBalancerService(t *testing.T) {
 	})
 	done()
 
+	// The upstream controller syncs on a Node's exclusion label and
+	// provider ID only; the CCM follows the labels a node-selector reads.
+	done = timed(t, "node labels moving targets")
+	labelNode(t, env, "worker-2", "pool", "web")
+	update(t, env, "web", func(s *corev1.Service) { s.Annotations["load-balancer.hetzner.cloud/node-selector"] = "pool=web" })
+	eventually(t, time.Minute, "worker-2 the only target", func() bool { return len(onlyLB(t, env).Targets) == 1 })
+	labelNode(t, env, "worker-3", "pool", "web")
+	eventually(t, 30*time.Second, "worker-3 a target once labelled", func() bool { return len(onlyLB(t, env).Targets) == 2 })
+	labelNode(t, env, "worker-2", "pool", "")
+	eventually(t, 30*time.Second, "worker-2 no target once unlabelled", func() bool { return len(onlyLB(t, env).Targets) == 1 })
+	done()
+
 	done = timed(t, "Service deleted, load balancer gone")
 	if err := svcs.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -119,4 +133,28 @@ func onlyLB(t *testing.T, env *harness.Env) *hcloud.LoadBalancer {
 		t.Fatalf("%d load balancers, want 1", len(all))
 	}
 	return all[0]
+}
+
+// labelNode sets a Node's label, or removes it when value is empty.
+func labelNode(t *testing.T, env *harness.Env, node, key, value string) {
+	t.Helper()
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		n, err := env.Kube.CoreV1().Nodes().Get(context.Background(), node, metav1.GetOptions{})
+		if err != nil {
+			return err
+		}
+		if n.Labels == nil {
+			n.Labels = map[string]string{}
+		}
+		if value == "" {
+			delete(n.Labels, key)
+		} else {
+			n.Labels[key] = value
+		}
+		_, err = env.Kube.CoreV1().Nodes().Update(context.Background(), n, metav1.UpdateOptions{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
