@@ -292,20 +292,14 @@ func parseHealthCheck(a *annotations, d Defaults) lbHealthCheckOptions {
 		v, _ := a.get(AnnotationHTTPStatusCodes)
 		a.fail(AnnotationHTTPStatusCodes, v)
 	}
-	for _, name := range []Annotation{AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckInterval, AnnotationHealthCheckTimeout,
-		AnnotationHealthCheckRetries, AnnotationHealthCheckHTTPDomain, AnnotationHealthCheckHTTPPath, AnnotationHealthCheckHTTPValidateCertificate, AnnotationHTTPStatusCodes} {
-		if _, ok := a.get(name); ok {
-			h.Configured = true
-		}
+	given := func(names ...Annotation) bool {
+		return slices.ContainsFunc(names, func(n Annotation) bool { _, ok := a.get(n); return ok })
 	}
-	for _, name := range []Annotation{AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckHTTPDomain,
-		AnnotationHealthCheckHTTPPath, AnnotationHealthCheckHTTPValidateCertificate, AnnotationHTTPStatusCodes} {
-		if _, ok := a.get(name); ok {
-			h.Aimed = true
-		}
-	}
+	h.Aimed = given(AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckHTTPDomain,
+		AnnotationHealthCheckHTTPPath, AnnotationHealthCheckHTTPValidateCertificate, AnnotationHTTPStatusCodes)
+	h.Configured = h.Aimed || given(AnnotationHealthCheckInterval, AnnotationHealthCheckTimeout, AnnotationHealthCheckRetries) ||
+		d.HealthCheckInterval != 0 || d.HealthCheckTimeout != 0 || d.HealthCheckRetries != nil
 	h.KubeProxy = a.boolean(AnnotationHealthCheckKubeProxy, d.HealthCheckKubeProxy)
-	h.Configured = h.Configured || d.HealthCheckInterval != 0 || d.HealthCheckTimeout != 0 || d.HealthCheckRetries != nil
 	return h
 }
 

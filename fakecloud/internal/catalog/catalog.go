@@ -50,7 +50,7 @@ func New() *Catalog {
 			}
 			st.Prices = append(st.Prices, schema.PricingServerTypePrice{Location: l.Name,
 				PriceHourly: price(hourly(t.monthly)), PriceMonthly: price(t.monthly),
-				IncludedTraffic: uint64(includedTB(t.name, l.Name)) * tb, PricePerTBTraffic: price("1.0000")})
+				IncludedTraffic: IncludedTraffic(t.name, l.Name), PricePerTBTraffic: price("1.0000")})
 			at := schema.ServerTypeLocation{ID: l.ID, Name: l.Name, Available: sold, Recommended: sold}
 			if withdrawn {
 				at.Deprecation = gen1Deprecation()
@@ -65,7 +65,7 @@ func New() *Catalog {
 		for _, l := range c.locations {
 			lt.Prices = append(lt.Prices, schema.PricingLoadBalancerTypePrice{Location: l.Name,
 				PriceHourly: price(hourly(t.monthly)), PriceMonthly: price(t.monthly),
-				IncludedTraffic: uint64(includedTB("", l.Name)) * tb, PricePerTBTraffic: price("1.0000")})
+				IncludedTraffic: IncludedTraffic(t.name, l.Name), PricePerTBTraffic: price("1.0000")})
 		}
 		c.lbTypes = append(c.lbTypes, lt)
 	}

@@ -91,6 +91,10 @@ var serverTypeData = []struct {
 	{117, "cx53", "CX53", "cost_optimized", 16, 32, 320, "shared", "x86", "29.4900", eu, nil, false},
 }
 
+// IncludedTraffic is the traffic, in bytes a month, a server or load
+// balancer type includes in a location: what its price there says.
+func IncludedTraffic(typ, location string) uint64 { return uint64(includedTB(typ, location)) * tb }
+
 // includedTB is the traffic included per month, in TB: 20 TB in Europe
 // (more for the larger dedicated types), far less in the US and Singapore.
 func includedTB(typ string, location string) int64 {

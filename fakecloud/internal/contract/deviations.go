@@ -133,27 +133,21 @@ var answerEnums = map[string][]string{"assignee_type": {"unassigned", "load_bala
 
 // widenEnum adds values to the enum of every property named prop.
 func widenEnum(v any, prop string, values []string) {
-	switch v := v.(type) {
-	case map[string]any:
-		props, _ := v["properties"].(map[string]any)
-		if p, ok := props[prop].(map[string]any); ok {
-			if enum, ok := p["enum"].([]any); ok {
-				for _, value := range values {
-					if !slices.Contains(enum, any(value)) {
-						enum = append(enum, value)
-					}
+	eachMap(v, func(m map[string]any) {
+		props, _ := m["properties"].(map[string]any)
+		p, ok := props[prop].(map[string]any)
+		if !ok {
+			return
+		}
+		if enum, ok := p["enum"].([]any); ok {
+			for _, value := range values {
+				if !slices.Contains(enum, any(value)) {
+					enum = append(enum, value)
 				}
-				p["enum"] = enum
 			}
+			p["enum"] = enum
 		}
-		for _, child := range v {
-			widenEnum(child, prop, values)
-		}
-	case []any:
-		for _, child := range v {
-			widenEnum(child, prop, values)
-		}
-	}
+	})
 }
 
 // idOrName matches the descriptions of fields that name a resource by ID
@@ -210,34 +204,31 @@ func widenHealthChecks(v any, inHealthCheck bool) {
 	}
 }
 
-func dropRequired(v any) {
-	switch v := v.(type) {
-	case map[string]any:
-		delete(v, "required")
-		for _, child := range v {
-			dropRequired(child)
-		}
-	case []any:
-		for _, child := range v {
-			dropRequired(child)
-		}
-	}
-}
+// dropRequired drops every required list in v.
+func dropRequired(v any) { eachMap(v, func(m map[string]any) { delete(m, "required") }) }
 
 // unrequire drops a property from every required list, for a field the
 // live API no longer answers.
 func unrequire(v any, prop string) {
+	eachMap(v, func(m map[string]any) {
+		if req, ok := m["required"].([]any); ok {
+			m["required"] = slices.DeleteFunc(slices.Clone(req), func(r any) bool { return r == prop })
+		}
+	})
+}
+
+// eachMap calls fn on every JSON object in v, outermost first, at every
+// depth.
+func eachMap(v any, fn func(map[string]any)) {
 	switch v := v.(type) {
 	case map[string]any:
-		if req, ok := v["required"].([]any); ok {
-			v["required"] = slices.DeleteFunc(slices.Clone(req), func(r any) bool { return r == prop })
-		}
+		fn(v)
 		for _, child := range v {
-			unrequire(child, prop)
+			eachMap(child, fn)
 		}
 	case []any:
 		for _, child := range v {
-			unrequire(child, prop)
+			eachMap(child, fn)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package hcloudapi
 
 import (
 	"cmp"
-	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -21,10 +20,9 @@ type catalogEntry[T any] struct {
 	every          func(c *catalog.Catalog) []T // what GET by ID finds, when more than items
 	id             func(T) int64
 	name           func(T) string
-	keep           func(c *call, item T) bool              // extra filters; nil keeps all
-	labels         func(T) map[string]string               // non-nil: label_selector filters the list
-	created        func(T) int64                           // non-nil: the list sorts by created too
-	listExtra      func(c *catalog.Catalog) map[string]any // more top-level keys of the list response
+	keep           func(c *call, item T) bool // extra filters; nil keeps all
+	labels         func(T) map[string]string  // non-nil: label_selector filters the list
+	created        func(T) int64              // non-nil: the list sorts by created too
 }
 
 // catalogList serves GET /{family}: the name filter, sort and pagination.
@@ -49,11 +47,7 @@ func catalogList[T any](e catalogEntry[T]) apiHandler {
 			return 0, nil, err
 		}
 		page, meta := paginate(c.header, c.r, items, q)
-		out := map[string]any{e.family: page, "meta": meta}
-		if e.listExtra != nil {
-			maps.Copy(out, e.listExtra(c.tx.Catalog()))
-		}
-		return http.StatusOK, out, nil
+		return http.StatusOK, map[string]any{e.family: page, "meta": meta}, nil
 	}
 }
 

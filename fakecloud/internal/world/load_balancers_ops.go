@@ -8,6 +8,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
@@ -93,7 +94,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		return LoadBalancerCreated{}, apierr.NotUnique("name", "load balancer name %q is already used", req.Name)
 	}
 	lb := &StoredLoadBalancer{LoadBalancer: schema.LoadBalancer{Name: req.Name, Location: loc, LoadBalancerType: lt,
-		Labels: labels, Algorithm: schema.LoadBalancerAlgorithm{Type: algo}, IncludedTraffic: lbIncludedTraffic(lt, loc.Name)}}
+		Labels: labels, Algorithm: schema.LoadBalancerAlgorithm{Type: algo}, IncludedTraffic: catalog.IncludedTraffic(lt.Name, loc.Name)}}
 	lb.PublicNet.Enabled = req.PublicInterface == nil || *req.PublicInterface
 	given, refused := w.lbPrimaryIPs(&f, req.PublicNet, lb.PublicNet.Enabled)
 	if err := f.Err(); err != nil {
@@ -143,20 +144,17 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if err := w.CheckLBLimits(lb, lt); err != nil {
 		return LoadBalancerCreated{}, err
 	}
-	var ip4 netip.Addr
 	if given[0] == nil {
-		if ip4, ok = w.LBPublicIPv4(); !ok {
+		ip4, ok := w.LBPublicIPv4()
+		if !ok {
 			return LoadBalancerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
 		}
+		lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: defaultPTR(ip4)}
 	}
 	lb.ID = w.NewID("load_balancer")
 	lb.Created = w.Now().UTC().Truncate(time.Second)
-	if given[0] == nil {
-		lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: defaultPTR(ip4)}
-	}
 	if given[1] == nil {
-		ip6 := netip.MustParsePrefix(w.NewIPv6Net()).Addr().Next()
-		lb.PublicNet.IPv6 = schema.LoadBalancerPublicNetIPv6{IP: ip6.String(), DNSPtr: "static." + ip6.String() + ".clients.your-server.de"}
+		lb.PublicNet.IPv6 = lbIPv6(0, w.NewIPv6Net())
 	}
 	w.holdLBPrimaryIPs(lb, given)
 	if n != nil {
@@ -200,15 +198,4 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	t.w.LoadBalancers.Del(lb.ID)
 	a := t.w.StartAction(store.ActionSpec{Command: "delete_load_balancer", Resources: []store.Ref{ref}})
 	return t.w.ViewAction(a), nil
-}
-
-// lbIncludedTraffic is the traffic a load balancer of the type includes in
-// the location.
-func lbIncludedTraffic(lt schema.LoadBalancerType, location string) uint64 {
-	for _, p := range lt.Prices {
-		if p.Location == location {
-			return p.IncludedTraffic
-		}
-	}
-	return 0
 }

@@ -160,7 +160,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	now := w.Now().UTC().Truncate(time.Second)
 	s := &StoredServer{Server: schema.Server{
 		Name: req.Name, Status: "initializing", Created: now, ServerType: st, Location: loc,
-		Image: &img, Labels: labels, IncludedTraffic: includedTraffic(st, loc.Name), PrimaryDiskSize: st.Disk,
+		Image: &img, Labels: labels, IncludedTraffic: catalog.IncludedTraffic(st.Name, loc.Name), PrimaryDiskSize: st.Disk,
 	}}
 	s.ID = w.NewID("server")
 	if given[0] != nil {
@@ -328,15 +328,4 @@ func orderable(cat *catalog.Catalog, st schema.ServerType, location string, chan
 		return apierr.Errorf(apierr.CodeResourceUnavailable, "error during placement")
 	}
 	return nil
-}
-
-// includedTraffic is the traffic a server of the type includes in the
-// location, from the type's prices there.
-func includedTraffic(st schema.ServerType, location string) uint64 {
-	for _, p := range st.Prices {
-		if p.Location == location {
-			return p.IncludedTraffic
-		}
-	}
-	return 0
 }

@@ -208,11 +208,8 @@ func (w *Model) health(lb *StoredLoadBalancer, t store.Target) []store.TargetHea
 				h.Detail = "unspecified" // a script's or a stopped server's: no check says why
 			}
 		case w.Probed != nil:
-			checked, ok := w.Probed(lb.ID, svc.ListenPort, key)
+			checked, _ := w.Probed(lb.ID, svc.ListenPort, key) // unknown until checked
 			h.Status, h.Detail, h.HTTPStatusCode = cmp.Or(checked.Status, "unknown"), checked.Detail, checked.HTTPStatusCode
-			if !ok {
-				h.Status = "unknown"
-			}
 		default:
 			h.Status = "healthy"
 		}
