@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -22,7 +23,8 @@ const lbFinalizer = "service.kubernetes.io/load-balancer-cleanup"
 
 // TestLoadBalancerService: scenario 4. A LoadBalancer Service gets a load
 // balancer with the right services and targets and its status; a port
-// change, a node joining and leaving, an annotation change and node labels
+// change, a node joining and leaving, an annotation change, options per
+// port and node labels
 // entering and leaving its node-selector are each reflected; deleting the
 // Service deletes the load balancer.
 func TestLoadBalancerService(t *testing.T) {
@@ -76,6 +78,27 @@ func TestLoadBalancerService(t *testing.T) {
 	eventually(t, time.Minute, "least_connections", func() bool {
 		return onlyLB(t, env).Algorithm.Type == hcloud.LoadBalancerAlgorithmTypeLeastConnections
 	})
+	done()
+
+	done = timed(t, "options per port")
+	update(t, env, "web", func(s *corev1.Service) {
+		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "ssh", Port: 22, TargetPort: intstr.FromInt32(2222)})
+		s.Annotations["load-balancer.hetzner.cloud/uses-proxyprotocol"] = "true"
+		s.Annotations["load-balancer.hetzner.cloud/port-ssh.uses-proxyprotocol"] = "false"
+		s.Annotations["load-balancer.hetzner.cloud/port-8080.protocol"] = "http"
+		s.Annotations["load-balancer.hetzner.cloud/port-8080.http-sticky-sessions"] = "true"
+	})
+	eventually(t, time.Minute, "http with PROXY and sticky sessions on 8080, plain tcp on 22", func() bool {
+		l := onlyLB(t, env)
+		got := map[int]string{}
+		for _, s := range l.Services {
+			got[s.ListenPort] = fmt.Sprintf("%s proxy=%v sticky=%v", s.Protocol, s.Proxyprotocol, s.HTTP.StickySessions)
+		}
+		return len(got) == 2 && got[8080] == "http proxy=true sticky=true" && got[22] == "tcp proxy=false sticky=false"
+	})
+	if st := get(t, env, "web").Status.LoadBalancer.Ingress; len(st) == 0 || st[0].IPMode == nil || *st[0].IPMode != corev1.LoadBalancerIPModeProxy {
+		t.Errorf("status %+v, want ipMode Proxy: port 8080 sends PROXY", st)
+	}
 	done()
 
 	// The upstream controller syncs on a Node's exclusion label and

@@ -176,6 +176,19 @@ func TestMisconfigurations(t *testing.T) {
 				f.services = append(f.services, lbService("api", "uid-api", "protocol", "https", "http-certificates", "shop,www"))
 			},
 			want: []want{{"service", Fail, "service/default/api", `certificate "www"`}}},
+		{name: "missing certificate of one port",
+			world: func(f *fixture) {
+				f.world.Certificates = []fakecloud.SeedCertificate{{Name: "shop", Type: "managed", DomainNames: []string{"shop.example.com"}}}
+			},
+			setup: func(_ *testing.T, f *fixture) {
+				f.services = append(f.services, lbService("api", "uid-api", "port-80.protocol", "https", "port-80.http-certificates", "www"))
+			},
+			want: []want{{"service", Fail, "service/default/api", `certificate "www" of load-balancer.hetzner.cloud/port-80.http-certificates does not exist`}}},
+		{name: "per-port option on a port the Service lacks",
+			setup: func(_ *testing.T, f *fixture) {
+				f.services = append(f.services, lbService("api", "uid-api", "port-443.protocol", "https"))
+			},
+			want: []want{{"service", Fail, "service/default/api", "port-443.protocol"}}},
 		{name: "a bad Service being deleted is not judged",
 			setup: func(_ *testing.T, f *fixture) {
 				svc := lbService("api", "uid-api", "health-check-interval", "soon")

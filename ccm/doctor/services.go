@@ -112,9 +112,9 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 			return
 		}
 		for _, ref := range c.Certificates {
-			id, idErr := strconv.ParseInt(ref, 10, 64)
-			if !slices.ContainsFunc(certs, func(cert *hcloud.Certificate) bool { return (idErr == nil && cert.ID == id) || cert.Name == ref }) {
-				fail(fmt.Sprintf("certificate %q of %s does not exist", ref, loadbalancer.AnnotationHTTPCertificates),
+			id, idErr := strconv.ParseInt(ref.Ref, 10, 64)
+			if !slices.ContainsFunc(certs, func(cert *hcloud.Certificate) bool { return (idErr == nil && cert.ID == id) || cert.Name == ref.Ref }) {
+				fail(fmt.Sprintf("certificate %q of %s does not exist", ref.Ref, ref.Annotation),
 					"upload it (hcloud certificate create) or name an existing one by ID or name")
 			}
 		}

@@ -50,9 +50,9 @@ func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
 // uploaded since, which only the next sync sees. Never a request.
 func (l *Manager) CertificatesMissing(c ServiceConfig) []string {
 	var out []string
-	for _, ref := range c.Certificates {
-		if _, err := strconv.ParseInt(ref, 10, 64); err != nil && l.certs.missingNow(ref) {
-			out = append(out, fmt.Sprintf("%s: no certificate %q was found when the CCM last looked; upload it, or the load balancer gets no HTTPS", AnnotationHTTPCertificates, ref))
+	for _, c := range c.Certificates {
+		if _, err := strconv.ParseInt(c.Ref, 10, 64); err != nil && l.certs.missingNow(c.Ref) {
+			out = append(out, fmt.Sprintf("%s: no certificate %q was found when the CCM last looked; upload it, or the load balancer gets no HTTPS", c.Annotation, c.Ref))
 		}
 	}
 	return out

@@ -123,13 +123,17 @@ func TestReferenceAnnotations(t *testing.T) {
 
 func annotationTable(docs []annotationDoc) string {
 	var b strings.Builder
-	b.WriteString("| annotation | value | default | example | what |\n| --- | --- | --- | --- | --- |\n")
+	b.WriteString("| annotation | value | default | example | per port | what |\n| --- | --- | --- | --- | --- | --- |\n")
 	for _, d := range docs {
 		def := d.Default
 		if d.Env != "" {
 			def += "; `" + d.Env + "` sets it"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s: %s | %s | `%s` | %s |\n", d.Name.short(), d.Type, cell(d.Accepted), cell(def), d.Example, cell(d.What))
+		port := ""
+		if specs[d.Name].port {
+			port = "yes"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s: %s | %s | `%s` | %s | %s |\n", d.Name.short(), d.Type, cell(d.Accepted), cell(def), d.Example, port, cell(d.What))
 	}
 	return b.String()
 }

@@ -35,6 +35,15 @@ type lbOptions struct {
 	PrivateIPv4           netip.Addr
 	PrivateSubnetIPRange  netip.Prefix
 
+	lbPortOptions // from the annotations without a port: every port's unless it sets its own
+	// Ports are the options of each TCP port of the Service, by port
+	// number: its own annotations (ports.go) over lbPortOptions.
+	Ports map[int32]lbPortOptions
+	Own   map[int32]bool // the ports with annotations of their own
+}
+
+// lbPortOptions are the options a Service port can set apart from the others.
+type lbPortOptions struct {
 	Protocol      string // tcp, http or https
 	ProxyProtocol bool
 	HTTP          lbHTTPOptions
@@ -49,6 +58,7 @@ type lbHTTPOptions struct {
 	TimeoutIdle        time.Duration
 	CertificateType    string // uploaded or managed
 	Certificates       []string
+	CertificatesFrom   string // the annotation that named them, short, for errors
 	ManagedCertName    string
 	ManagedCertDomains []string
 }
@@ -79,8 +89,9 @@ func (e *annotationError) Error() string {
 // annotations reads typed annotation values, as the table of specs says,
 // and collects every error.
 type annotations struct {
-	m    map[string]string
-	errs []error
+	m     map[string]string
+	alias map[string]string // full name → the port's own annotation its value came from
+	errs  []error
 }
 
 func (a *annotations) get(name Annotation) (string, bool) {
@@ -90,7 +101,16 @@ func (a *annotations) get(name Annotation) (string, bool) {
 
 // fail reports value as not what name accepts.
 func (a *annotations) fail(name Annotation, value string) {
-	a.errs = append(a.errs, &annotationError{name.short(), value, specs[name].accepted()})
+	a.errs = append(a.errs, &annotationError{a.short(name), value, specs[name].accepted()})
+}
+
+// short is the name without the prefix, or that of the port's own
+// annotation the value came from.
+func (a *annotations) short(name Annotation) string {
+	if k, ok := a.alias[string(name)]; ok {
+		return Annotation(k).short()
+	}
+	return name.short()
 }
 
 func (a *annotations) str(name Annotation, def string) string {
@@ -197,7 +217,6 @@ func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
 		DisablePublicNetwork:  a.optBool(AnnotationDisablePublicNetwork),
 		DisablePrivateIngress: a.boolean(AnnotationDisablePrivateIngress, d.DisablePrivateIngress),
 		UsePrivateIP:          a.boolean(AnnotationUsePrivateIP, d.UsePrivateIP),
-		Protocol:              a.oneOf(AnnotationProtocol, "tcp"),
 	}
 	_, typed := a.get(AnnotationType)
 	o.TypeExplicit = typed || d.Type != "lb11"
@@ -232,26 +251,50 @@ func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
 		}
 		o.PrivateSubnetIPRange = p
 	}
+	o.lbPortOptions = parsePort(a, svc, d)
+	o.Ports, o.Own = parsePorts(a, svc, d, o.lbPortOptions)
+	return o, joinUnique(a.errs)
+}
+
+// parsePort reads what a port can set from a: the Service's annotations,
+// or a port's own over them.
+func parsePort(a *annotations, svc *corev1.Service, d Defaults) lbPortOptions {
+	p := lbPortOptions{Protocol: a.oneOf(AnnotationProtocol, "tcp")}
 	proxy := a.optBool(AnnotationUsesProxyProtocol)
 	if proxy == nil {
 		proxy = d.UsesProxyProtocol
 	}
-	o.ProxyProtocol = proxy != nil && *proxy
-	o.HTTP = parseHTTPOptions(a, svc)
-	o.HealthCheck = parseHealthCheck(a, d)
-	return o, errors.Join(a.errs...)
+	p.ProxyProtocol = proxy != nil && *proxy
+	p.HTTP = parseHTTPOptions(a, svc)
+	p.HealthCheck = parseHealthCheck(a, d)
+	return p
+}
+
+// joinUnique joins errs, each message once: a port's own annotations are
+// read over the Service's, whose errors each port would repeat.
+func joinUnique(errs []error) error {
+	var out []error
+	seen := map[string]bool{}
+	for _, e := range errs {
+		if m := e.Error(); !seen[m] {
+			seen[m] = true
+			out = append(out, e)
+		}
+	}
+	return errors.Join(out...)
 }
 
 func parseHTTPOptions(a *annotations, svc *corev1.Service) lbHTTPOptions {
 	h := lbHTTPOptions{
-		CookieName:      a.str(AnnotationHTTPCookieName, ""),
-		CookieLifetime:  a.seconds(AnnotationHTTPCookieLifetime, 0),
-		StickySessions:  a.optBool(AnnotationHTTPStickySessions),
-		RedirectHTTP:    a.optBool(AnnotationHTTPRedirectHTTP),
-		TimeoutIdle:     a.seconds(AnnotationHTTPTimeoutIdle, 0),
-		CertificateType: a.oneOf(AnnotationCertificateType, "uploaded"),
-		Certificates:    a.list(AnnotationHTTPCertificates),
-		ManagedCertName: a.str(AnnotationHTTPManagedCertificateName, "ccm-managed-certificate-"+string(svc.UID)),
+		CookieName:       a.str(AnnotationHTTPCookieName, ""),
+		CookieLifetime:   a.seconds(AnnotationHTTPCookieLifetime, 0),
+		StickySessions:   a.optBool(AnnotationHTTPStickySessions),
+		RedirectHTTP:     a.optBool(AnnotationHTTPRedirectHTTP),
+		TimeoutIdle:      a.seconds(AnnotationHTTPTimeoutIdle, 0),
+		CertificateType:  a.oneOf(AnnotationCertificateType, "uploaded"),
+		Certificates:     a.list(AnnotationHTTPCertificates),
+		CertificatesFrom: a.short(AnnotationHTTPCertificates),
+		ManagedCertName:  a.str(AnnotationHTTPManagedCertificateName, "ccm-managed-certificate-"+string(svc.UID)),
 	}
 	if len(h.CookieName) > 100 {
 		a.fail(AnnotationHTTPCookieName, h.CookieName)

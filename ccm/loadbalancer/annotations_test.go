@@ -29,8 +29,9 @@ func TestLBOptionsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := lbOptions{Type: "lb11", Protocol: "tcp", HTTP: lbHTTPOptions{CertificateType: "uploaded", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}
-	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{})); diff != "" {
+	want := lbOptions{Type: "lb11", lbPortOptions: lbPortOptions{Protocol: "tcp",
+		HTTP: lbHTTPOptions{CertificateType: "uploaded", CertificatesFrom: "http-certificates", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}}
+	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(lbOptions{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	// The environment's defaults apply where no annotation is set.
@@ -72,13 +73,13 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		NodeSelector: labels.SelectorFromSet(labels.Set{"role": "worker"}), Hostname: "lb.example.com", IPv6Disabled: true,
 		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
-		Protocol: "https", ProxyProtocol: true,
-		HTTP: lbHTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
-			CertificateType: "managed", Certificates: []string{"a", "b"}, ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
-		HealthCheck: lbHealthCheckOptions{Configured: true, Aimed: true, KubeProxy: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
-			Retries: 5, HTTPDomain: "example.com", HTTPPath: "/healthz", ValidateCert: &yes, StatusCodes: []string{"2??", "301"}},
+		lbPortOptions: lbPortOptions{Protocol: "https", ProxyProtocol: true,
+			HTTP: lbHTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
+				CertificateType: "managed", Certificates: []string{"a", "b"}, CertificatesFrom: "http-certificates", ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
+			HealthCheck: lbHealthCheckOptions{Configured: true, Aimed: true, KubeProxy: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
+				Retries: 5, HTTPDomain: "example.com", HTTPPath: "/healthz", ValidateCert: &yes, StatusCodes: []string{"2??", "301"}}},
 	}
-	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmp.Comparer(func(a, b labels.Selector) bool {
+	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(lbOptions{}), cmp.Comparer(func(a, b labels.Selector) bool {
 		return a.String() == b.String()
 	})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)

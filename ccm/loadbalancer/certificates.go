@@ -3,6 +3,8 @@ package loadbalancer
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -49,12 +51,26 @@ func (c *certs) remember(key string, id int64) {
 	c.mu.Unlock()
 }
 
-// resolve returns the certificate IDs svc's https services use.
-func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) ([]int64, error) {
-	if o.Protocol != "https" {
-		return nil, nil
+// resolve returns the certificate IDs of each https port of svc.
+func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) (map[int32][]int64, error) {
+	out := map[int32][]int64{}
+	for _, n := range slices.Sorted(maps.Keys(o.Ports)) {
+		p := o.Ports[n]
+		if p.Protocol != "https" {
+			continue
+		}
+		ids, err := c.resolvePort(ctx, svc, o, p)
+		if err != nil {
+			return nil, err
+		}
+		out[n] = ids
 	}
-	if o.HTTP.CertificateType == "managed" {
+	return out, nil
+}
+
+// resolvePort returns the certificate IDs of the https port p.
+func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o lbOptions, p lbPortOptions) ([]int64, error) {
+	if p.HTTP.CertificateType == "managed" {
 		id, err := c.managed(ctx, svc, o)
 		if err != nil {
 			return nil, err
@@ -62,7 +78,7 @@ func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) (
 		return []int64{id}, nil
 	}
 	var ids []int64
-	for _, ref := range o.HTTP.Certificates {
+	for _, ref := range p.HTTP.Certificates {
 		if id, err := strconv.ParseInt(ref, 10, 64); err == nil {
 			ids = append(ids, id)
 			continue
@@ -75,7 +91,7 @@ func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) (
 			}
 			if cert == nil {
 				c.markMissing(ref)
-				return nil, &annotationError{AnnotationHTTPCertificates.short(), ref, "the IDs or names of existing certificates"}
+				return nil, &annotationError{p.HTTP.CertificatesFrom, ref, "the IDs or names of existing certificates"}
 			}
 			id = cert.ID
 			c.remember(ref, id)

@@ -57,7 +57,7 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 		delete(l.waiting, lb.ID)
 	}
 	l.mu.Unlock()
-	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.HTTP.CertificateType == "managed" && !kept {
+	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.wantsManaged() && !kept {
 		if err := l.deleteManagedCert(ctx, svc); err != nil {
 			if passing(err) {
 				// The Service keeps its finalizer, and the controller tries
@@ -79,7 +79,7 @@ func (l *Manager) managedCertLeft(ctx context.Context, svc *corev1.Service) (boo
 	if svc.DeletionTimestamp == nil && svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.LoadBalancerClass == nil {
 		return false, nil
 	}
-	if o, err := parseLBOptions(svc, l.defaults); err != nil || o.HTTP.CertificateType != "managed" {
+	if o, err := parseLBOptions(svc, l.defaults); err != nil || !o.wantsManaged() {
 		return false, nil
 	}
 	found, err := l.client.Certificate.AllWithOpts(ctx, hcloud.CertificateListOpts{

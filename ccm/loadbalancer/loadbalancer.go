@@ -185,11 +185,11 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 			return nil, err
 		}
 	}
-	certIDs, err := l.certs.resolve(ctx, svc, o)
+	certs, err := l.certs.resolve(ctx, svc, o)
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
-	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, CertIDs: certIDs, Robot: l.robot})
+	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, Certs: certs, Robot: l.robot})
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}

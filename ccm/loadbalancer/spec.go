@@ -2,7 +2,6 @@ package loadbalancer
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"net"
 	"slices"
@@ -63,9 +62,9 @@ func (t lbTarget) String() string {
 // lbEnv is what the desired state depends on besides the Service and nodes.
 type lbEnv struct {
 	NetworkID   int64
-	NetworkZone string  // of HCLOUD_NETWORK: where a load balancer goes without location or zone
-	CertIDs     []int64 // the https certificates, resolved
-	Robot       bool    // dedicated servers' Nodes become ip targets (ROBOT_ENABLED)
+	NetworkZone string            // of HCLOUD_NETWORK: where a load balancer goes without location or zone
+	Certs       map[int32][]int64 // the certificates of each https port, resolved
+	Robot       bool              // dedicated servers' Nodes become ip targets (ROBOT_ENABLED)
 }
 
 // lbNotice is something to tell the user in an event; it does not stop the sync.
@@ -119,27 +118,32 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 			_, s.IPRange, _ = net.ParseCIDR(o.PrivateSubnetIPRange.String())
 		}
 	}
-	if o.Protocol == "https" && o.HTTP.CertificateType == "uploaded" && len(o.HTTP.Certificates) == 0 {
-		bad(AnnotationHTTPCertificates, "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert")
-	}
 	var notices []lbNotice
 	for _, p := range svc.Spec.Ports {
-		if p.Protocol != "" && p.Protocol != corev1.ProtocolTCP {
+		if !isTCP(p) {
 			notices = append(notices, lbNotice{Reason: eventPortSkipped,
 				Message: fmt.Sprintf("port %d/%s is left out: Hetzner load balancers forward TCP only", p.Port, p.Protocol)})
 			continue
 		}
-		s.Services = append(s.Services, desiredService(p, o, env.CertIDs, kubeHealth(svc, o.HealthCheck)))
+		po := o.port(p.Port)
+		if po.Protocol == "https" && po.HTTP.CertificateType == "uploaded" && len(po.HTTP.Certificates) == 0 {
+			name := AnnotationHTTPCertificates
+			if o.Own[p.Port] {
+				name = Annotation(fmt.Sprintf("%s%d.%s", portPrefix, p.Port, AnnotationHTTPCertificates.short()))
+			}
+			bad(name, "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert")
+		}
+		s.Services = append(s.Services, desiredService(p, po, env.Certs[p.Port], kubeHealth(svc, po.HealthCheck)))
 	}
 	slices.SortFunc(s.Services, func(a, b hcloud.LoadBalancerAddServiceOpts) int { return *a.ListenPort - *b.ListenPort })
 	var n []lbNotice
 	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes, env.Robot)
 	notices = append(notices, n...)
-	return s, notices, errors.Join(errs...)
+	return s, notices, joinUnique(errs)
 }
 
 // desiredService is one load balancer service for a Service port.
-func desiredService(p corev1.ServicePort, o lbOptions, certs []int64, kube int) hcloud.LoadBalancerAddServiceOpts {
+func desiredService(p corev1.ServicePort, o lbPortOptions, certs []int64, kube int) hcloud.LoadBalancerAddServiceOpts {
 	proto := hcloud.LoadBalancerServiceProtocol(o.Protocol)
 	svc := hcloud.LoadBalancerAddServiceOpts{
 		Protocol: proto, ListenPort: hcloud.Ptr(int(p.Port)), DestinationPort: hcloud.Ptr(int(p.NodePort)),
@@ -194,7 +198,7 @@ func kubeHealth(svc *corev1.Service, c lbHealthCheckOptions) int {
 // desiredHealthCheck is TCP on the nodePort unless configured otherwise:
 // HTTP /healthz on kube, a Kubernetes health endpoint, when there is one,
 // else what the annotations say.
-func desiredHealthCheck(p corev1.ServicePort, o lbOptions, kube int) *hcloud.LoadBalancerAddServiceOptsHealthCheck {
+func desiredHealthCheck(p corev1.ServicePort, o lbPortOptions, kube int) *hcloud.LoadBalancerAddServiceOptsHealthCheck {
 	hc := &hcloud.LoadBalancerAddServiceOptsHealthCheck{Protocol: hcloud.LoadBalancerServiceProtocolTCP, Port: hcloud.Ptr(int(p.NodePort))}
 	c := o.HealthCheck
 	switch {

@@ -8,7 +8,7 @@ import (
 // lbStatus is the Service's status.loadBalancer, as the official CCM
 // reports it: only the hostname annotation when it is set; else the public
 // IPv4 and IPv6 (unless disabled), then the private IPs (unless private
-// ingress is disabled). ipMode is VIP, or with proxy protocol Proxy, so
+// ingress is disabled). ipMode is VIP, or with proxy protocol on any port Proxy, so
 // kube-proxy sends in-cluster traffic through the load balancer too. It is
 // always set, as the apiserver defaults it: a status left without it would
 // differ from the stored one at every sync and be patched again.
@@ -17,7 +17,7 @@ func lbStatus(lb *hcloud.LoadBalancer, o lbOptions) *corev1.LoadBalancerStatus {
 		return &corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: o.Hostname}}}
 	}
 	m := corev1.LoadBalancerIPModeVIP
-	if o.ProxyProtocol {
+	if o.anyPort(func(p lbPortOptions) bool { return p.ProxyProtocol }) {
 		m = corev1.LoadBalancerIPModeProxy
 	}
 	mode := &m

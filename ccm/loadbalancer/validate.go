@@ -3,6 +3,7 @@ package loadbalancer
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -21,9 +22,14 @@ type ServiceConfig struct {
 	// Location or NetworkZone after the defaults and HCLOUD_NETWORK's zone;
 	// both empty: a new load balancer cannot be placed.
 	Location, NetworkZone string
-	Protocol              string   // tcp, http or https
-	Certificates          []string // uploaded certificates by ID or name (https)
-	ManagedCertificate    bool     // https with a certificate the CCM requests
+	Certificates          []CertificateRef // uploaded certificates of https ports, each once
+	ManagedCertificate    bool             // an https port has the certificate the CCM requests
+}
+
+// CertificateRef is an uploaded certificate a Service names.
+type CertificateRef struct {
+	Ref        string     // ID or name
+	Annotation Annotation // the annotation that names it, such as load-balancer.hetzner.cloud/port-443.http-certificates
 }
 
 // ValidateService reads svc's annotations over d with the code a sync
@@ -36,11 +42,19 @@ func ValidateService(svc *corev1.Service, d Defaults, networkID int64, networkZo
 		return ServiceConfig{}, err
 	}
 	want, _, err := desiredLB(svc, o, nil, lbEnv{NetworkID: networkID, NetworkZone: networkZone})
-	c := ServiceConfig{Type: o.Type, Location: want.Location, NetworkZone: want.NetworkZone, Protocol: o.Protocol}
-	if o.Protocol == "https" {
-		c.ManagedCertificate = o.HTTP.CertificateType == "managed"
-		if !c.ManagedCertificate {
-			c.Certificates = o.HTTP.Certificates
+	c := ServiceConfig{Type: o.Type, Location: want.Location, NetworkZone: want.NetworkZone}
+	for _, n := range slices.Sorted(maps.Keys(o.Ports)) {
+		p := o.Ports[n]
+		switch {
+		case p.Protocol != "https":
+		case p.HTTP.CertificateType == "managed":
+			c.ManagedCertificate = true
+		default:
+			for _, ref := range p.HTTP.Certificates {
+				if !slices.ContainsFunc(c.Certificates, func(r CertificateRef) bool { return r.Ref == ref }) {
+					c.Certificates = append(c.Certificates, CertificateRef{Ref: ref, Annotation: Annotation(annotationPrefix + p.HTTP.CertificatesFrom)})
+				}
+			}
 		}
 	}
 	return c, err

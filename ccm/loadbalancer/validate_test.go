@@ -10,7 +10,8 @@ import (
 
 func TestValidateService(t *testing.T) {
 	svc := func(kv ...string) *corev1.Service {
-		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u1", Annotations: map[string]string{}}}
+		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u1", Annotations: map[string]string{}},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, NodePort: 30443}, {Name: "web", Port: 8443, NodePort: 30843}}}}
 		for i := 0; i+1 < len(kv); i += 2 {
 			s.Annotations[annotationPrefix+kv[i]] = kv[i+1]
 		}
@@ -25,15 +26,18 @@ func TestValidateService(t *testing.T) {
 		wantErr     bool
 		networkZone string
 	}{
-		{name: "defaults", svc: svc(), want: ServiceConfig{Type: "lb11", Protocol: "tcp"}},
+		{name: "defaults", svc: svc(), want: ServiceConfig{Type: "lb11"}},
 		{name: "network zone of HCLOUD_NETWORK", svc: svc(), networkID: 7, networkZone: "eu-central",
-			want: ServiceConfig{Type: "lb11", Protocol: "tcp", NetworkZone: "eu-central"}},
+			want: ServiceConfig{Type: "lb11", NetworkZone: "eu-central"}},
 		{name: "location wins over zone", svc: svc("location", "hel1", "network-zone", "us-east"),
-			want: ServiceConfig{Type: "lb11", Protocol: "tcp", Location: "hel1"}},
+			want: ServiceConfig{Type: "lb11", Location: "hel1"}},
 		{name: "uploaded certificates", svc: svc("protocol", "https", "http-certificates", "a, 42", "type", "LB21"),
-			want: ServiceConfig{Type: "lb21", Protocol: "https", Certificates: []string{"a", "42"}}},
+			want: ServiceConfig{Type: "lb21", Certificates: []CertificateRef{{"a", AnnotationHTTPCertificates}, {"42", AnnotationHTTPCertificates}}}},
+		{name: "certificates of one port", svc: svc("port-https.protocol", "https", "port-https.http-certificates", "a", "port-8443.protocol", "https", "http-certificates", "b,a"),
+			want: ServiceConfig{Type: "lb11", Certificates: []CertificateRef{{"a", annotationPrefix + "port-https.http-certificates"}, {"b", AnnotationHTTPCertificates}}}},
+		{name: "https on one port without certificates", svc: svc("port-443.protocol", "https"), wantErr: true},
 		{name: "managed certificate", svc: svc("protocol", "https", "certificate-type", "managed", "http-managed-certificate-domains", "example.com"),
-			want: ServiceConfig{Type: "lb11", Protocol: "https", ManagedCertificate: true}},
+			want: ServiceConfig{Type: "lb11", ManagedCertificate: true}},
 		{name: "bad value", svc: svc("health-check-interval", "1m30x"), wantErr: true},
 		{name: "https without certificates", svc: svc("protocol", "https"), wantErr: true},
 		{name: "private IP without a network", svc: svc("use-private-ip", "true"), wantErr: true},
