@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/bounds"
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // Address families for node addresses (HCLOUD_INSTANCES_ADDRESS_FAMILY).
@@ -67,7 +67,7 @@ type Config struct {
 	// initialisation; background work waits below it (HCLOUD_BUDGET_RESERVE).
 	BudgetReserve int
 
-	LoadBalancers loadbalancer.Defaults
+	LoadBalancers annotation.Defaults
 
 	// Robot reaches the Robot webservice for dedicated servers (ROBOT_*).
 	Robot RobotConfig

@@ -6,12 +6,12 @@ import (
 	"net/netip"
 	"strings"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // loadBalancerDefaults reads the HCLOUD_LOAD_BALANCERS_* variables.
-func loadBalancerDefaults(r *envReader) loadbalancer.Defaults {
-	d := loadbalancer.Defaults{
+func loadBalancerDefaults(r *envReader) annotation.Defaults {
+	d := annotation.Defaults{
 		Enabled:               r.boolean("HCLOUD_LOAD_BALANCERS_ENABLED", true),
 		Location:              r.str("HCLOUD_LOAD_BALANCERS_LOCATION", ""),
 		NetworkZone:           r.str("HCLOUD_LOAD_BALANCERS_NETWORK_ZONE", ""),
@@ -34,7 +34,7 @@ func loadBalancerDefaults(r *envReader) loadbalancer.Defaults {
 	if d.AlgorithmType != "" && d.AlgorithmType != "round_robin" && d.AlgorithmType != "least_connections" {
 		r.errs = append(r.errs, fmt.Errorf("HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE=%q: want round_robin or least_connections", d.AlgorithmType))
 	}
-	if err := loadbalancer.CheckDefaults(d); err != nil {
+	if err := annotation.CheckDefaults(d); err != nil {
 		r.errs = append(r.errs, err)
 	}
 	if d.PrivateSubnetIPRange != "" {

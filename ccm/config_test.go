@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 const token64 = "0123456789012345678901234567890123456789012345678901234567890123"
@@ -27,7 +27,7 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
-		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: loadbalancer.Defaults{Enabled: true, Type: "lb11"},
+		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: annotation.Defaults{Enabled: true, Type: "lb11"},
 		Robot: robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -59,7 +59,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		MetadataEndpoint: "http://127.0.0.1:8080/metadata/cp-1/hetzner/v1/metadata",
 		AddressFamily:    "dualstack", MetricsAddress: "127.0.0.1:9000", InventoryMaxAge: 10 * time.Minute, LifecycleMaxAge: 30 * time.Second, BudgetReserve: 50,
 		ListingMaxAge: 6 * time.Hour,
-		LoadBalancers: loadbalancer.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
+		LoadBalancers: annotation.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
 			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two},
 		Robot: robotDefaults}

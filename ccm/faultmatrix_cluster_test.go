@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -50,7 +50,7 @@ func newSweepCluster(t *testing.T, op sweepOp) *sweepCluster {
 		Realism: fakecloud.Realism{Mode: *faultsReal}})
 	clk := cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	c := newClusterWith(t, clk, fx, sweepBuild, func(c *Config) {
-		c.LoadBalancers = loadbalancer.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}
+		c.LoadBalancers = annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}
 		c.BudgetReserve = sweepReserve
 	})
 	return &sweepCluster{cluster: c, servers: op.servers}

@@ -27,7 +27,7 @@ import (
 	_ "k8s.io/controller-manager/pkg/features/register" // the gates the route controller reads, as cmd/ccm gets them through options
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -102,7 +102,7 @@ type lbCluster struct {
 func newLBCluster(t *testing.T, n int, opts fakecloud.Options) *lbCluster {
 	t.Helper()
 	c := newCluster(t, n, opts, func(c *Config) {
-		c.LoadBalancers = loadbalancer.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}
+		c.LoadBalancers = annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}
 	})
 	lc := &lbCluster{cluster: c, nodes: c.Nodes(t)}
 	c.FC.ResetCounters()

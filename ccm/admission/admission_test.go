@@ -16,6 +16,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -29,7 +30,7 @@ type world struct {
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	cloud := cloudtest.Start(t, 1, fakecloud.Options{}, hcloud.WithHTTPClient(&http.Client{Timeout: time.Second}))
-	lbs := loadbalancer.New(cloud.Client, loadbalancer.Options{Defaults: loadbalancer.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"},
+	lbs := loadbalancer.New(cloud.Client, loadbalancer.Options{Defaults: annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"},
 		MaxAge: 5 * time.Minute})
 	if _, err := lbs.EnsureLoadBalancer(t.Context(), "", cloudtest.LBService("first", []int32{80}), cloud.Nodes(t)); err != nil {
 		t.Fatal(err)
@@ -170,7 +171,7 @@ func TestAdmitCloudChecks(t *testing.T) {
 	if resp, _ := New(w.lbs, false).Admit(bad); !resp.Allowed {
 		t.Errorf("without cloud checks: refused %q", resp.Result.Message)
 	}
-	cold := loadbalancer.New(w.Client, loadbalancer.Options{Defaults: loadbalancer.Defaults{Enabled: true, Type: "lb11"}, MaxAge: time.Minute})
+	cold := loadbalancer.New(w.Client, loadbalancer.Options{Defaults: annotation.Defaults{Enabled: true, Type: "lb11"}, MaxAge: time.Minute})
 	if resp, _ := New(cold, true).Admit(bad); !resp.Allowed {
 		t.Errorf("before the first sync: refused %q", resp.Result.Message)
 	}

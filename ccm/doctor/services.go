@@ -12,6 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // lbServices are the Services the CCM makes load balancers for: of type
@@ -68,7 +69,7 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 	}
 	if !slices.ContainsFunc(types, func(t *hcloud.LoadBalancerType) bool { return t.Name == c.Type }) {
 		fail(fmt.Sprintf("load balancer type %q does not exist (the types are %s)", c.Type, names(types, func(t *hcloud.LoadBalancerType) string { return t.Name })),
-			fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_TYPE) to one of them", loadbalancer.AnnotationType))
+			fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_TYPE) to one of them", annotation.Type))
 	}
 
 	locations, err := d.cloud.locations.get(ctx, d.api.Location.All)
@@ -82,23 +83,23 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 		i := slices.IndexFunc(locations, func(l *hcloud.Location) bool { return l.Name == c.Location })
 		if i < 0 {
 			fail(fmt.Sprintf("location %q does not exist (the locations are %s)", c.Location, names(locations, func(l *hcloud.Location) string { return l.Name })),
-				fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_LOCATION) to one of them", loadbalancer.AnnotationLocation))
+				fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_LOCATION) to one of them", annotation.Location))
 			break
 		}
 		zone = string(locations[i].NetworkZone)
-		if asked := svc.Annotations[string(loadbalancer.AnnotationNetworkZone)]; asked != "" && asked != zone {
+		if asked := svc.Annotations[string(annotation.NetworkZone)]; asked != "" && asked != zone {
 			d.found.warn("service", subject, fmt.Sprintf("location %s is in network zone %s; the network-zone annotation %s is ignored", c.Location, zone, asked),
-				fmt.Sprintf("remove %s, or make it %s", loadbalancer.AnnotationNetworkZone, zone))
+				fmt.Sprintf("remove %s, or make it %s", annotation.NetworkZone, zone))
 		}
 	case c.NetworkZone != "":
 		zone = c.NetworkZone
 		if !slices.ContainsFunc(locations, func(l *hcloud.Location) bool { return string(l.NetworkZone) == zone }) {
 			fail(fmt.Sprintf("network zone %q does not exist (the zones are %s)", zone, zones(locations)),
-				fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_NETWORK_ZONE) to one of them", loadbalancer.AnnotationNetworkZone))
+				fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_NETWORK_ZONE) to one of them", annotation.NetworkZone))
 		}
 	case lb == nil:
 		fail("no location or network zone: its load balancer cannot be created",
-			fmt.Sprintf("set %s, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK", loadbalancer.AnnotationLocation))
+			fmt.Sprintf("set %s, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK", annotation.Location))
 	}
 	if zone != "" && d.networkID != 0 && d.zone != "" && zone != d.zone {
 		fail(fmt.Sprintf("its load balancer would be in network zone %s, but network %s is in %s: it cannot join the network", zone, d.cfg.Network, d.zone),

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // Validate reads svc's annotations with the Manager's defaults and
@@ -31,13 +33,13 @@ func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
 	types := l.store.types
 	l.store.mu.Unlock()
 	if types != nil {
-		if _, ok := svc.Annotations[string(AnnotationType)]; ok && types[c.Type] == nil {
-			errs = append(errs, &annotationError{AnnotationType.short(), c.Type, "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+		if _, ok := svc.Annotations[string(annotation.Type)]; ok && types[c.Type] == nil {
+			errs = append(errs, &annotation.Error{Key: annotation.Type.Short(), Value: c.Type, Accepted: "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
 		}
-		if _, ok := svc.Annotations[string(AnnotationLocation)]; ok && c.Location != "" {
+		if _, ok := svc.Annotations[string(annotation.Location)]; ok && c.Location != "" {
 			locations := types.locations()
 			if !slices.Contains(locations, c.Location) {
-				errs = append(errs, &annotationError{AnnotationLocation.short(), c.Location, "one of " + strings.Join(locations, ", ")})
+				errs = append(errs, &annotation.Error{Key: annotation.Location.Short(), Value: c.Location, Accepted: "one of " + strings.Join(locations, ", ")})
 			}
 		}
 	}

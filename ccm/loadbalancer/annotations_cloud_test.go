@@ -19,6 +19,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -127,7 +128,7 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 		t.Errorf("status %+v, want only the hostname", st.Ingress)
 	}
 	// Turning the public interface back on is one action.
-	private.Annotations[annotationPrefix+"disable-public-network"] = "false"
+	private.Annotations[annotation.Prefix+"disable-public-network"] = "false"
 	if _, n := c.ensure(t, private, c.nodes); n != 1 || !c.LoadBalancerOf(t, private).PublicNet.Enabled {
 		t.Errorf("enabling the public interface: %d requests, enabled=%v", n, c.LoadBalancerOf(t, private).PublicNet.Enabled)
 	}
@@ -135,8 +136,8 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 	// the targets to private IPs first; the API refuses it the other way round.
 	public := lbService("public", []int32{80})
 	c.ensure(t, public, c.nodes)
-	public.Annotations[annotationPrefix+"disable-public-network"] = "true"
-	public.Annotations[annotationPrefix+"use-private-ip"] = "true"
+	public.Annotations[annotation.Prefix+"disable-public-network"] = "true"
+	public.Annotations[annotation.Prefix+"use-private-ip"] = "true"
 	c.ensure(t, public, c.nodes)
 	lb = c.LoadBalancerOf(t, public)
 	if lb.PublicNet.Enabled || len(lb.Targets) != 2 || !lb.Targets[0].UsePrivateIP || !lb.Targets[1].UsePrivateIP {
@@ -164,7 +165,7 @@ func TestLBBadAnnotationsAreEventsAndTouchNothing(t *testing.T) {
 		for _, e := range c.rec.about("web") {
 			for name, accepted := range want {
 				if e.Reason == eventBadAnnotation && e.Type == corev1.EventTypeWarning &&
-					strings.Contains(e.Message, annotationPrefix+name) && strings.Contains(e.Message, accepted) {
+					strings.Contains(e.Message, annotation.Prefix+name) && strings.Contains(e.Message, accepted) {
 					found++
 				}
 			}
@@ -210,7 +211,7 @@ func TestLBTargetsFollowTheNodes(t *testing.T) {
 		n.Labels = map[string]string{"pool": "a"}
 	}
 	nodes[3].Labels["pool"] = "b"
-	svc.Annotations[annotationPrefix+"node-selector"] = "pool=b"
+	svc.Annotations[annotation.Prefix+"node-selector"] = "pool=b"
 	c.ensure(t, svc, nodes)
 	if got := targetIDs(c.LoadBalancerOf(t, svc)); !slices.Equal(got, serverIDs(nodes[3:4])) {
 		t.Errorf("targets %v, want only node-0003's server", got)
@@ -221,11 +222,11 @@ func TestLBTypeIsUpgradedNeverDowngraded(t *testing.T) {
 	c := newLBCluster(t, 1, fakecloud.Options{})
 	svc := lbService("web", []int32{80}, "type", "lb21")
 	c.ensure(t, svc, c.nodes)
-	svc.Annotations[annotationPrefix+"type"] = "lb31"
+	svc.Annotations[annotation.Prefix+"type"] = "lb31"
 	if _, n := c.ensure(t, svc, c.nodes); n != 1 || c.LoadBalancerOf(t, svc).LoadBalancerType.Name != "lb31" {
 		t.Errorf("upgrade: %d requests, type %s", n, c.LoadBalancerOf(t, svc).LoadBalancerType.Name)
 	}
-	svc.Annotations[annotationPrefix+"type"] = "lb11"
+	svc.Annotations[annotation.Prefix+"type"] = "lb11"
 	if _, n := c.ensure(t, svc, c.nodes); n != 0 || c.LoadBalancerOf(t, svc).LoadBalancerType.Name != "lb31" {
 		t.Errorf("downgrade: %d requests, type %s; want no change", n, c.LoadBalancerOf(t, svc).LoadBalancerType.Name)
 	}
@@ -264,7 +265,7 @@ func TestLBPlacementAndHTTPSHealthCheckAnnotations(t *testing.T) {
 	svc := lbService("api", []int32{443}, "location", "", "network-zone", "eu-central", "protocol", "https",
 		"http-certificates", "4711", "ipv6-rdns", "v6.example.com", "private-subnet-ip-range", "10.0.0.0/16",
 		"health-check-protocol", "https", "health-check-http-validate-certificate", "true", "health-check-http-path", "/ready")
-	svc.Annotations[annotationPrefix+"http-certificates"] = strconv.FormatInt(cert.ID, 10)
+	svc.Annotations[annotation.Prefix+"http-certificates"] = strconv.FormatInt(cert.ID, 10)
 	c.ensure(t, svc, c.nodes)
 	lb := c.LoadBalancerOf(t, svc)
 	if lb.Location.NetworkZone != "eu-central" || lb.PublicNet.IPv6.DNSPtr != "v6.example.com" {

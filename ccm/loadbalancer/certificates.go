@@ -11,6 +11,8 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // certs resolves the certificates of https services: uploaded ones by ID
@@ -52,7 +54,7 @@ func (c *certs) remember(key string, id int64) {
 }
 
 // resolve returns the certificate IDs of each https port of svc.
-func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) (map[int32][]int64, error) {
+func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o annotation.Options) (map[int32][]int64, error) {
 	out := map[int32][]int64{}
 	for _, n := range slices.Sorted(maps.Keys(o.Ports)) {
 		p := o.Ports[n]
@@ -69,7 +71,7 @@ func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o lbOptions) (
 }
 
 // resolvePort returns the certificate IDs of the https port p.
-func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o lbOptions, p lbPortOptions) ([]int64, error) {
+func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o annotation.Options, p annotation.PortOptions) ([]int64, error) {
 	if p.HTTP.CertificateType == "managed" {
 		id, err := c.managed(ctx, svc, o)
 		if err != nil {
@@ -91,7 +93,7 @@ func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o lbOption
 			}
 			if cert == nil {
 				c.markMissing(ref)
-				return nil, &annotationError{p.HTTP.CertificatesFrom, ref, "the IDs or names of existing certificates"}
+				return nil, &annotation.Error{Key: p.HTTP.CertificatesFrom, Value: ref, Accepted: "the IDs or names of existing certificates"}
 			}
 			id = cert.ID
 			c.remember(ref, id)
@@ -103,7 +105,7 @@ func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o lbOption
 
 // managed finds the Service's managed certificate by its label, or
 // creates it, as the official CCM does.
-func (c *certs) managed(ctx context.Context, svc *corev1.Service, o lbOptions) (int64, error) {
+func (c *certs) managed(ctx context.Context, svc *corev1.Service, o annotation.Options) (int64, error) {
 	key := "uid:" + string(svc.UID)
 	if id, ok := c.cached(key); ok {
 		return id, nil

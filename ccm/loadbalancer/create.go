@@ -7,6 +7,8 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // create sends one POST with everything inline. A name that is taken is
@@ -36,7 +38,7 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, errors.Join(err, gerr))
 	}
 	if owner := lb.Labels[uidLabel]; owner != "" && owner != want.UID {
-		err := fmt.Errorf("load balancer %s belongs to the Service with UID %s; choose another name with the annotation %s", want.Name, owner, AnnotationName)
+		err := fmt.Errorf("load balancer %s belongs to the Service with UID %s; choose another name with the annotation %s", want.Name, owner, annotation.Name)
 		l.event(svc, corev1.EventTypeWarning, "LoadBalancerNameTaken", err.Error())
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/internal/actionwatch"
 )
 
@@ -57,7 +58,7 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 		delete(l.waiting, lb.ID)
 	}
 	l.mu.Unlock()
-	if o, err := parseLBOptions(svc, l.defaults); err == nil && o.wantsManaged() && !kept {
+	if o, err := annotation.Parse(svc, l.defaults); err == nil && o.WantsManaged() && !kept {
 		if err := l.deleteManagedCert(ctx, svc); err != nil {
 			if passing(err) {
 				// The Service keeps its finalizer, and the controller tries
@@ -79,7 +80,7 @@ func (l *Manager) managedCertLeft(ctx context.Context, svc *corev1.Service) (boo
 	if svc.DeletionTimestamp == nil && svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.LoadBalancerClass == nil {
 		return false, nil
 	}
-	if o, err := parseLBOptions(svc, l.defaults); err != nil || !o.wantsManaged() {
+	if o, err := annotation.Parse(svc, l.defaults); err != nil || !o.WantsManaged() {
 		return false, nil
 	}
 	found, err := l.client.Certificate.AllWithOpts(ctx, hcloud.CertificateListOpts{

@@ -7,11 +7,13 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // unsupported reports annotations of the official CCM this one does not act on.
 func (l *Manager) unsupported(svc *corev1.Service) {
-	for _, name := range []Annotation{AnnotationPublicNetIPv4, AnnotationPublicNetIPv6} {
+	for _, name := range []annotation.Key{annotation.PublicNetIPv4, annotation.PublicNetIPv6} {
 		if v, ok := svc.Annotations[string(name)]; ok {
 			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, fmt.Sprintf(
 				"annotation %s=%q is not supported by this CCM and is ignored: the load balancer gets its own addresses", name, v))
@@ -36,7 +38,7 @@ func (l *Manager) badConfig(svc *corev1.Service, err error) error {
 		errs = []error{err}
 	}
 	for _, e := range errs {
-		var ae *annotationError
+		var ae *annotation.Error
 		if errors.As(e, &ae) {
 			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, e.Error())
 		}

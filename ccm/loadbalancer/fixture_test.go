@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -51,7 +52,7 @@ func newLBCluster(t *testing.T, n int, opts fakecloud.Options) *lbCluster {
 	}
 	c := &lbCluster{Cloud: cloud, nodes: cloud.Nodes(t), clock: cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)),
 		rec: &recorder{}, networkID: nw.ID}
-	c.lbs = New(cloud.Client, Options{Defaults: Defaults{Enabled: true, Type: "lb11", Location: "fsn1"},
+	c.lbs = New(cloud.Client, Options{Defaults: annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"},
 		NetworkID: nw.ID, NetworkZone: "eu-central", MaxAge: 5 * time.Minute, Now: c.clock.Now})
 	c.lbs.Start(t.Context(), c.rec)
 	cloud.FC.ResetCounters()
@@ -59,6 +60,7 @@ func newLBCluster(t *testing.T, n int, opts fakecloud.Options) *lbCluster {
 }
 
 var (
+	lbDefaults = annotation.Defaults{Enabled: true, Type: "lb11"}
 	lbService  = cloudtest.LBService
 	eventually = cloudtest.Eventually
 )

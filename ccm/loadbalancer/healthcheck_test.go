@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -96,7 +97,7 @@ func TestKubeProxyCheckDefault(t *testing.T) {
 		{false, []string{"health-check-kube-proxy", "true"}, kubeProxyHealthzPort},
 	} {
 		svc := lbService("s", []int32{80}, tt.annotation...)
-		o, err := parseLBOptions(svc, Defaults{Type: "lb11", HealthCheckKubeProxy: tt.env})
+		o, err := annotation.Parse(svc, annotation.Defaults{Type: "lb11", HealthCheckKubeProxy: tt.env})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/client-go/tools/record"
 	cloudprovider "k8s.io/cloud-provider"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/internal/actionwatch"
 )
 
@@ -22,7 +23,7 @@ import (
 // with the known one (lbPlan) and sends only the differences.
 type Manager struct {
 	client      *hcloud.Client
-	defaults    Defaults
+	defaults    annotation.Defaults
 	networkID   int64
 	networkZone string
 	robot       bool // dedicated servers' Nodes are ip targets
@@ -57,7 +58,7 @@ var _ cloudprovider.LoadBalancer = (*Manager)(nil)
 
 // Options are what a Manager needs besides the client.
 type Options struct {
-	Defaults    Defaults
+	Defaults    annotation.Defaults
 	NetworkID   int64         // 0: no network
 	NetworkZone string        // the network's zone, for load balancers placed by zone
 	MaxAge      time.Duration // how old a listing of load balancers or certificates may be
@@ -95,7 +96,7 @@ func (l *Manager) ActionsRunning() int { return l.actions.Count() }
 
 // GetLoadBalancerName is the name annotation, else the official default.
 func (l *Manager) GetLoadBalancerName(_ context.Context, _ string, svc *corev1.Service) string {
-	if n := strings.TrimSpace(svc.Annotations[string(AnnotationName)]); n != "" {
+	if n := strings.TrimSpace(svc.Annotations[string(annotation.Name)]); n != "" {
 		return n
 	}
 	return defaultLBName(svc)
@@ -125,7 +126,7 @@ func (l *Manager) GetLoadBalancer(ctx context.Context, _ string, svc *corev1.Ser
 		}
 		l.store.put(uid, lb)
 	}
-	o, _ := parseLBOptions(svc, l.defaults) // bad annotations: the status with what parsed
+	o, _ := annotation.Parse(svc, l.defaults) // bad annotations: the status with what parsed
 	return lbStatus(lb, o), true, nil
 }
 
@@ -164,7 +165,7 @@ func (l *Manager) sync(ctx context.Context, svc *corev1.Service, nodes []*corev1
 
 // syncLocked is a sync under the Service's lock.
 func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*corev1.Node, create bool) (*corev1.LoadBalancerStatus, error) {
-	o, err := parseLBOptions(svc, l.defaults)
+	o, err := annotation.Parse(svc, l.defaults)
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
@@ -174,7 +175,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 		return nil, err
 	}
 	if types[o.Type] == nil {
-		return nil, l.badConfig(svc, &annotationError{AnnotationType.short(), o.Type, "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+		return nil, l.badConfig(svc, &annotation.Error{Key: annotation.Type.Short(), Value: o.Type, Accepted: "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
 	}
 	if !create {
 		// UpdateLoadBalancer changes only a load balancer that exists, so
@@ -203,7 +204,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 			return nil, nil
 		}
 		if want.Location == "" && want.NetworkZone == "" {
-			return nil, l.badConfig(svc, &annotationError{AnnotationLocation.short(), "", "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})
+			return nil, l.badConfig(svc, &annotation.Error{Key: annotation.Location.Short(), Value: "", Accepted: "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})
 		}
 		l.notify(svc, append(notices, limitTargets(svc, &want, nil, types.maxTargets(want.Type))...))
 		if lb, err = l.create(ctx, svc, want); err != nil {

@@ -6,6 +6,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // NodeChanged is told of each update of a Node. The upstream service
@@ -26,7 +28,7 @@ func (l *Manager) NodeChanged(old, cur *corev1.Node) {
 	var syncs []due
 	l.mu.Lock()
 	for uid, last := range l.last {
-		o, err := parseLBOptions(last.svc, l.defaults)
+		o, err := annotation.Parse(last.svc, l.defaults)
 		if err != nil || o.NodeSelector == nil ||
 			o.NodeSelector.Matches(labels.Set(old.Labels)) == o.NodeSelector.Matches(labels.Set(cur.Labels)) {
 			continue

@@ -6,6 +6,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -157,7 +158,7 @@ func TestLBTargetLimitIsTheLoadBalancersOwn(t *testing.T) {
 	svc := lbService("web", []int32{80}, "type", "lb21")
 	c.ensure(t, svc, c.nodes[:28])
 	// The annotation goes: lb11 (25 targets) is only the default now, not a downgrade.
-	delete(svc.Annotations, annotationPrefix+"type")
+	delete(svc.Annotations, annotation.Prefix+"type")
 	if _, n := c.ensure(t, svc, c.nodes); n != 2 {
 		t.Errorf("%d requests, want 2: the two new nodes fit lb21", n)
 	}

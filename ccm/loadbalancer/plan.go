@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // lbStep is one change to a load balancer; Kind names the API's action
@@ -83,7 +85,7 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 		} else {
 			notices = append(notices, lbNotice{Reason: eventTypeDowngrade, Message: fmt.Sprintf(
 				"load balancer type %s is not changed to the smaller %s (annotation %s): downgrade it in the Hetzner Console if you mean to",
-				have.LoadBalancerType.Name, want.Type, AnnotationType)})
+				have.LoadBalancerType.Name, want.Type, annotation.Type)})
 		}
 	}
 	if want.Location != "" && have.Location != nil && have.Location.Name != want.Location {
@@ -151,7 +153,7 @@ func networkSteps(want lbSpec, have *hcloud.LoadBalancer) (attach, detach []lbSt
 		attached = true
 		if want.PrivateIP != nil && !want.PrivateIP.Equal(pn.IP) {
 			notices = append(notices, lbNotice{Reason: eventPrivateIPKept, Message: fmt.Sprintf(
-				"load balancer %s keeps %s in the network: %s=%s applies when it is attached", have.Name, pn.IP, AnnotationPrivateIPv4, want.PrivateIP)})
+				"load balancer %s keeps %s in the network: %s=%s applies when it is attached", have.Name, pn.IP, annotation.PrivateIPv4, want.PrivateIP)})
 		}
 	}
 	if !attached {

@@ -9,6 +9,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
@@ -20,41 +21,6 @@ func ingressService(annotations ...string) *corev1.Service {
 		svc.Spec.Ports[i].Name = name
 	}
 	return svc
-}
-
-// TestPortOptions: a port's own annotations, by number or by name,
-// override the Service's for that port only.
-func TestPortOptions(t *testing.T) {
-	o, err := parseLBOptions(ingressService("uses-proxyprotocol", "true", "health-check-interval", "5s",
-		"port-ssh.uses-proxyprotocol", "false",
-		"port-443.protocol", "https", "port-https.http-certificates", "shop-tls", "port-443.http-redirect-http", "true",
-		"port-http.protocol", "http", "port-80.http-sticky-sessions", "true", "port-80.health-check-http-path", "/ready"), lbDefaults)
-	if err != nil {
-		t.Fatal(err)
-	}
-	type port struct {
-		Protocol       string
-		Proxy          bool
-		Certs          []string
-		Sticky, Redir  bool
-		Path, Interval string
-	}
-	got := map[int32]port{}
-	for n, p := range o.Ports {
-		got[n] = port{p.Protocol, p.ProxyProtocol, p.HTTP.Certificates, p.HTTP.StickySessions != nil && *p.HTTP.StickySessions,
-			p.HTTP.RedirectHTTP != nil && *p.HTTP.RedirectHTTP, p.HealthCheck.HTTPPath, p.HealthCheck.Interval.String()}
-	}
-	want := map[int32]port{
-		80:  {Protocol: "http", Proxy: true, Sticky: true, Path: "/ready", Interval: "5s"},
-		443: {Protocol: "https", Proxy: true, Certs: []string{"shop-tls"}, Redir: true, Interval: "5s"},
-		22:  {Protocol: "tcp", Interval: "5s"},
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("ports (-want +got):\n%s", diff)
-	}
-	if o.Protocol != "tcp" || !o.ProxyProtocol {
-		t.Errorf("the Service's options changed: protocol %s, proxy %v", o.Protocol, o.ProxyProtocol)
-	}
 }
 
 // TestPortOptionsInvalid: each per-port mistake is reported with the key
@@ -75,8 +41,8 @@ func TestPortOptionsInvalid(t *testing.T) {
 		t.Run(tt.key, func(t *testing.T) {
 			svc := ingressService(tt.key, tt.value)
 			_, err := ValidateService(svc, lbDefaults, 0, "")
-			var ae *annotationError
-			if !errors.As(err, &ae) || ae.Annotation != tt.key || !strings.Contains(err.Error(), tt.accepted) {
+			var ae *annotation.Error
+			if !errors.As(err, &ae) || ae.Key != tt.key || !strings.Contains(err.Error(), tt.accepted) {
 				t.Errorf("error %v, want one naming %s and accepting %q", err, tt.key, tt.accepted)
 			}
 		})
@@ -145,7 +111,7 @@ func TestPortOptionsReachTheCloud(t *testing.T) {
 	if _, n := c.ensure(t, svc, c.nodes); n != 0 {
 		t.Errorf("resync sent %d requests, want 0", n)
 	}
-	svc.Annotations[annotationPrefix+"port-http.protocol"] = "http"
+	svc.Annotations[annotation.Prefix+"port-http.protocol"] = "http"
 	if _, n := c.ensure(t, svc, c.nodes); n != 1 || c.FC.Requests("POST", "/load_balancers/{id}/actions/update_service") != 1 {
 		t.Errorf("changing port 80's protocol: %d requests (%v), want one update_service", n, c.FC.Counters())
 	}

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 )
 
@@ -84,7 +85,7 @@ func defaultLBName(svc *corev1.Service) string {
 
 // desiredLB computes the load balancer for svc over nodes. It reads no
 // state and calls no API; errors are configuration errors to report.
-func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv) (lbSpec, []lbNotice, error) {
+func desiredLB(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, env lbEnv) (lbSpec, []lbNotice, error) {
 	s := lbSpec{
 		UID: string(svc.UID), Name: o.Name, Rename: o.Name != "", Type: o.Type, ChangeType: o.TypeExplicit,
 		Location: o.Location, NetworkZone: o.NetworkZone, Algorithm: o.Algorithm,
@@ -94,8 +95,8 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 		s.Name = defaultLBName(svc)
 	}
 	var errs []error
-	bad := func(name Annotation, value, accepted string) {
-		errs = append(errs, &annotationError{name.short(), value, accepted})
+	bad := func(name annotation.Key, value, accepted string) {
+		errs = append(errs, &annotation.Error{Key: name.Short(), Value: value, Accepted: accepted})
 	}
 	if s.Location == "" && s.NetworkZone == "" {
 		s.NetworkZone = env.NetworkZone // still empty: an error only when one is created
@@ -103,12 +104,12 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 	if o.DisablePublicNetwork != nil {
 		s.PublicInterface = hcloud.Ptr(!*o.DisablePublicNetwork)
 		if *o.DisablePublicNetwork && (env.NetworkID == 0 || !o.UsePrivateIP) {
-			bad(AnnotationDisablePublicNetwork, "true", "false unless HCLOUD_NETWORK is set and use-private-ip is true: "+
+			bad(annotation.DisablePublicNetwork, "true", "false unless HCLOUD_NETWORK is set and use-private-ip is true: "+
 				"without a public interface the load balancer reaches its targets only on the network")
 		}
 	}
 	if o.UsePrivateIP && env.NetworkID == 0 {
-		bad(AnnotationUsePrivateIP, "true", "false unless HCLOUD_NETWORK is set")
+		bad(annotation.UsePrivateIP, "true", "false unless HCLOUD_NETWORK is set")
 	}
 	if env.NetworkID != 0 {
 		if o.PrivateIPv4.IsValid() {
@@ -120,16 +121,16 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 	}
 	var notices []lbNotice
 	for _, p := range svc.Spec.Ports {
-		if !isTCP(p) {
+		if !annotation.IsTCP(p) {
 			notices = append(notices, lbNotice{Reason: eventPortSkipped,
 				Message: fmt.Sprintf("port %d/%s is left out: Hetzner load balancers forward TCP only", p.Port, p.Protocol)})
 			continue
 		}
-		po := o.port(p.Port)
+		po := o.Port(p.Port)
 		if po.Protocol == "https" && po.HTTP.CertificateType == "uploaded" && len(po.HTTP.Certificates) == 0 {
-			name := AnnotationHTTPCertificates
+			name := annotation.HTTPCertificates
 			if o.Own[p.Port] {
-				name = Annotation(fmt.Sprintf("%s%d.%s", portPrefix, p.Port, AnnotationHTTPCertificates.short()))
+				name = annotation.Key(fmt.Sprintf("%s%d.%s", annotation.PortPrefix, p.Port, annotation.HTTPCertificates.Short()))
 			}
 			bad(name, "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert")
 		}
@@ -139,11 +140,11 @@ func desiredLB(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, env lbEnv
 	var n []lbNotice
 	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes, env.Robot)
 	notices = append(notices, n...)
-	return s, notices, joinUnique(errs)
+	return s, notices, annotation.JoinUnique(errs)
 }
 
 // desiredService is one load balancer service for a Service port.
-func desiredService(p corev1.ServicePort, o lbPortOptions, certs []int64, kube int) hcloud.LoadBalancerAddServiceOpts {
+func desiredService(p corev1.ServicePort, o annotation.PortOptions, certs []int64, kube int) hcloud.LoadBalancerAddServiceOpts {
 	proto := hcloud.LoadBalancerServiceProtocol(o.Protocol)
 	svc := hcloud.LoadBalancerAddServiceOpts{
 		Protocol: proto, ListenPort: hcloud.Ptr(int(p.Port)), DestinationPort: hcloud.Ptr(int(p.NodePort)),
@@ -183,7 +184,7 @@ const kubeProxyHealthzPort = 10256
 // healthCheckNodePort, where kube-proxy answers 200 only on nodes with a
 // ready endpoint of the Service; with the kube-proxy option, kube-proxy's
 // own; none when annotations aim the health check elsewhere.
-func kubeHealth(svc *corev1.Service, c lbHealthCheckOptions) int {
+func kubeHealth(svc *corev1.Service, c annotation.HealthCheckOptions) int {
 	switch {
 	case c.Aimed:
 		return 0
@@ -198,7 +199,7 @@ func kubeHealth(svc *corev1.Service, c lbHealthCheckOptions) int {
 // desiredHealthCheck is TCP on the nodePort unless configured otherwise:
 // HTTP /healthz on kube, a Kubernetes health endpoint, when there is one,
 // else what the annotations say.
-func desiredHealthCheck(p corev1.ServicePort, o lbPortOptions, kube int) *hcloud.LoadBalancerAddServiceOptsHealthCheck {
+func desiredHealthCheck(p corev1.ServicePort, o annotation.PortOptions, kube int) *hcloud.LoadBalancerAddServiceOptsHealthCheck {
 	hc := &hcloud.LoadBalancerAddServiceOptsHealthCheck{Protocol: hcloud.LoadBalancerServiceProtocolTCP, Port: hcloud.Ptr(int(p.NodePort))}
 	c := o.HealthCheck
 	switch {
@@ -241,7 +242,7 @@ func desiredHealthCheck(p corev1.ServicePort, o lbPortOptions, kube int) *hcloud
 // desiredTargets are the servers of the eligible nodes, oldest nodes first:
 // a cloud server's Node as a server target, with Robot a dedicated
 // server's as an ip target (dedicated.go).
-func desiredTargets(svc *corev1.Service, o lbOptions, nodes []*corev1.Node, robot bool) ([]lbTarget, map[lbTarget]*corev1.Node, []lbNotice) {
+func desiredTargets(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, robot bool) ([]lbTarget, map[lbTarget]*corev1.Node, []lbNotice) {
 	nodes = slices.Clone(nodes)
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int {
 		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {

@@ -3,6 +3,8 @@ package loadbalancer
 import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 // lbStatus is the Service's status.loadBalancer, as the official CCM
@@ -12,12 +14,12 @@ import (
 // kube-proxy sends in-cluster traffic through the load balancer too. It is
 // always set, as the apiserver defaults it: a status left without it would
 // differ from the stored one at every sync and be patched again.
-func lbStatus(lb *hcloud.LoadBalancer, o lbOptions) *corev1.LoadBalancerStatus {
+func lbStatus(lb *hcloud.LoadBalancer, o annotation.Options) *corev1.LoadBalancerStatus {
 	if o.Hostname != "" {
 		return &corev1.LoadBalancerStatus{Ingress: []corev1.LoadBalancerIngress{{Hostname: o.Hostname}}}
 	}
 	m := corev1.LoadBalancerIPModeVIP
-	if o.anyPort(func(p lbPortOptions) bool { return p.ProxyProtocol }) {
+	if o.AnyPort(func(p annotation.PortOptions) bool { return p.ProxyProtocol }) {
 		m = corev1.LoadBalancerIPModeProxy
 	}
 	mode := &m

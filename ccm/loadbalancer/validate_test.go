@@ -6,6 +6,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
 func TestValidateService(t *testing.T) {
@@ -13,11 +15,11 @@ func TestValidateService(t *testing.T) {
 		s := &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "u1", Annotations: map[string]string{}},
 			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "https", Port: 443, NodePort: 30443}, {Name: "web", Port: 8443, NodePort: 30843}}}}
 		for i := 0; i+1 < len(kv); i += 2 {
-			s.Annotations[annotationPrefix+kv[i]] = kv[i+1]
+			s.Annotations[annotation.Prefix+kv[i]] = kv[i+1]
 		}
 		return s
 	}
-	d := Defaults{Enabled: true, Type: "lb11"}
+	d := annotation.Defaults{Enabled: true, Type: "lb11"}
 	tests := []struct {
 		name        string
 		svc         *corev1.Service
@@ -32,9 +34,9 @@ func TestValidateService(t *testing.T) {
 		{name: "location wins over zone", svc: svc("location", "hel1", "network-zone", "us-east"),
 			want: ServiceConfig{Type: "lb11", Location: "hel1"}},
 		{name: "uploaded certificates", svc: svc("protocol", "https", "http-certificates", "a, 42", "type", "LB21"),
-			want: ServiceConfig{Type: "lb21", Certificates: []CertificateRef{{"a", AnnotationHTTPCertificates}, {"42", AnnotationHTTPCertificates}}}},
+			want: ServiceConfig{Type: "lb21", Certificates: []CertificateRef{{"a", annotation.HTTPCertificates}, {"42", annotation.HTTPCertificates}}}},
 		{name: "certificates of one port", svc: svc("port-https.protocol", "https", "port-https.http-certificates", "a", "port-8443.protocol", "https", "http-certificates", "b,a"),
-			want: ServiceConfig{Type: "lb11", Certificates: []CertificateRef{{"a", annotationPrefix + "port-https.http-certificates"}, {"b", AnnotationHTTPCertificates}}}},
+			want: ServiceConfig{Type: "lb11", Certificates: []CertificateRef{{"a", annotation.Prefix + "port-https.http-certificates"}, {"b", annotation.HTTPCertificates}}}},
 		{name: "https on one port without certificates", svc: svc("port-443.protocol", "https"), wantErr: true},
 		{name: "managed certificate", svc: svc("protocol", "https", "certificate-type", "managed", "http-managed-certificate-domains", "example.com"),
 			want: ServiceConfig{Type: "lb11", ManagedCertificate: true}},

@@ -26,6 +26,7 @@ import (
 	"k8s.io/cloud-provider/options"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/webhookcert"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
@@ -41,7 +42,7 @@ func TestWebhookServedOverTLS(t *testing.T) {
 	api := httptest.NewServer(fc)
 	t.Cleanup(api.Close)
 	lbs := loadbalancer.New(hcloud.NewClient(hcloud.WithEndpoint(api.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken)),
-		loadbalancer.Options{Defaults: loadbalancer.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}, MaxAge: time.Minute})
+		loadbalancer.Options{Defaults: annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}, MaxAge: time.Minute})
 	kube := fake.NewClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hccm-webhook-tls"}},
 		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "hccm"},
 			Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "services.hcloud-ccm.hetzner.cloud"}}})

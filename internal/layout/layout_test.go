@@ -200,6 +200,27 @@ func TestFakecloudWalls(t *testing.T) {
 	}
 }
 
+// TestAnnotationWall: the CCM's reading of Service annotations, which
+// the sync, the webhook and doctor share, reads no cloud and no cluster:
+// no package of this module, no hcloud-go, no client-go.
+func TestAnnotationWall(t *testing.T) {
+	path := module + "/ccm/loadbalancer/annotation"
+	p, ok := list(t)[path]
+	if !ok {
+		t.Fatalf("%s is gone: update the wall", path)
+	}
+	for _, imp := range p.imports {
+		if strings.HasPrefix(imp, module+"/") {
+			t.Errorf("%s imports %s; it may import no package of this module", path, imp)
+		}
+	}
+	for _, d := range p.deps {
+		if strings.HasPrefix(d, "github.com/hetznercloud/") || strings.HasPrefix(d, "k8s.io/client-go") {
+			t.Errorf("%s depends on %s: it must read no cloud and no cluster", path, d)
+		}
+	}
+}
+
 // TestTaggedFilesWhereLintLooks: make lint vets and checks the files that
 // carry the e2e build tags under e2e/ and kind/ only, so a tagged file
 // elsewhere would go unchecked.

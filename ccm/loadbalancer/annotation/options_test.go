@@ -1,4 +1,4 @@
-package loadbalancer
+package annotation
 
 import (
 	"errors"
@@ -17,7 +17,7 @@ import (
 func service(annotations map[string]string) *corev1.Service {
 	m := map[string]string{}
 	for k, v := range annotations {
-		m[annotationPrefix+k] = v
+		m[Prefix+k] = v
 	}
 	return &corev1.Service{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default", UID: "1234-abcd", Annotations: m}}
 }
@@ -25,18 +25,18 @@ func service(annotations map[string]string) *corev1.Service {
 var lbDefaults = Defaults{Enabled: true, Type: "lb11"}
 
 func TestLBOptionsDefaults(t *testing.T) {
-	o, err := parseLBOptions(service(nil), lbDefaults)
+	o, err := Parse(service(nil), lbDefaults)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := lbOptions{Type: "lb11", lbPortOptions: lbPortOptions{Protocol: "tcp",
-		HTTP: lbHTTPOptions{CertificateType: "uploaded", CertificatesFrom: "http-certificates", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}}
-	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(lbOptions{})); diff != "" {
+	want := Options{Type: "lb11", PortOptions: PortOptions{Protocol: "tcp",
+		HTTP: HTTPOptions{CertificateType: "uploaded", CertificatesFrom: "http-certificates", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}}
+	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(Options{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	// The environment's defaults apply where no annotation is set.
 	yes, three := true, 3
-	o, err = parseLBOptions(service(nil), Defaults{Type: "lb21", Location: "nbg1", AlgorithmType: "least_connections",
+	o, err = Parse(service(nil), Defaults{Type: "lb21", Location: "nbg1", AlgorithmType: "least_connections",
 		DisableIPv6: true, DisablePublicNetwork: &yes, UsesProxyProtocol: &yes, UsePrivateIP: true, DisablePrivateIngress: true,
 		PrivateSubnetIPRange: "10.0.1.0/24", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &three})
 	if err != nil {
@@ -53,7 +53,7 @@ func TestLBOptionsDefaults(t *testing.T) {
 // TestLBOptionsEveryAnnotation: each annotation of the official CCM, with
 // a valid value, lands where the reconciler reads it.
 func TestLBOptionsEveryAnnotation(t *testing.T) {
-	o, err := parseLBOptions(service(map[string]string{
+	o, err := Parse(service(map[string]string{
 		"name": "web-lb", "type": "LB21", "location": "hel1", "network-zone": "eu-central", "algorithm-type": "Least_Connections",
 		"node-selector": "role=worker", "hostname": "lb.example.com", "ipv6-disabled": "true", "ipv4-rdns": "lb.example.com",
 		"ipv6-rdns": "", "disable-public-network": "false", "disable-private-ingress": "true", "use-private-ip": "true",
@@ -69,17 +69,17 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	no, yes, empty, rdns := false, true, "", "lb.example.com"
-	want := lbOptions{Name: "web-lb", Type: "lb21", TypeExplicit: true, Location: "hel1", Algorithm: "least_connections",
+	want := Options{Name: "web-lb", Type: "lb21", TypeExplicit: true, Location: "hel1", Algorithm: "least_connections",
 		NodeSelector: labels.SelectorFromSet(labels.Set{"role": "worker"}), Hostname: "lb.example.com", IPv6Disabled: true,
 		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
-		lbPortOptions: lbPortOptions{Protocol: "https", ProxyProtocol: true,
-			HTTP: lbHTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
+		PortOptions: PortOptions{Protocol: "https", ProxyProtocol: true,
+			HTTP: HTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
 				CertificateType: "managed", Certificates: []string{"a", "b"}, CertificatesFrom: "http-certificates", ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
-			HealthCheck: lbHealthCheckOptions{Configured: true, Aimed: true, KubeProxy: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
+			HealthCheck: HealthCheckOptions{Configured: true, Aimed: true, KubeProxy: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
 				Retries: 5, HTTPDomain: "example.com", HTTPPath: "/healthz", ValidateCert: &yes, StatusCodes: []string{"2??", "301"}}},
 	}
-	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(lbOptions{}), cmp.Comparer(func(a, b labels.Selector) bool {
+	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(Options{}), cmp.Comparer(func(a, b labels.Selector) bool {
 		return a.String() == b.String()
 	})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -121,17 +121,17 @@ func TestLBOptionsInvalid(t *testing.T) {
 	for k, v := range bad {
 		ann[k] = v[0]
 	}
-	_, err := parseLBOptions(service(ann), lbDefaults)
+	_, err := Parse(service(ann), lbDefaults)
 	if err == nil {
 		t.Fatal("bad annotations accepted")
 	}
 	for k, v := range bad {
 		found := false
 		for _, e := range unjoin(err) {
-			var ae *annotationError
-			if errors.As(e, &ae) && ae.Annotation == k {
+			var ae *Error
+			if errors.As(e, &ae) && ae.Key == k {
 				found = true
-				if !strings.Contains(e.Error(), annotationPrefix+k) || !strings.Contains(ae.Accepted, v[1]) {
+				if !strings.Contains(e.Error(), Prefix+k) || !strings.Contains(ae.Accepted, v[1]) {
 					t.Errorf("%s: %v", k, e)
 				}
 			}
@@ -141,7 +141,7 @@ func TestLBOptionsInvalid(t *testing.T) {
 		}
 	}
 	// A managed certificate needs its domains.
-	_, err = parseLBOptions(service(map[string]string{"certificate-type": "managed"}), lbDefaults)
+	_, err = Parse(service(map[string]string{"certificate-type": "managed"}), lbDefaults)
 	if err == nil || !strings.Contains(err.Error(), "http-managed-certificate-domains") {
 		t.Errorf("managed certificate without domains: %v", err)
 	}

@@ -1,4 +1,4 @@
-package loadbalancer
+package annotation
 
 import (
 	"errors"
@@ -14,10 +14,10 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 )
 
-// lbOptions is what a Service's annotations, over the HCLOUD_LOAD_BALANCERS_*
+// Options is what a Service's annotations, over the HCLOUD_LOAD_BALANCERS_*
 // defaults, ask of its load balancer. Pointers and empty values are
 // "unset": the API's default applies, or the existing value is kept.
-type lbOptions struct {
+type Options struct {
 	Name         string // the name annotation; empty: the default name
 	Type         string
 	TypeExplicit bool // set by annotation or env: applied to an existing load balancer too
@@ -35,22 +35,22 @@ type lbOptions struct {
 	PrivateIPv4           netip.Addr
 	PrivateSubnetIPRange  netip.Prefix
 
-	lbPortOptions // from the annotations without a port: every port's unless it sets its own
+	PortOptions // from the annotations without a port: every port's unless it sets its own
 	// Ports are the options of each TCP port of the Service, by port
-	// number: its own annotations (ports.go) over lbPortOptions.
-	Ports map[int32]lbPortOptions
+	// number: its own annotations (ports.go) over PortOptions.
+	Ports map[int32]PortOptions
 	Own   map[int32]bool // the ports with annotations of their own
 }
 
-// lbPortOptions are the options a Service port can set apart from the others.
-type lbPortOptions struct {
+// PortOptions are the options a Service port can set apart from the others.
+type PortOptions struct {
 	Protocol      string // tcp, http or https
 	ProxyProtocol bool
-	HTTP          lbHTTPOptions
-	HealthCheck   lbHealthCheckOptions
+	HTTP          HTTPOptions
+	HealthCheck   HealthCheckOptions
 }
 
-type lbHTTPOptions struct {
+type HTTPOptions struct {
 	CookieName         string
 	CookieLifetime     time.Duration
 	StickySessions     *bool
@@ -63,7 +63,7 @@ type lbHTTPOptions struct {
 	ManagedCertDomains []string
 }
 
-type lbHealthCheckOptions struct {
+type HealthCheckOptions struct {
 	Configured        bool   // any health check setting given: otherwise TCP on the nodePort
 	Aimed             bool   // protocol, port, path, domain or status codes given: Kubernetes' health endpoints are not used
 	KubeProxy         bool   // Cluster Services check kube-proxy's /healthz
@@ -77,13 +77,13 @@ type lbHealthCheckOptions struct {
 	StatusCodes       []string
 }
 
-// annotationError is a bad annotation value, with what is accepted.
-type annotationError struct {
-	Annotation, Value, Accepted string
+// Error is a bad annotation value, with what is accepted.
+type Error struct {
+	Key, Value, Accepted string
 }
 
-func (e *annotationError) Error() string {
-	return fmt.Sprintf("annotation %s%s=%q is not valid: want %s", annotationPrefix, e.Annotation, e.Value, e.Accepted)
+func (e *Error) Error() string {
+	return fmt.Sprintf("annotation %s%s=%q is not valid: want %s", Prefix, e.Key, e.Value, e.Accepted)
 }
 
 // annotations reads typed annotation values, as the table of specs says,
@@ -94,47 +94,47 @@ type annotations struct {
 	errs  []error
 }
 
-func (a *annotations) get(name Annotation) (string, bool) {
+func (a *annotations) get(name Key) (string, bool) {
 	v, ok := a.m[string(name)]
 	return v, ok
 }
 
 // fail reports value as not what name accepts.
-func (a *annotations) fail(name Annotation, value string) {
-	a.errs = append(a.errs, &annotationError{a.short(name), value, specs[name].accepted()})
+func (a *annotations) fail(name Key, value string) {
+	a.errs = append(a.errs, &Error{a.short(name), value, specs[name].accepted()})
 }
 
 // short is the name without the prefix, or that of the port's own
 // annotation the value came from.
-func (a *annotations) short(name Annotation) string {
+func (a *annotations) short(name Key) string {
 	if k, ok := a.alias[string(name)]; ok {
-		return Annotation(k).short()
+		return Key(k).Short()
 	}
-	return name.short()
+	return name.Short()
 }
 
-func (a *annotations) str(name Annotation, def string) string {
+func (a *annotations) str(name Key, def string) string {
 	if v, ok := a.get(name); ok {
 		return v
 	}
 	return def
 }
 
-func (a *annotations) optStr(name Annotation) *string {
+func (a *annotations) optStr(name Key) *string {
 	if v, ok := a.get(name); ok {
 		return &v
 	}
 	return nil
 }
 
-func (a *annotations) boolean(name Annotation, def bool) bool {
+func (a *annotations) boolean(name Key, def bool) bool {
 	if b := a.optBool(name); b != nil {
 		return *b
 	}
 	return def
 }
 
-func (a *annotations) optBool(name Annotation) *bool {
+func (a *annotations) optBool(name Key) *bool {
 	v, ok := a.get(name)
 	if !ok {
 		return nil
@@ -148,7 +148,7 @@ func (a *annotations) optBool(name Annotation) *bool {
 }
 
 // integer parses a whole number in the spec's range; def when unset.
-func (a *annotations) integer(name Annotation, def int) int {
+func (a *annotations) integer(name Key, def int) int {
 	v, ok := a.get(name)
 	if !ok {
 		return def
@@ -162,7 +162,7 @@ func (a *annotations) integer(name Annotation, def int) int {
 }
 
 // seconds parses a duration of whole seconds in the spec's range, such as 15s.
-func (a *annotations) seconds(name Annotation, def time.Duration) time.Duration {
+func (a *annotations) seconds(name Key, def time.Duration) time.Duration {
 	v, ok := a.get(name)
 	if !ok {
 		return def
@@ -176,7 +176,7 @@ func (a *annotations) seconds(name Annotation, def time.Duration) time.Duration 
 }
 
 // oneOf is one of the spec's choices, in any case; def when unset.
-func (a *annotations) oneOf(name Annotation, def string) string {
+func (a *annotations) oneOf(name Key, def string) string {
 	v, ok := a.get(name)
 	if !ok {
 		return def
@@ -190,7 +190,7 @@ func (a *annotations) oneOf(name Annotation, def string) string {
 	return def
 }
 
-func (a *annotations) list(name Annotation) []string {
+func (a *annotations) list(name Key) []string {
 	v, ok := a.get(name)
 	if !ok {
 		return nil
@@ -200,28 +200,28 @@ func (a *annotations) list(name Annotation) []string {
 
 var statusCodePattern = regexp.MustCompile(`^[1-5][0-9?*]{0,2}$|^\*$`)
 
-// parseLBOptions reads a Service's annotations over the defaults. Every
+// Parse reads a Service's annotations over the defaults. Every
 // bad value is reported, joined; the options are then not to be used.
-func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
+func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 	a := &annotations{m: svc.Annotations}
-	o := lbOptions{
-		Name:                  strings.TrimSpace(a.str(AnnotationName, "")),
-		Type:                  strings.ToLower(strings.TrimSpace(a.str(AnnotationType, d.Type))),
-		Location:              a.str(AnnotationLocation, d.Location),
-		NetworkZone:           a.str(AnnotationNetworkZone, d.NetworkZone),
-		Algorithm:             a.oneOf(AnnotationAlgorithmType, d.AlgorithmType),
-		Hostname:              a.str(AnnotationHostname, ""),
-		IPv6Disabled:          a.boolean(AnnotationIPv6Disabled, d.DisableIPv6),
-		IPv4RDNS:              a.optStr(AnnotationIPv4RDNS),
-		IPv6RDNS:              a.optStr(AnnotationIPv6RDNS),
-		DisablePublicNetwork:  a.optBool(AnnotationDisablePublicNetwork),
-		DisablePrivateIngress: a.boolean(AnnotationDisablePrivateIngress, d.DisablePrivateIngress),
-		UsePrivateIP:          a.boolean(AnnotationUsePrivateIP, d.UsePrivateIP),
+	o := Options{
+		Name:                  strings.TrimSpace(a.str(Name, "")),
+		Type:                  strings.ToLower(strings.TrimSpace(a.str(Type, d.Type))),
+		Location:              a.str(Location, d.Location),
+		NetworkZone:           a.str(NetworkZone, d.NetworkZone),
+		Algorithm:             a.oneOf(AlgorithmType, d.AlgorithmType),
+		Hostname:              a.str(Hostname, ""),
+		IPv6Disabled:          a.boolean(IPv6Disabled, d.DisableIPv6),
+		IPv4RDNS:              a.optStr(IPv4RDNS),
+		IPv6RDNS:              a.optStr(IPv6RDNS),
+		DisablePublicNetwork:  a.optBool(DisablePublicNetwork),
+		DisablePrivateIngress: a.boolean(DisablePrivateIngress, d.DisablePrivateIngress),
+		UsePrivateIP:          a.boolean(UsePrivateIP, d.UsePrivateIP),
 	}
-	_, typed := a.get(AnnotationType)
+	_, typed := a.get(Type)
 	o.TypeExplicit = typed || d.Type != "lb11"
 	if strings.TrimSpace(o.Type) == "" {
-		a.fail(AnnotationType, o.Type)
+		a.fail(Type, o.Type)
 	}
 	if o.Location != "" {
 		o.NetworkZone = "" // a location implies its zone, as upstream
@@ -229,38 +229,38 @@ func parseLBOptions(svc *corev1.Service, d Defaults) (lbOptions, error) {
 	if o.DisablePublicNetwork == nil {
 		o.DisablePublicNetwork = d.DisablePublicNetwork
 	}
-	if v, ok := a.get(AnnotationNodeSelector); ok {
+	if v, ok := a.get(NodeSelector); ok {
 		sel, err := labels.Parse(v)
 		if err != nil {
-			a.fail(AnnotationNodeSelector, v)
+			a.fail(NodeSelector, v)
 		}
 		o.NodeSelector = sel
 	}
-	if v, ok := a.get(AnnotationPrivateIPv4); ok {
+	if v, ok := a.get(PrivateIPv4); ok {
 		ip, err := netip.ParseAddr(strings.TrimSpace(v))
 		if err != nil || !ip.Is4() {
-			a.fail(AnnotationPrivateIPv4, v)
+			a.fail(PrivateIPv4, v)
 		}
 		o.PrivateIPv4 = ip
 	}
-	subnet := a.str(AnnotationPrivateSubnetIPRange, d.PrivateSubnetIPRange)
+	subnet := a.str(PrivateSubnetIPRange, d.PrivateSubnetIPRange)
 	if subnet != "" {
 		p, err := netip.ParsePrefix(strings.TrimSpace(subnet))
 		if err != nil {
-			a.fail(AnnotationPrivateSubnetIPRange, subnet)
+			a.fail(PrivateSubnetIPRange, subnet)
 		}
 		o.PrivateSubnetIPRange = p
 	}
-	o.lbPortOptions = parsePort(a, svc, d)
-	o.Ports, o.Own = parsePorts(a, svc, d, o.lbPortOptions)
-	return o, joinUnique(a.errs)
+	o.PortOptions = parsePort(a, svc, d)
+	o.Ports, o.Own = parsePorts(a, svc, d, o.PortOptions)
+	return o, JoinUnique(a.errs)
 }
 
 // parsePort reads what a port can set from a: the Service's annotations,
 // or a port's own over them.
-func parsePort(a *annotations, svc *corev1.Service, d Defaults) lbPortOptions {
-	p := lbPortOptions{Protocol: a.oneOf(AnnotationProtocol, "tcp")}
-	proxy := a.optBool(AnnotationUsesProxyProtocol)
+func parsePort(a *annotations, svc *corev1.Service, d Defaults) PortOptions {
+	p := PortOptions{Protocol: a.oneOf(Protocol, "tcp")}
+	proxy := a.optBool(UsesProxyProtocol)
 	if proxy == nil {
 		proxy = d.UsesProxyProtocol
 	}
@@ -270,9 +270,9 @@ func parsePort(a *annotations, svc *corev1.Service, d Defaults) lbPortOptions {
 	return p
 }
 
-// joinUnique joins errs, each message once: a port's own annotations are
+// JoinUnique joins errs, each message once: a port's own annotations are
 // read over the Service's, whose errors each port would repeat.
-func joinUnique(errs []error) error {
+func JoinUnique(errs []error) error {
 	var out []error
 	seen := map[string]bool{}
 	for _, e := range errs {
@@ -284,65 +284,65 @@ func joinUnique(errs []error) error {
 	return errors.Join(out...)
 }
 
-func parseHTTPOptions(a *annotations, svc *corev1.Service) lbHTTPOptions {
-	h := lbHTTPOptions{
-		CookieName:       a.str(AnnotationHTTPCookieName, ""),
-		CookieLifetime:   a.seconds(AnnotationHTTPCookieLifetime, 0),
-		StickySessions:   a.optBool(AnnotationHTTPStickySessions),
-		RedirectHTTP:     a.optBool(AnnotationHTTPRedirectHTTP),
-		TimeoutIdle:      a.seconds(AnnotationHTTPTimeoutIdle, 0),
-		CertificateType:  a.oneOf(AnnotationCertificateType, "uploaded"),
-		Certificates:     a.list(AnnotationHTTPCertificates),
-		CertificatesFrom: a.short(AnnotationHTTPCertificates),
-		ManagedCertName:  a.str(AnnotationHTTPManagedCertificateName, "ccm-managed-certificate-"+string(svc.UID)),
+func parseHTTPOptions(a *annotations, svc *corev1.Service) HTTPOptions {
+	h := HTTPOptions{
+		CookieName:       a.str(HTTPCookieName, ""),
+		CookieLifetime:   a.seconds(HTTPCookieLifetime, 0),
+		StickySessions:   a.optBool(HTTPStickySessions),
+		RedirectHTTP:     a.optBool(HTTPRedirectHTTP),
+		TimeoutIdle:      a.seconds(HTTPTimeoutIdle, 0),
+		CertificateType:  a.oneOf(CertificateType, "uploaded"),
+		Certificates:     a.list(HTTPCertificates),
+		CertificatesFrom: a.short(HTTPCertificates),
+		ManagedCertName:  a.str(HTTPManagedCertificateName, "ccm-managed-certificate-"+string(svc.UID)),
 	}
 	if len(h.CookieName) > 100 {
-		a.fail(AnnotationHTTPCookieName, h.CookieName)
+		a.fail(HTTPCookieName, h.CookieName)
 	}
 	if h.CertificateType == "managed" {
-		h.ManagedCertDomains = a.list(AnnotationHTTPManagedCertificateDomains)
+		h.ManagedCertDomains = a.list(HTTPManagedCertificateDomains)
 		if len(h.ManagedCertDomains) == 0 {
-			v, _ := a.get(AnnotationHTTPManagedCertificateDomains)
-			a.fail(AnnotationHTTPManagedCertificateDomains, v)
+			v, _ := a.get(HTTPManagedCertificateDomains)
+			a.fail(HTTPManagedCertificateDomains, v)
 		}
 	}
 	return h
 }
 
-func parseHealthCheck(a *annotations, d Defaults) lbHealthCheckOptions {
-	h := lbHealthCheckOptions{
-		Protocol:     a.oneOf(AnnotationHealthCheckProtocol, ""),
-		Port:         a.integer(AnnotationHealthCheckPort, 0),
-		Interval:     a.seconds(AnnotationHealthCheckInterval, d.HealthCheckInterval),
-		Timeout:      a.seconds(AnnotationHealthCheckTimeout, d.HealthCheckTimeout),
-		HTTPDomain:   a.str(AnnotationHealthCheckHTTPDomain, ""),
-		HTTPPath:     a.str(AnnotationHealthCheckHTTPPath, ""),
-		ValidateCert: a.optBool(AnnotationHealthCheckHTTPValidateCertificate),
-		StatusCodes:  a.list(AnnotationHTTPStatusCodes),
+func parseHealthCheck(a *annotations, d Defaults) HealthCheckOptions {
+	h := HealthCheckOptions{
+		Protocol:     a.oneOf(HealthCheckProtocol, ""),
+		Port:         a.integer(HealthCheckPort, 0),
+		Interval:     a.seconds(HealthCheckInterval, d.HealthCheckInterval),
+		Timeout:      a.seconds(HealthCheckTimeout, d.HealthCheckTimeout),
+		HTTPDomain:   a.str(HealthCheckHTTPDomain, ""),
+		HTTPPath:     a.str(HealthCheckHTTPPath, ""),
+		ValidateCert: a.optBool(HealthCheckHTTPValidateCertificate),
+		StatusCodes:  a.list(HTTPStatusCodes),
 	}
 	retries := 0
 	if d.HealthCheckRetries != nil {
 		retries = *d.HealthCheckRetries
 	}
-	h.Retries = a.integer(AnnotationHealthCheckRetries, retries)
+	h.Retries = a.integer(HealthCheckRetries, retries)
 	if len(h.HTTPDomain) > 128 || strings.ContainsAny(h.HTTPDomain, " %\\") {
-		a.fail(AnnotationHealthCheckHTTPDomain, h.HTTPDomain)
+		a.fail(HealthCheckHTTPDomain, h.HTTPDomain)
 	}
 	if len(h.HTTPPath) > 256 || strings.Contains(h.HTTPPath, " ") || (h.HTTPPath != "" && !strings.HasPrefix(h.HTTPPath, "/")) {
-		a.fail(AnnotationHealthCheckHTTPPath, h.HTTPPath)
+		a.fail(HealthCheckHTTPPath, h.HTTPPath)
 	}
 	if len(h.StatusCodes) > 20 || slices.ContainsFunc(h.StatusCodes, func(c string) bool { return !statusCodePattern.MatchString(c) }) {
-		v, _ := a.get(AnnotationHTTPStatusCodes)
-		a.fail(AnnotationHTTPStatusCodes, v)
+		v, _ := a.get(HTTPStatusCodes)
+		a.fail(HTTPStatusCodes, v)
 	}
-	given := func(names ...Annotation) bool {
-		return slices.ContainsFunc(names, func(n Annotation) bool { _, ok := a.get(n); return ok })
+	given := func(names ...Key) bool {
+		return slices.ContainsFunc(names, func(n Key) bool { _, ok := a.get(n); return ok })
 	}
-	h.Aimed = given(AnnotationHealthCheckProtocol, AnnotationHealthCheckPort, AnnotationHealthCheckHTTPDomain,
-		AnnotationHealthCheckHTTPPath, AnnotationHealthCheckHTTPValidateCertificate, AnnotationHTTPStatusCodes)
-	h.Configured = h.Aimed || given(AnnotationHealthCheckInterval, AnnotationHealthCheckTimeout, AnnotationHealthCheckRetries) ||
+	h.Aimed = given(HealthCheckProtocol, HealthCheckPort, HealthCheckHTTPDomain,
+		HealthCheckHTTPPath, HealthCheckHTTPValidateCertificate, HTTPStatusCodes)
+	h.Configured = h.Aimed || given(HealthCheckInterval, HealthCheckTimeout, HealthCheckRetries) ||
 		d.HealthCheckInterval != 0 || d.HealthCheckTimeout != 0 || d.HealthCheckRetries != nil
-	h.KubeProxy = a.boolean(AnnotationHealthCheckKubeProxy, d.HealthCheckKubeProxy)
+	h.KubeProxy = a.boolean(HealthCheckKubeProxy, d.HealthCheckKubeProxy)
 	return h
 }
 

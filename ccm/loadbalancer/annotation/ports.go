@@ -1,4 +1,4 @@
-package loadbalancer
+package annotation
 
 import (
 	"fmt"
@@ -10,27 +10,27 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// portPrefix starts the annotations a Service port sets for itself:
+// PortPrefix starts the annotations a Service port sets for itself:
 // load-balancer.hetzner.cloud/port-<number or name>.<annotation>, such as
 // port-443.protocol or port-https.http-certificates. The annotation
 // without a port applies to every port; a port's own overrides it.
-const portPrefix = annotationPrefix + "port-"
+const PortPrefix = Prefix + "port-"
 
 // portOwn is one annotation a port sets for itself.
 type portOwn struct {
-	key  string     // the annotation as written, such as load-balancer.hetzner.cloud/port-443.protocol
-	name Annotation // the annotation it overrides, such as load-balancer.hetzner.cloud/protocol
+	key  string // the annotation as written, such as load-balancer.hetzner.cloud/port-443.protocol
+	name Key    // the annotation it overrides, such as load-balancer.hetzner.cloud/protocol
 }
 
 // parsePorts reads each TCP port's options: its own annotations over the
 // Service's (base). A key naming no TCP port, an annotation a port cannot
 // set, one set twice for a port (by number and by name), and http options
 // on a port that is not http or https are errors in a.
-func parsePorts(a *annotations, svc *corev1.Service, d Defaults, base lbPortOptions) (map[int32]lbPortOptions, map[int32]bool) {
+func parsePorts(a *annotations, svc *corev1.Service, d Defaults, base PortOptions) (map[int32]PortOptions, map[int32]bool) {
 	own := portAnnotations(a, svc)
-	out, has := map[int32]lbPortOptions{}, map[int32]bool{}
+	out, has := map[int32]PortOptions{}, map[int32]bool{}
 	for _, p := range svc.Spec.Ports {
-		if !isTCP(p) {
+		if !IsTCP(p) {
 			continue
 		}
 		keys := own[p.Port]
@@ -47,9 +47,9 @@ func parsePorts(a *annotations, svc *corev1.Service, d Defaults, base lbPortOpti
 		has[p.Port] = true
 		for _, k := range keys {
 			if need := portNeeds(k.name); need != nil && !slices.Contains(need, po.Protocol) {
-				sub.errs = append(sub.errs, &annotationError{Annotation(k.key).short(), a.m[k.key], fmt.Sprintf(
+				sub.errs = append(sub.errs, &Error{Key(k.key).Short(), a.m[k.key], fmt.Sprintf(
 					"no value while port %d's protocol is %s: it applies to %s ports only (set %sprotocol)",
-					p.Port, po.Protocol, strings.Join(need, " or "), Annotation(portKey(k.key)).short())})
+					p.Port, po.Protocol, strings.Join(need, " or "), Key(portKey(k.key)).Short())})
 			}
 		}
 		a.errs = append(a.errs, sub.errs...)
@@ -65,21 +65,21 @@ func portAnnotations(a *annotations, svc *corev1.Service) map[int32][]portOwn {
 	own := map[int32][]portOwn{}
 	from := map[string]string{} // "443 protocol" → the key that set it
 	for _, key := range slices.Sorted(maps.Keys(a.m)) {
-		rest, ok := strings.CutPrefix(key, portPrefix)
+		rest, ok := strings.CutPrefix(key, PortPrefix)
 		if !ok {
 			continue
 		}
 		id, opt, _ := strings.Cut(rest, ".")
 		p, found := findPort(svc, id)
-		name := Annotation(annotationPrefix + opt)
+		name := Key(Prefix + opt)
 		switch {
 		case !found:
-			a.errs = append(a.errs, &annotationError{Annotation(key).short(), a.m[key], "a key naming a TCP port of the Service by number or name: " + tcpPorts(svc)})
+			a.errs = append(a.errs, &Error{Key(key).Short(), a.m[key], "a key naming a TCP port of the Service by number or name: " + tcpPorts(svc)})
 		case !specs[name].port:
-			a.errs = append(a.errs, &annotationError{Annotation(key).short(), a.m[key], "a key ending in an annotation a port can set: " + strings.Join(portSettable(), ", ")})
+			a.errs = append(a.errs, &Error{Key(key).Short(), a.m[key], "a key ending in an annotation a port can set: " + strings.Join(portSettable(), ", ")})
 		case from[fmt.Sprint(p, opt)] != "":
-			a.errs = append(a.errs, &annotationError{Annotation(key).short(), a.m[key],
-				fmt.Sprintf("one value for port %d: %s sets %s too", p, Annotation(from[fmt.Sprint(p, opt)]).short(), opt)})
+			a.errs = append(a.errs, &Error{Key(key).Short(), a.m[key],
+				fmt.Sprintf("one value for port %d: %s sets %s too", p, Key(from[fmt.Sprint(p, opt)]).Short(), opt)})
 		default:
 			from[fmt.Sprint(p, opt)] = key
 			own[p] = append(own[p], portOwn{key: key, name: name})
@@ -92,7 +92,7 @@ func portAnnotations(a *annotations, svc *corev1.Service) map[int32][]portOwn {
 func findPort(svc *corev1.Service, id string) (int32, bool) {
 	n, err := strconv.ParseInt(id, 10, 32)
 	for _, p := range svc.Spec.Ports {
-		if isTCP(p) && ((err == nil && int64(p.Port) == n) || (err != nil && id != "" && p.Name == id)) {
+		if IsTCP(p) && ((err == nil && int64(p.Port) == n) || (err != nil && id != "" && p.Name == id)) {
 			return p.Port, true
 		}
 	}
@@ -104,7 +104,7 @@ func tcpPorts(svc *corev1.Service) string {
 	var out []string
 	for _, p := range svc.Spec.Ports {
 		switch {
-		case !isTCP(p):
+		case !IsTCP(p):
 		case p.Name != "":
 			out = append(out, fmt.Sprintf("%d (%s)", p.Port, p.Name))
 		default:
@@ -122,7 +122,7 @@ func portSettable() []string {
 	var out []string
 	for name, s := range specs {
 		if s.port {
-			out = append(out, name.short())
+			out = append(out, name.Short())
 		}
 	}
 	slices.Sort(out)
@@ -131,40 +131,40 @@ func portSettable() []string {
 
 // portKey is the "…/port-443." part of a per-port key.
 func portKey(key string) string {
-	rest := strings.TrimPrefix(key, portPrefix)
+	rest := strings.TrimPrefix(key, PortPrefix)
 	id, _, _ := strings.Cut(rest, ".")
-	return portPrefix + id + "."
+	return PortPrefix + id + "."
 }
 
 // portNeeds are the protocols of the ports on which name means
 // something, or nil for every protocol.
-func portNeeds(name Annotation) []string {
+func portNeeds(name Key) []string {
 	switch name {
-	case AnnotationHTTPCookieName, AnnotationHTTPCookieLifetime, AnnotationHTTPStickySessions, AnnotationHTTPTimeoutIdle:
+	case HTTPCookieName, HTTPCookieLifetime, HTTPStickySessions, HTTPTimeoutIdle:
 		return []string{"http", "https"}
-	case AnnotationHTTPRedirectHTTP, AnnotationCertificateType, AnnotationHTTPCertificates:
+	case HTTPRedirectHTTP, CertificateType, HTTPCertificates:
 		return []string{"https"}
 	}
 	return nil
 }
 
-func isTCP(p corev1.ServicePort) bool { return p.Protocol == "" || p.Protocol == corev1.ProtocolTCP }
+func IsTCP(p corev1.ServicePort) bool { return p.Protocol == "" || p.Protocol == corev1.ProtocolTCP }
 
 // port is the options of the Service port numbered n.
-func (o lbOptions) port(n int32) lbPortOptions {
+func (o Options) Port(n int32) PortOptions {
 	if p, ok := o.Ports[n]; ok {
 		return p
 	}
-	return o.lbPortOptions
+	return o.PortOptions
 }
 
 // anyPort reports whether f holds for the options of some TCP port.
-func (o lbOptions) anyPort(f func(lbPortOptions) bool) bool {
+func (o Options) AnyPort(f func(PortOptions) bool) bool {
 	return slices.ContainsFunc(slices.Collect(maps.Values(o.Ports)), f)
 }
 
 // wantsManaged reports whether the Service asks for the managed
 // certificate, on every port or on one.
-func (o lbOptions) wantsManaged() bool {
-	return o.HTTP.CertificateType == "managed" || o.anyPort(func(p lbPortOptions) bool { return p.HTTP.CertificateType == "managed" })
+func (o Options) WantsManaged() bool {
+	return o.HTTP.CertificateType == "managed" || o.AnyPort(func(p PortOptions) bool { return p.HTTP.CertificateType == "managed" })
 }

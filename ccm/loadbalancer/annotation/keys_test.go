@@ -1,4 +1,4 @@
-package loadbalancer
+package annotation
 
 import (
 	"fmt"
@@ -15,16 +15,16 @@ import (
 // annotationDoc is what a constant's doc comment says.
 type annotationDoc struct {
 	Const, What                           string
-	Name                                  Annotation
+	Name                                  Key
 	Type, Accepted, Default, Env, Example string
 }
 
 var docKey = regexp.MustCompile(`\b(Type|Accepted|Default|Env|Example): `)
 
-// readAnnotationDocs parses the Annotation constants' doc comments, in order.
+// readAnnotationDocs parses the Key constants' doc comments, in order.
 func readAnnotationDocs(t *testing.T) []annotationDoc {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "annotation_table.go", nil, parser.ParseComments)
+	f, err := parser.ParseFile(token.NewFileSet(), "keys.go", nil, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,18 +36,18 @@ func readAnnotationDocs(t *testing.T) []annotationDoc {
 		}
 		for _, s := range g.Specs {
 			v := s.(*ast.ValueSpec)
-			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Annotation" {
+			if id, ok := v.Type.(*ast.Ident); !ok || id.Name != "Key" {
 				continue
 			}
 			lit := v.Values[0].(*ast.BasicLit).Value
-			docs = append(docs, parseDoc(t, v.Names[0].Name, Annotation(strings.Trim(lit, `"`)), v.Doc.Text()))
+			docs = append(docs, parseDoc(t, v.Names[0].Name, Key(strings.Trim(lit, `"`)), v.Doc.Text()))
 		}
 	}
 	return docs
 }
 
 // parseDoc reads "X is what it does.\n\nType: ... Accepted: ... Default: ... Env: ... Example: ...".
-func parseDoc(t *testing.T, name string, a Annotation, text string) annotationDoc {
+func parseDoc(t *testing.T, name string, a Key, text string) annotationDoc {
 	what, fields, ok := strings.Cut(text, "\n\n")
 	if !ok {
 		t.Errorf("%s: the doc comment lacks its Type/Accepted/Default/Example paragraph", name)
@@ -91,8 +91,8 @@ func TestAnnotationDocsMatchTheTable(t *testing.T) {
 		switch {
 		case !ok:
 			t.Errorf("%s (%s) is not in the table", d.Const, d.Name)
-		case d.Const != "Annotation"+camel(d.Name.short()):
-			t.Errorf("%s is named for %s: want Annotation%s", d.Const, d.Name, camel(d.Name.short()))
+		case d.Const != camel(d.Name.Short()):
+			t.Errorf("%s is named for %s: want %s", d.Const, d.Name, camel(d.Name.Short()))
 		case d.Type != string(s.kind) || d.Accepted != s.accepted() || d.Env != s.env:
 			t.Errorf("%s doc says type %q, accepted %q, env %q; the table says %q, %q, %q", d.Const, d.Type, d.Accepted, d.Env, s.kind, s.accepted(), s.env)
 		case d.What == "" || d.Default == "" || d.Example == "":
@@ -133,7 +133,7 @@ func annotationTable(docs []annotationDoc) string {
 		if specs[d.Name].port {
 			port = "yes"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s: %s | %s | `%s` | %s | %s |\n", d.Name.short(), d.Type, cell(d.Accepted), cell(def), d.Example, port, cell(d.What))
+		fmt.Fprintf(&b, "| `%s` | %s: %s | %s | `%s` | %s | %s |\n", d.Name.Short(), d.Type, cell(d.Accepted), cell(def), d.Example, port, cell(d.What))
 	}
 	return b.String()
 }
