@@ -184,7 +184,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	}
 	if c.cfg.LoadBalancers.Enabled {
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
-			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled})
+			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass})
 	}
 	return c, nil
 }
@@ -282,6 +282,10 @@ func (c *Cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool) {
 	}
 	return countedLBs{c.lbs}, true
 }
+
+// LoadBalancerClass is the Services whose load balancers the CCM makes:
+// NewServiceController shows the upstream service controller those.
+func (c *Cloud) LoadBalancerClass() loadbalancer.Class { return c.cfg.LoadBalancerClass }
 
 // Instances is the legacy interface; InstancesV2 replaces it.
 func (c *Cloud) Instances() (cloudprovider.Instances, bool) { return nil, false }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/bounds"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
@@ -68,6 +69,10 @@ type Config struct {
 	BudgetReserve int
 
 	LoadBalancers annotation.Defaults
+	// LoadBalancerClass is which Services get a load balancer, by
+	// spec.loadBalancerClass (HCLOUD_LOAD_BALANCERS_CLASS and
+	// HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS).
+	LoadBalancerClass loadbalancer.Class
 
 	// Robot reaches the Robot webservice for dedicated servers (ROBOT_*).
 	Robot RobotConfig
@@ -217,6 +222,7 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		c.BudgetReserve = 200
 	}
 	c.LoadBalancers = loadBalancerDefaults(r)
+	c.LoadBalancerClass = loadBalancerClass(r)
 	c.Robot = r.loadRobot(readFile)
 	c.Token, c.Warnings = r.token(readFile)
 	r.url("HCLOUD_ENDPOINT", c.Endpoint, defaultEndpoint)

@@ -6,8 +6,26 @@ import (
 	"net/netip"
 	"strings"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
+
+// loadBalancerClass reads HCLOUD_LOAD_BALANCERS_CLASS and
+// HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS.
+func loadBalancerClass(r *envReader) loadbalancer.Class {
+	c := loadbalancer.Class{
+		Name:         strings.TrimSpace(r.str("HCLOUD_LOAD_BALANCERS_CLASS", loadbalancer.DefaultClass)),
+		WithoutClass: r.boolean("HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS", true),
+	}
+	if msgs := validation.IsQualifiedName(c.Name); len(msgs) > 0 {
+		r.errs = append(r.errs, fmt.Errorf("HCLOUD_LOAD_BALANCERS_CLASS=%q: want a loadBalancerClass such as %s or example.com/internal: %s",
+			c.Name, loadbalancer.DefaultClass, strings.Join(msgs, "; ")))
+		c.Name = loadbalancer.DefaultClass
+	}
+	return c
+}
 
 // loadBalancerDefaults reads the HCLOUD_LOAD_BALANCERS_* variables.
 func loadBalancerDefaults(r *envReader) annotation.Defaults {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
@@ -28,7 +29,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
 		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: annotation.Defaults{Enabled: true, Type: "lb11"},
-		Robot: robotDefaults}
+		LoadBalancerClass: loadbalancer.Class{Name: "hetzner.cloud/load-balancer", WithoutClass: true},
+		Robot:             robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -50,6 +52,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		"HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE": "Least_Connections", "HCLOUD_LOAD_BALANCERS_TYPE": "lb21",
 		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL": "5s", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT": "3s",
 		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "2",
+		"HCLOUD_LOAD_BALANCERS_CLASS":                "example.com/hcloud", "HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS": "false",
 	}), noFile)
 	if err != nil {
 		t.Fatal(err)
@@ -62,7 +65,8 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		LoadBalancers: annotation.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
 			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two},
-		Robot: robotDefaults}
+		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"},
+		Robot:             robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -109,14 +113,14 @@ func TestLoadConfigReportsEveryErrorWithoutTheToken(t *testing.T) {
 		"HCLOUD_ENDPOINT": "ftp://x", "HCLOUD_METADATA_ENDPOINT": "169.254.169.254", "HCLOUD_INVENTORY_MAX_AGE": "-1s", "HCLOUD_BUDGET_RESERVE": "lots",
 		"HCLOUD_LOAD_BALANCERS_LOCATION": "fsn1", "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE": "eu-central",
 		"HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE": "random", "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE": "nope",
-		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "x",
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "x", "HCLOUD_LOAD_BALANCERS_CLASS": "not a class!",
 	}), noFile)
 	if err == nil {
 		t.Fatal("bad configuration accepted")
 	}
 	for _, name := range []string{"HCLOUD_DEBUG", "HCLOUD_INSTANCES_ADDRESS_FAMILY", "HCLOUD_ENDPOINT", "HCLOUD_METADATA_ENDPOINT", "HCLOUD_INVENTORY_MAX_AGE",
 		"HCLOUD_BUDGET_RESERVE", "HCLOUD_LOAD_BALANCERS_LOCATION", "HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE",
-		"HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", "HTTP header"} {
+		"HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES", "HCLOUD_LOAD_BALANCERS_CLASS", "HTTP header"} {
 		if !strings.Contains(err.Error(), name) {
 			t.Errorf("the error does not mention %s:\n%v", name, err)
 		}
@@ -124,8 +128,8 @@ func TestLoadConfigReportsEveryErrorWithoutTheToken(t *testing.T) {
 	if strings.Contains(err.Error(), "secret-part") {
 		t.Error("the error shows the token")
 	}
-	if n := len(strings.Split(err.Error(), "\n")); n != 11 {
-		t.Errorf("%d errors reported, want all 11, one a line", n)
+	if n := len(strings.Split(err.Error(), "\n")); n != 12 {
+		t.Errorf("%d errors reported, want all 12, one a line", n)
 	}
 	_, err = LoadConfig(env(nil), noFile)
 	if err == nil || !strings.Contains(err.Error(), "HCLOUD_TOKEN") {

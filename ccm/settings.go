@@ -68,6 +68,10 @@ var settings = []settingGroup{
 		intro: "Defaults for the [Service annotations](annotations.md); an annotation wins over its variable.",
 		settings: []setting{
 			{Name: "HCLOUD_LOAD_BALANCERS_ENABLED", Default: "true", Example: "false", Meaning: "false turns the service controller's provider off"},
+			{Name: "HCLOUD_LOAD_BALANCERS_CLASS", Default: "hetzner.cloud/load-balancer", Example: "example.com/hcloud", Own: true,
+				Meaning: "the spec.loadBalancerClass whose Services get a Hetzner load balancer; Services of another class are left to their controller"},
+			{Name: "HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS", Default: "true", Example: "false", Own: true,
+				Meaning: "serve Services without a loadBalancerClass too, as the official CCM does; false leaves them to another implementation (MetalLB, Cilium) and serves only the class"},
 			{Name: "HCLOUD_LOAD_BALANCERS_LOCATION", Default: "none", Example: "nbg1", Meaning: "location of new load balancers; set this or the network zone, not both"},
 			{Name: "HCLOUD_LOAD_BALANCERS_NETWORK_ZONE", Default: "none", Example: "eu-central", Meaning: "network zone of new load balancers"},
 			{Name: "HCLOUD_LOAD_BALANCERS_TYPE", Default: "lb11", Example: "lb21", Meaning: "load balancer type; only upgrades are applied"},

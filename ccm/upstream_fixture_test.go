@@ -22,7 +22,6 @@ import (
 	cloudnode "k8s.io/cloud-provider/controllers/node"
 	"k8s.io/cloud-provider/controllers/nodelifecycle"
 	"k8s.io/cloud-provider/controllers/route"
-	servicecontroller "k8s.io/cloud-provider/controllers/service"
 	controllersmetrics "k8s.io/component-base/metrics/prometheus/controllers"
 	_ "k8s.io/controller-manager/pkg/features/register" // the gates the route controller reads, as cmd/ccm gets them through options
 
@@ -258,13 +257,15 @@ func (b clientBuilder) ClientOrDie(string) clientset.Interface { return b.kube }
 
 func name(i int) string { return fmt.Sprintf("node-%04d", i) }
 
-// runServices runs the upstream service controller with workers, as
-// cmd/ccm does with --concurrent-service-syncs.
+// runServices runs the upstream service controller with workers over
+// the Services the configured class serves, as cmd/ccm does with
+// --concurrent-service-syncs.
 func (c *cluster) runServices(t *testing.T, workers int) {
 	t.Helper()
-	sc, err := servicecontroller.New(c.cloud, c.kube, c.factory.Core().V1().Services(), c.factory.Core().V1().Nodes(), "test", utilfeature.DefaultFeatureGate)
+	sc, services, err := NewServiceController(c.cloud, c.kube, c.factory.Core().V1().Nodes(), "test", 0, utilfeature.DefaultFeatureGate, c.cloud.LoadBalancerClass())
 	if err != nil {
 		t.Fatal(err)
 	}
+	services.Start(c.ctx.Done())
 	go sc.Run(c.ctx, workers, ccmMetrics)
 }

@@ -47,7 +47,7 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 	if err != nil {
 		return nil, fmt.Errorf("service %s/%s: %w", req.Namespace, req.Name, err)
 	}
-	if !ours(svc) || svc.DeletionTimestamp != nil {
+	if !h.lbs.Serves(svc) || svc.DeletionTimestamp != nil {
 		return allow, nil
 	}
 	problems := h.problems(svc)
@@ -57,7 +57,7 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 		if err != nil {
 			return nil, fmt.Errorf("service %s/%s (old): %w", req.Namespace, req.Name, err)
 		}
-		if ours(old) {
+		if h.lbs.Serves(old) {
 			before = h.problems(old)
 		}
 	}
@@ -88,12 +88,6 @@ func (h *Handler) notes(svc *corev1.Service) []string {
 		return nil
 	}
 	return h.lbs.CertificatesMissing(c)
-}
-
-// ours reports whether the CCM's service controller makes svc a load
-// balancer: it leaves every Service with a loadBalancerClass alone.
-func ours(svc *corev1.Service) bool {
-	return svc.Spec.Type == corev1.ServiceTypeLoadBalancer && svc.Spec.LoadBalancerClass == nil
 }
 
 // problems are what a sync would refuse in svc, one message each.

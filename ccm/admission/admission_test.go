@@ -72,6 +72,10 @@ func TestAdmit(t *testing.T) {
 		s.Spec.LoadBalancerClass = ptr.To("example.com/other")
 		return s
 	}
+	ours := func(s *corev1.Service) *corev1.Service {
+		s.Spec.LoadBalancerClass = ptr.To(loadbalancer.DefaultClass)
+		return s
+	}
 	deleting := func(s *corev1.Service) *corev1.Service {
 		s.DeletionTimestamp = &metav1.Time{Time: time.Now()}
 		return s
@@ -98,6 +102,7 @@ func TestAdmit(t *testing.T) {
 		{name: "unknown location (cloud)", op: admissionv1.Create, obj: svc("location", "mars1"), refused: []string{`location="mars1"`, "fsn1"}},
 		{name: "ClusterIP skipped", op: admissionv1.Create, obj: clusterIP(svc("health-check-interval", "1m30x"))},
 		{name: "other loadBalancerClass skipped", op: admissionv1.Create, obj: classed(svc("health-check-interval", "1m30x"))},
+		{name: "the class served judged", op: admissionv1.Create, obj: ours(svc("health-check-interval", "1m30x")), refused: []string{badInterval}},
 		{name: "delete", op: admissionv1.Delete, old: svc("health-check-interval", "1m30x")},
 		{name: "update keeps a problem: warned", op: admissionv1.Update,
 			obj: svc("health-check-interval", "1m30x", "location", "nbg1"), old: svc("health-check-interval", "1m30x"), warnings: 1},

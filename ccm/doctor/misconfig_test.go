@@ -12,6 +12,7 @@ import (
 	rbacv1 "k8s.io/api/rbac/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
+	"k8s.io/utils/ptr"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
@@ -202,6 +203,18 @@ func TestMisconfigurations(t *testing.T) {
 		{name: "orphan load balancer",
 			setup: func(_ *testing.T, f *fixture) { f.services = nil },
 			want:  []want{{"load-balancer", Warn, "load-balancer/web", loadbalancer.ServiceUIDLabel + "=" + webUID}}},
+		{name: "load balancer of a class no longer served",
+			setup:  func(_ *testing.T, f *fixture) { f.env["HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS"] = "false" },
+			want:   []want{{"load-balancer", Warn, "load-balancer/web", "made for Service default/web, whose class (none) this CCM no longer serves"}},
+			absent: []want{{"load-balancer", Warn, "load-balancer/web", "an orphan"}}},
+		{name: "a Service of the class served is judged",
+			setup: func(_ *testing.T, f *fixture) {
+				svc := lbService("api", "uid-api", "health-check-interval", "soon")
+				svc.Spec.LoadBalancerClass = ptr.To("example.com/hcloud")
+				f.services = append(f.services, svc)
+				f.env["HCLOUD_LOAD_BALANCERS_CLASS"] = "example.com/hcloud"
+			},
+			want: []want{{"service", Fail, "service/default/api", "health-check-interval"}}},
 		{name: "load balancers disabled",
 			setup: func(_ *testing.T, f *fixture) { f.env["HCLOUD_LOAD_BALANCERS_ENABLED"] = "false" },
 			want:  []want{{"service", Warn, "service/default/web", "HCLOUD_LOAD_BALANCERS_ENABLED=false"}}},

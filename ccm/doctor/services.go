@@ -16,11 +16,12 @@ import (
 )
 
 // lbServices are the Services the CCM makes load balancers for: of type
-// LoadBalancer, with no loadBalancerClass.
+// LoadBalancer, of the class it serves (HCLOUD_LOAD_BALANCERS_CLASS), or
+// of none unless HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS=false.
 func (d *doctor) lbServices() []*corev1.Service {
 	var out []*corev1.Service
 	for i := range d.services {
-		if s := &d.services[i]; s.Spec.Type == corev1.ServiceTypeLoadBalancer && s.Spec.LoadBalancerClass == nil {
+		if s := &d.services[i]; d.cfg.LoadBalancerClass.OrDefault().Serves(s) {
 			out = append(out, s)
 		}
 	}
@@ -148,9 +149,21 @@ func (d *doctor) checkOrphans() {
 	for _, svc := range d.lbServices() {
 		uids[string(svc.UID)] = true
 	}
+	unserved := map[string]*corev1.Service{} // LoadBalancer Services of a class not served
+	for i := range d.services {
+		if s := &d.services[i]; s.Spec.Type == corev1.ServiceTypeLoadBalancer && !uids[string(s.UID)] {
+			unserved[string(s.UID)] = s
+		}
+	}
 	for _, lb := range d.cloud.lbs {
 		subject := "load-balancer/" + lb.Name
-		if uid := lb.Labels[loadbalancer.ServiceUIDLabel]; uid != "" && d.servicesRead && !uids[uid] {
+		uid := lb.Labels[loadbalancer.ServiceUIDLabel]
+		switch svc := unserved[uid]; {
+		case uid == "" || !d.servicesRead || uids[uid]:
+		case svc != nil:
+			d.found.warn("load-balancer", subject, fmt.Sprintf("made for Service %s/%s, whose class (%s) this CCM no longer serves: it is no longer updated, and is deleted with the Service",
+				svc.Namespace, svc.Name, className(svc)), "set HCLOUD_LOAD_BALANCERS_CLASS or HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS back to serve it, or recreate the Service with the class you want")
+		default:
 			d.found.warn("load-balancer", subject, fmt.Sprintf("labelled %s=%s, a Service that no longer exists or is no longer of type LoadBalancer: an orphan that still costs money",
 				loadbalancer.ServiceUIDLabel, uid), fmt.Sprintf("hcloud load-balancer delete %s, once nothing uses its IPs", lb.Name))
 		}
@@ -164,6 +177,14 @@ func (d *doctor) checkOrphans() {
 			}
 		}
 	}
+}
+
+// className is svc's loadBalancerClass, or "none".
+func className(svc *corev1.Service) string {
+	if svc.Spec.LoadBalancerClass == nil {
+		return "none"
+	}
+	return *svc.Spec.LoadBalancerClass
 }
 
 func names[T any](items []T, name func(T) string) string {

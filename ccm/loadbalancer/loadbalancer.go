@@ -26,7 +26,8 @@ type Manager struct {
 	defaults    annotation.Defaults
 	networkID   int64
 	networkZone string
-	robot       bool // dedicated servers' Nodes are ip targets
+	robot       bool  // dedicated servers' Nodes are ip targets
+	class       Class // the Services served
 	store       *lbStore
 	actions     *actionwatch.Watch
 	certs       *certs
@@ -66,6 +67,9 @@ type Options struct {
 	// Robot makes dedicated (Robot) servers' Nodes ip targets
 	// (ROBOT_ENABLED); without it they are left out.
 	Robot bool
+	// Class is the Services served; unset, those of DefaultClass and
+	// those without a class.
+	Class Class
 }
 
 // New returns a Manager; Start runs its background work.
@@ -73,7 +77,7 @@ func New(client *hcloud.Client, o Options) *Manager {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot,
+	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot, class: o.Class.OrDefault(),
 		store: newLBStore(client, o.Now, o.MaxAge), actions: actionwatch.New(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
 		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, ctx: context.Background()}

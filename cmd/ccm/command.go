@@ -47,7 +47,7 @@ the cloud specific control loops shipped with Kubernetes.`,
 				return err
 			}
 			cloud := newCloud(completed)
-			inits := app.ConstructControllerInitializers(app.DefaultInitFuncConstructors, completed, cloud)
+			inits := app.ConstructControllerInitializers(initFuncConstructors(), completed, cloud)
 			webhooks, err := hooks.handlers(ctx, completed, completed.Client, cloud)
 			if err != nil {
 				fmt.Fprintf(os.Stderr, "%v\n", err)
