@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
@@ -77,4 +79,97 @@ func TestLoadBalancerClass(t *testing.T) {
 			t.Errorf("%s was served: finalizers %v, status %v", name, s.Finalizers, s.Status.LoadBalancer.Ingress)
 		}
 	}
+}
+
+// TestLoadBalancerBesideTerraform: load balancers Terraform made and the
+// CCM shares. A Service adopting one with keep-other-services leaves
+// Terraform's service; a Service with retain-on-delete leaves its load
+// balancer behind, which the next Service naming it adopts with the same
+// address; an externally managed Service only reports the address.
+func TestLoadBalancerBesideTerraform(t *testing.T) {
+	env, ctx := cluster(t, "control-plane-1", "worker-1")
+	api := env.Cloud().Client
+	svcs := env.Kube.CoreV1().Services("default")
+	terraform := func(name string, port int) *hcloud.LoadBalancer {
+		res, _, err := api.LoadBalancer.Create(ctx, hcloud.LoadBalancerCreateOpts{Name: name, LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"},
+			Location: &hcloud.Location{Name: "fsn1"}, Labels: map[string]string{"managed-by": "terraform"},
+			Services: []hcloud.LoadBalancerCreateOptsService{{Protocol: hcloud.LoadBalancerServiceProtocolTCP, ListenPort: hcloud.Ptr(port), DestinationPort: hcloud.Ptr(port)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.LoadBalancer
+	}
+	named := func(name string) *hcloud.LoadBalancer {
+		lb, _, err := api.LoadBalancer.GetByName(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lb
+	}
+	create := func(svc *corev1.Service) {
+		if _, err := svcs.Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	address := func(name string) string {
+		if in := get(t, env, name).Status.LoadBalancer.Ingress; len(in) > 0 {
+			return in[0].IP
+		}
+		return ""
+	}
+
+	done := timed(t, "adopted, Terraform's service kept")
+	terraform("shop", 5432)
+	shop := classService("shop", "")
+	shop.Annotations = map[string]string{"load-balancer.hetzner.cloud/name": "shop", "load-balancer.hetzner.cloud/keep-other-services": "true",
+		"load-balancer.hetzner.cloud/retain-on-delete": "true"}
+	create(shop)
+	eventually(t, time.Minute, "shop's address", func() bool { return address("shop") != "" })
+	eventually(t, 30*time.Second, "ports 80 and 5432", func() bool {
+		lb := named("shop")
+		return len(lb.Services) == 2 && lb.Labels["managed-by"] == "terraform" && lb.Labels["hcloud-ccm/ports"] == "80"
+	})
+	done()
+
+	done = timed(t, "retained, adopted again with the same address")
+	ip := address("shop")
+	if err := svcs.Delete(ctx, "shop", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "shop deleted", func() bool {
+		_, err := svcs.Get(ctx, "shop", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if lb := named("shop"); lb == nil || lb.Labels["hcloud-ccm/service-uid"] != "" || lb.PublicNet.IPv4.IP.String() != ip {
+		t.Fatalf("retained load balancer %+v, want it unowned at %s", lb, ip)
+	}
+	again := classService("shop-v2", "")
+	again.Annotations = map[string]string{"load-balancer.hetzner.cloud/name": "shop"}
+	create(again)
+	eventually(t, time.Minute, "the new Service's address", func() bool { return address("shop-v2") != "" })
+	if got := address("shop-v2"); got != ip {
+		t.Errorf("the new Service got %s, want the retained %s", got, ip)
+	}
+	done()
+
+	done = timed(t, "externally managed: the address only")
+	edge := terraform("edge", 443)
+	ext := classService("edge", "")
+	ext.Annotations = map[string]string{"load-balancer.hetzner.cloud/name": "edge", "load-balancer.hetzner.cloud/externally-managed": "true"}
+	create(ext)
+	eventually(t, time.Minute, "edge's address", func() bool { return address("edge") == edge.PublicNet.IPv4.IP.String() })
+	if lb := named("edge"); len(lb.Services) != 1 || lb.Services[0].ListenPort != 443 || len(lb.Targets) != 0 || lb.Labels["hcloud-ccm/service-uid"] != "" {
+		t.Errorf("the externally managed load balancer changed: %d services, %d targets, labels %v", len(lb.Services), len(lb.Targets), lb.Labels)
+	}
+	if err := svcs.Delete(ctx, "edge", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "edge deleted", func() bool {
+		_, err := svcs.Get(ctx, "edge", metav1.GetOptions{})
+		return apierrors.IsNotFound(err)
+	})
+	if named("edge") == nil {
+		t.Error("deleting the externally managed Service deleted Terraform's load balancer")
+	}
+	done()
 }

@@ -215,6 +215,16 @@ func TestMisconfigurations(t *testing.T) {
 				f.env["HCLOUD_LOAD_BALANCERS_CLASS"] = "example.com/hcloud"
 			},
 			want: []want{{"service", Fail, "service/default/api", "health-check-interval"}}},
+		{name: "externally managed load balancer missing",
+			setup: func(_ *testing.T, f *fixture) {
+				f.services = append(f.services, lbService("api", "uid-api", "name", "nowhere", "externally-managed", "true"))
+			},
+			want: []want{{"service", Fail, "service/default/api", "no load balancer is named nowhere"}}},
+		{name: "externally managed load balancer of another Service",
+			setup: func(_ *testing.T, f *fixture) {
+				f.services = append(f.services, lbService("api", "uid-api", "name", "web", "externally-managed", "true"))
+			},
+			want: []want{{"service", Fail, "service/default/api", "belongs to the Service with UID " + webUID}}},
 		{name: "load balancers disabled",
 			setup: func(_ *testing.T, f *fixture) { f.env["HCLOUD_LOAD_BALANCERS_ENABLED"] = "false" },
 			want:  []want{{"service", Warn, "service/default/web", "HCLOUD_LOAD_BALANCERS_ENABLED=false"}}},

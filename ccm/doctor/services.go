@@ -62,6 +62,10 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 	lb := d.cloud.lbByUID[string(svc.UID)]
 	before := len(d.found)
 	fail := func(msg, fix string) { d.found.fail("service", subject, msg, fix) }
+	if c.ExternallyManaged {
+		d.checkExternal(svc, subject, c.Name)
+		return
+	}
 
 	types, err := d.cloud.lbTypes.get(ctx, d.api.LoadBalancerType.All)
 	if err != nil {
@@ -132,6 +136,22 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 		d.found.ok("service", subject, fmt.Sprintf("annotations valid; load balancer %s (ID %d)", lb.Name, lb.ID))
 	default:
 		d.found.ok("service", subject, "annotations valid; no load balancer yet")
+	}
+}
+
+// checkExternal checks that the load balancer an externally managed
+// Service names exists and is no other Service's.
+func (d *doctor) checkExternal(svc *corev1.Service, subject, name string) {
+	i := slices.IndexFunc(d.cloud.lbs, func(lb *hcloud.LoadBalancer) bool { return lb.Name == name })
+	switch {
+	case i < 0:
+		d.found.fail("service", subject, fmt.Sprintf("externally managed, but no load balancer is named %s: the CCM never creates one", name),
+			fmt.Sprintf("create it (terraform apply), or correct %s", annotation.Name))
+	case d.cloud.lbs[i].Labels[loadbalancer.ServiceUIDLabel] != "" && d.cloud.lbs[i].Labels[loadbalancer.ServiceUIDLabel] != string(svc.UID):
+		d.found.fail("service", subject, fmt.Sprintf("externally managed, but load balancer %s belongs to the Service with UID %s", name, d.cloud.lbs[i].Labels[loadbalancer.ServiceUIDLabel]),
+			fmt.Sprintf("name a load balancer no Service owns in %s", annotation.Name))
+	default:
+		d.found.ok("service", subject, fmt.Sprintf("annotations valid; externally managed load balancer %s (ID %d)", name, d.cloud.lbs[i].ID))
 	}
 }
 

@@ -104,7 +104,8 @@ func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o annotati
 }
 
 // managed finds the Service's managed certificate by its label, or
-// creates it, as the official CCM does.
+// creates it, as the official CCM does. An unlabelled managed certificate
+// with its name (one a retained load balancer kept) is adopted.
 func (c *certs) managed(ctx context.Context, svc *corev1.Service, o annotation.Options) (int64, error) {
 	key := "uid:" + string(svc.UID)
 	if id, ok := c.cached(key); ok {
@@ -119,14 +120,43 @@ func (c *certs) managed(ctx context.Context, svc *corev1.Service, o annotation.O
 		c.remember(key, found[0].ID)
 		return found[0].ID, nil
 	}
+	labels := map[string]string{uidLabel: string(svc.UID)}
 	res, _, err := c.client.Certificate.CreateCertificate(ctx, hcloud.CertificateCreateOpts{
-		Name: o.HTTP.ManagedCertName, Type: hcloud.CertificateTypeManaged, DomainNames: o.HTTP.ManagedCertDomains,
-		Labels: map[string]string{uidLabel: string(svc.UID)}})
+		Name: o.HTTP.ManagedCertName, Type: hcloud.CertificateTypeManaged, DomainNames: o.HTTP.ManagedCertDomains, Labels: labels})
+	if hcloud.IsError(err, hcloud.ErrorCodeUniquenessError) {
+		return c.adoptManaged(ctx, key, o, labels)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("creating managed certificate %q: %w", o.HTTP.ManagedCertName, err)
 	}
 	c.remember(key, res.Certificate.ID)
 	return res.Certificate.ID, nil
+}
+
+// adoptManaged labels the managed certificate named as the Service's
+// when no Service owns it.
+func (c *certs) adoptManaged(ctx context.Context, key string, o annotation.Options, labels map[string]string) (int64, error) {
+	name := o.HTTP.ManagedCertName
+	cert, _, err := c.client.Certificate.GetByName(ctx, name)
+	switch {
+	case err != nil:
+		return 0, err
+	case cert == nil:
+		return 0, fmt.Errorf("creating managed certificate %q: the name is taken, yet no certificate has it", name)
+	case cert.Type != hcloud.CertificateTypeManaged || cert.Labels[uidLabel] != "":
+		return 0, &annotation.Error{Key: annotation.HTTPManagedCertificateName.Short(), Value: name,
+			Accepted: "the name of no other certificate: " + name + " is an uploaded certificate, or another Service's"}
+	}
+	all := maps.Clone(cert.Labels)
+	if all == nil {
+		all = map[string]string{}
+	}
+	maps.Copy(all, labels)
+	if _, _, err := c.client.Certificate.Update(ctx, cert, hcloud.CertificateUpdateOpts{Labels: all}); err != nil {
+		return 0, fmt.Errorf("adopting managed certificate %q: %w", name, err)
+	}
+	c.remember(key, cert.ID)
+	return cert.ID, nil
 }
 
 // forget drops what is known of svc's managed certificate.

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -15,10 +17,15 @@ import (
 
 // EnsureLoadBalancerDeleted deletes only the Service's own load balancer
 // (the one the CCM keeps for it, else one found by its label), never one
-// found by name, and never a protected one.
+// found by name, and never a protected one. One the Service asks to
+// retain is released instead; an externally managed one is not touched.
 func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *corev1.Service) error {
 	uid := string(svc.UID)
 	defer l.store.lock(uid)()
+	if asked(svc, annotation.ExternallyManaged) {
+		l.forget(uid, nil)
+		return nil
+	}
 	// The load balancer the CCM keeps for the Service needs no request to
 	// find (deleting it by ID is safe: gone already answers not found);
 	// without one, the label listing makes sure none is left behind.
@@ -29,8 +36,14 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 			return err
 		}
 	}
-	kept := lb != nil && lb.Protection.Delete
-	if !kept && lb != nil {
+	retain := asked(svc, annotation.RetainOnDelete)
+	kept := lb != nil && (lb.Protection.Delete || retain)
+	switch {
+	case retain && lb != nil:
+		if err := l.release(ctx, svc, lb); err != nil {
+			return err
+		}
+	case !kept && lb != nil:
 		err := l.delete(ctx, uid, lb)
 		switch {
 		case errors.Is(err, errProtected):
@@ -41,12 +54,39 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 			l.actions.Forget(lb.ID)
 		}
 	}
-	if kept {
+	if kept && !retain {
 		l.event(svc, corev1.EventTypeWarning, eventLBProtected, fmt.Sprintf(
 			"Load balancer %s (ID %d) has delete protection and is kept; delete it yourself once you no longer need it", lb.Name, lb.ID))
 	}
+	l.forget(uid, lb)
+	o, err := annotation.Parse(svc, l.defaults)
+	if err != nil || !o.WantsManaged() || (kept && !retain) {
+		return nil
+	}
+	if retain {
+		err = l.releaseManagedCert(ctx, svc)
+	} else {
+		err = l.deleteManagedCert(ctx, svc)
+	}
+	if err != nil {
+		if passing(err) {
+			// The Service keeps its finalizer, and the controller tries
+			// again with back-off: the load balancer is done with already,
+			// so the next try costs the label listing and the change.
+			return err
+		}
+		// A refusal that lasts must not keep the Service from going.
+		l.event(svc, corev1.EventTypeWarning, eventCertificateNotDeleted, err.Error()+"; change it in the Hetzner Console")
+	}
+	return nil
+}
+
+// forget drops what the Manager holds for the Service uid and its load
+// balancer lb (nil: none).
+func (l *Manager) forget(uid string, lb *hcloud.LoadBalancer) {
 	l.store.put(uid, nil)
 	l.mu.Lock()
+	defer l.mu.Unlock()
 	delete(l.last, uid)
 	delete(l.failures, uid)
 	delete(l.warned, uid)
@@ -57,20 +97,17 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	if lb != nil {
 		delete(l.waiting, lb.ID)
 	}
-	l.mu.Unlock()
-	if o, err := annotation.Parse(svc, l.defaults); err == nil && o.WantsManaged() && !kept {
-		if err := l.deleteManagedCert(ctx, svc); err != nil {
-			if passing(err) {
-				// The Service keeps its finalizer, and the controller tries
-				// again with back-off: the load balancer is gone already,
-				// so the next try costs the label listing and the deletion.
-				return err
-			}
-			// A refusal that lasts must not keep the Service from going.
-			l.event(svc, corev1.EventTypeWarning, eventCertificateNotDeleted, err.Error()+"; delete it in the Hetzner Console")
-		}
+}
+
+// asked reports whether svc sets the boolean annotation name: any value
+// but false counts, so a mistyped value never deletes what was to stay.
+func asked(svc *corev1.Service, name annotation.Key) bool {
+	v, ok := svc.Annotations[string(name)]
+	if !ok {
+		return false
 	}
-	return nil
+	b, err := strconv.ParseBool(strings.TrimSpace(v))
+	return err != nil || b
 }
 
 // managedCertLeft reports whether a Service that no longer wants a load

@@ -76,4 +76,6 @@ const (
 	eventLBActionFailed        = "LoadBalancerActionFailed"
 	eventLBSyncFailed          = "SyncLoadBalancerFailed"
 	eventCertificateNotDeleted = "CertificateNotDeleted"
+	eventLBRetained            = "LoadBalancerRetained"
+	eventLBNotFound            = "LoadBalancerNotFound"
 )

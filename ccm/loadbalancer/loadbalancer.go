@@ -111,6 +111,13 @@ func (l *Manager) GetLoadBalancerName(_ context.Context, _ string, svc *corev1.S
 func (l *Manager) GetLoadBalancer(ctx context.Context, _ string, svc *corev1.Service) (*corev1.LoadBalancerStatus, bool, error) {
 	uid := string(svc.UID)
 	defer l.store.lock(uid)()
+	if o, err := annotation.Parse(svc, l.defaults); err == nil && o.ExternallyManaged {
+		lb, err := l.store.byName(ctx, o.Name)
+		if err != nil || lb == nil {
+			return nil, false, err
+		}
+		return lbStatus(lb, o), true, nil
+	}
 	lb, err := l.store.get(ctx, uid)
 	if err != nil {
 		return nil, false, err
@@ -174,6 +181,9 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 		return nil, l.badConfig(svc, err)
 	}
 	l.unsupported(svc)
+	if o.ExternallyManaged {
+		return l.syncExternal(ctx, svc, o, nodes)
+	}
 	types, err := l.store.loadTypes(ctx)
 	if err != nil {
 		return nil, err

@@ -66,12 +66,7 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 	if want.Rename {
 		name = want.Name
 	}
-	if name != have.Name || have.Labels[uidLabel] != want.UID {
-		l := maps.Clone(have.Labels)
-		if l == nil {
-			l = map[string]string{}
-		}
-		l[uidLabel] = want.UID
+	if l := wantLabels(want, have.Labels); name != have.Name || !maps.Equal(l, have.Labels) {
 		steps = append(steps, lbStep{Kind: "update", Name: name, Labels: l})
 	}
 	enable := want.PublicInterface != nil && *want.PublicInterface && !have.PublicNet.Enabled
@@ -104,7 +99,7 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 	// other networks are left: the API refuses either while a target still
 	// needs them.
 	steps = append(steps, attach...)
-	steps = append(steps, serviceSteps(want.Services, have.Services)...)
+	steps = append(steps, serviceSteps(want.Services, have.Services, kept(want, have.Labels))...)
 	steps = append(steps, targetSteps(want.Targets, have.Targets)...)
 	if disable {
 		steps = append(steps, lbStep{Kind: "disable_public_interface"})
@@ -162,8 +157,9 @@ func networkSteps(want lbSpec, have *hcloud.LoadBalancer) (attach, detach []lbSt
 	return attach, detach, notices
 }
 
-// serviceSteps delete services first, to free their ports and slots.
-func serviceSteps(want []hcloud.LoadBalancerAddServiceOpts, have []hcloud.LoadBalancerService) []lbStep {
+// serviceSteps delete services first, to free their ports and slots;
+// those on ports keep reports stay.
+func serviceSteps(want []hcloud.LoadBalancerAddServiceOpts, have []hcloud.LoadBalancerService, keep func(port int) bool) []lbStep {
 	var steps []lbStep
 	wanted := map[int]hcloud.LoadBalancerAddServiceOpts{}
 	for _, s := range want {
@@ -172,7 +168,7 @@ func serviceSteps(want []hcloud.LoadBalancerAddServiceOpts, have []hcloud.LoadBa
 	existing := map[int]hcloud.LoadBalancerService{}
 	for _, s := range have {
 		existing[s.ListenPort] = s
-		if _, ok := wanted[s.ListenPort]; !ok {
+		if _, ok := wanted[s.ListenPort]; !ok && !keep(s.ListenPort) {
 			steps = append(steps, lbStep{Kind: "delete_service", Port: s.ListenPort})
 		}
 	}

@@ -155,7 +155,7 @@ func updateOpts(s hcloud.LoadBalancerAddServiceOpts) hcloud.LoadBalancerUpdateSe
 // to the steps that follow; the plan finds them.
 func createOpts(want lbSpec) hcloud.LoadBalancerCreateOpts {
 	o := hcloud.LoadBalancerCreateOpts{Name: want.Name, LoadBalancerType: &hcloud.LoadBalancerType{Name: want.Type},
-		Labels: map[string]string{uidLabel: want.UID}, PublicInterface: want.PublicInterface}
+		Labels: wantLabels(want, nil), PublicInterface: want.PublicInterface}
 	if want.Location != "" {
 		o.Location = &hcloud.Location{Name: want.Location}
 	} else {

@@ -41,6 +41,7 @@ type lbSpec struct {
 	IPv6RDNS        *string
 
 	Services    []hcloud.LoadBalancerAddServiceOpts // sorted by listen port
+	KeepOthers  bool                                // services on ports the CCM did not add stay (keep-other-services)
 	Targets     []lbTarget                          // oldest node first
 	TargetNodes map[lbTarget]*corev1.Node           // for events
 }
@@ -137,6 +138,10 @@ func desiredLB(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, 
 		s.Services = append(s.Services, desiredService(p, po, env.Certs[p.Port], kubeHealth(svc, po.HealthCheck)))
 	}
 	slices.SortFunc(s.Services, func(a, b hcloud.LoadBalancerAddServiceOpts) int { return *a.ListenPort - *b.ListenPort })
+	s.KeepOthers = o.KeepOtherServices
+	if v := portsValue(s.Services); s.KeepOthers && len(v) > maxLabelValue {
+		bad(annotation.KeepOtherServices, "true", fmt.Sprintf("false for this Service: its ports (%s) are more than the label %s can record in %d characters", v, portsLabel, maxLabelValue))
+	}
 	var n []lbNotice
 	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes, env.Robot)
 	notices = append(notices, n...)

@@ -29,6 +29,7 @@ type lbStore struct {
 	listedAt  time.Time
 	locks     map[string]*sync.Mutex
 	types     lbTypes
+	named     map[string]namedLB // externally managed load balancers by name
 
 	listMu  sync.Mutex // one listing at a time
 	typesMu sync.Mutex // one listing of the types at a time
@@ -36,7 +37,7 @@ type lbStore struct {
 
 func newLBStore(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *lbStore {
 	return &lbStore{client: client, now: now, maxAge: maxAge, byUID: map[string]*hcloud.LoadBalancer{},
-		staleSeq: map[string]uint64{}, putSeq: map[string]uint64{}, locks: map[string]*sync.Mutex{}}
+		staleSeq: map[string]uint64{}, putSeq: map[string]uint64{}, locks: map[string]*sync.Mutex{}, named: map[string]namedLB{}}
 }
 
 // lock serialises the work on one Service's load balancer, as the API
@@ -164,6 +165,43 @@ func (s *lbStore) invalidate(uid string) {
 		return
 	}
 	s.relistSeq = s.seq
+}
+
+// namedLB is a load balancer found by name, and when.
+type namedLB struct {
+	lb *hcloud.LoadBalancer
+	at time.Time
+}
+
+// byName is the load balancer named name, or nil: read at most once per
+// maxAge while it exists; a miss is not kept, so one created meanwhile is
+// found at the next sync.
+func (s *lbStore) byName(ctx context.Context, name string) (*hcloud.LoadBalancer, error) {
+	s.mu.Lock()
+	e, ok := s.named[name]
+	s.mu.Unlock()
+	if ok && s.now().Sub(e.at) < s.maxAge {
+		return e.lb, nil
+	}
+	lb, _, err := s.client.LoadBalancer.GetByName(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if lb == nil {
+		delete(s.named, name)
+	} else {
+		s.named[name] = namedLB{lb: lb, at: s.now()}
+	}
+	return lb, nil
+}
+
+// forgetName makes the next byName read name again.
+func (s *lbStore) forgetName(name string) {
+	s.mu.Lock()
+	delete(s.named, name)
+	s.mu.Unlock()
 }
 
 // lbTypes are the load balancer types by name.

@@ -22,6 +22,9 @@ type ServiceConfig struct {
 	Location, NetworkZone string
 	Certificates          []CertificateRef // uploaded certificates of https ports, each once
 	ManagedCertificate    bool             // an https port has the certificate the CCM requests
+	// ExternallyManaged: the load balancer named Name is only read.
+	ExternallyManaged bool
+	Name              string
 }
 
 // CertificateRef is an uploaded certificate a Service names.
@@ -40,7 +43,7 @@ func ValidateService(svc *corev1.Service, d annotation.Defaults, networkID int64
 		return ServiceConfig{}, err
 	}
 	want, _, err := desiredLB(svc, o, nil, lbEnv{NetworkID: networkID, NetworkZone: networkZone})
-	c := ServiceConfig{Type: o.Type, Location: want.Location, NetworkZone: want.NetworkZone}
+	c := ServiceConfig{Type: o.Type, Location: want.Location, NetworkZone: want.NetworkZone, ExternallyManaged: o.ExternallyManaged, Name: o.Name}
 	for _, n := range slices.Sorted(maps.Keys(o.Ports)) {
 		p := o.Ports[n]
 		switch {

@@ -235,6 +235,30 @@ const (
 	// Example: 2??,301.
 	HTTPStatusCodes Key = "load-balancer.hetzner.cloud/http-status-codes"
 
+	// KeepOtherServices keeps the services of the load balancer on ports the Service does not declare, such as those Terraform added to a load balancer the CCM adopted: the CCM changes and deletes only the ports it added, which it records in the load balancer's label hcloud-ccm/ports.
+	//
+	// Type: bool. Accepted: true or false. Default: false: ports the Service does not declare are deleted.
+	// Example: true.
+	KeepOtherServices Key = "load-balancer.hetzner.cloud/keep-other-services"
+
+	// RetainOnDelete keeps the load balancer, its addresses, services and targets, and the managed certificate, when the Service is deleted: the CCM removes its labels from them, so a later Service whose name annotation names the load balancer adopts it with the same IPs.
+	//
+	// Type: bool. Accepted: true or false. Default: false: deleting the Service deletes its load balancer.
+	// Example: true.
+	RetainOnDelete Key = "load-balancer.hetzner.cloud/retain-on-delete"
+
+	// ExternallyManaged leaves the load balancer that the name annotation names to whoever made it (Terraform, the Console): the CCM never creates, changes or deletes it, and only reports its addresses in the Service's status.
+	//
+	// Type: bool. Accepted: true or false. Default: false.
+	// Example: true.
+	ExternallyManaged Key = "load-balancer.hetzner.cloud/externally-managed"
+
+	// ManageTargets makes the CCM keep the targets of an externally managed load balancer: the servers of the Service's nodes, as for its own load balancers; label selector targets stay.
+	//
+	// Type: bool. Accepted: true or false. Default: false: the targets are left alone too.
+	// Example: true.
+	ManageTargets Key = "load-balancer.hetzner.cloud/manage-targets"
+
 	// PublicNetIPv4 is the official CCM's; this CCM does not act on it and says so in an event.
 	//
 	// Type: unsupported. Accepted: nothing: the load balancer gets its own addresses. Default: none.
@@ -329,6 +353,10 @@ var specs = map[Key]spec{
 	HealthCheckHTTPValidateCertificate: {kind: kindBool, port: true},
 	HealthCheckKubeProxy:               {kind: kindBool, env: "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_KUBE_PROXY", port: true},
 	HTTPStatusCodes:                    {kind: kindList, text: "at most 20 comma-separated status codes with ? or * as wildcards, such as 2??,301", port: true},
+	KeepOtherServices:                  {kind: kindBool},
+	RetainOnDelete:                     {kind: kindBool},
+	ExternallyManaged:                  {kind: kindBool},
+	ManageTargets:                      {kind: kindBool},
 	PublicNetIPv4:                      {kind: kindUnsupported, text: "nothing: the load balancer gets its own addresses"},
 	PublicNetIPv6:                      {kind: kindUnsupported, text: "nothing: the load balancer gets its own addresses"},
 }

@@ -27,6 +27,11 @@ type Options struct {
 	NodeSelector labels.Selector // nil: every node
 	Hostname     string
 
+	KeepOtherServices bool // ports the Service does not declare and the CCM did not add stay
+	RetainOnDelete    bool // the load balancer is released, not deleted, with the Service
+	ExternallyManaged bool // the load balancer Name names is only read
+	ManageTargets     bool // with ExternallyManaged: the CCM keeps its targets
+
 	IPv6Disabled          bool
 	IPv4RDNS, IPv6RDNS    *string
 	DisablePublicNetwork  *bool
@@ -211,6 +216,10 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 		NetworkZone:           a.str(NetworkZone, d.NetworkZone),
 		Algorithm:             a.oneOf(AlgorithmType, d.AlgorithmType),
 		Hostname:              a.str(Hostname, ""),
+		KeepOtherServices:     a.boolean(KeepOtherServices, false),
+		RetainOnDelete:        a.boolean(RetainOnDelete, false),
+		ExternallyManaged:     a.boolean(ExternallyManaged, false),
+		ManageTargets:         a.boolean(ManageTargets, false),
 		IPv6Disabled:          a.boolean(IPv6Disabled, d.DisableIPv6),
 		IPv4RDNS:              a.optStr(IPv4RDNS),
 		IPv6RDNS:              a.optStr(IPv6RDNS),
@@ -250,6 +259,17 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 			a.fail(PrivateSubnetIPRange, subnet)
 		}
 		o.PrivateSubnetIPRange = p
+	}
+	if o.ManageTargets && !o.ExternallyManaged {
+		a.errs = append(a.errs, &Error{ManageTargets.Short(), a.m[string(ManageTargets)], "false unless externally-managed is true: the CCM keeps the targets of its own load balancers anyway"})
+	}
+	for _, k := range []Key{KeepOtherServices, RetainOnDelete} {
+		if v, ok := a.get(k); ok && o.ExternallyManaged && v != "false" {
+			a.errs = append(a.errs, &Error{k.Short(), v, "false with externally-managed: the CCM changes and deletes nothing of an externally managed load balancer"})
+		}
+	}
+	if o.ExternallyManaged && o.Name == "" {
+		a.errs = append(a.errs, &Error{ExternallyManaged.Short(), a.m[string(ExternallyManaged)], "false unless the annotation name names the load balancer"})
 	}
 	o.PortOptions = parsePort(a, svc, d)
 	o.Ports, o.Own = parsePorts(a, svc, d, o.PortOptions)

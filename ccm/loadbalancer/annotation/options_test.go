@@ -153,3 +153,29 @@ func unjoin(err error) []error {
 	}
 	return []error{err}
 }
+
+// TestBesideTerraformCombinations: the annotations for load balancers
+// shared with Terraform refuse what cannot mean anything.
+func TestBesideTerraformCombinations(t *testing.T) {
+	tests := []struct {
+		annotations map[string]string
+		key, want   string // "": accepted
+	}{
+		{map[string]string{"name": "edge", "externally-managed": "true", "manage-targets": "true"}, "", ""},
+		{map[string]string{"name": "shop", "keep-other-services": "true", "retain-on-delete": "true"}, "", ""},
+		{map[string]string{"manage-targets": "true"}, "manage-targets", "false unless externally-managed is true"},
+		{map[string]string{"externally-managed": "true"}, "externally-managed", "false unless the annotation name names the load balancer"},
+		{map[string]string{"name": "edge", "externally-managed": "true", "retain-on-delete": "true"}, "retain-on-delete", "changes and deletes nothing"},
+		{map[string]string{"name": "edge", "externally-managed": "true", "keep-other-services": "true"}, "keep-other-services", "changes and deletes nothing"},
+	}
+	for _, tt := range tests {
+		_, err := Parse(service(tt.annotations), lbDefaults)
+		var ae *Error
+		switch {
+		case tt.key == "" && err != nil:
+			t.Errorf("%v refused: %v", tt.annotations, err)
+		case tt.key != "" && (!errors.As(err, &ae) || ae.Key != tt.key || !strings.Contains(ae.Accepted, tt.want)):
+			t.Errorf("%v: error %v, want one on %s saying %q", tt.annotations, err, tt.key, tt.want)
+		}
+	}
+}
