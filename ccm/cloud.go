@@ -54,6 +54,8 @@ type loadBalancing interface {
 	cloudprovider.LoadBalancer
 	Start(ctx context.Context, recorder record.EventRecorder)
 	NodeChanged(old, cur *corev1.Node)
+	SetSecrets(s loadbalancer.Secrets)
+	SecretChanged(key string)
 }
 
 // New builds the provider: it serves health, readiness and metrics
@@ -240,6 +242,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	if c.lbs != nil {
 		c.lbs.Start(ctx, recorder)
 		c.watchNodeLabels(builder, stop)
+		c.watchSecrets(builder, stop)
 	}
 	go func() {
 		<-stop
@@ -273,6 +276,23 @@ func (c *Cloud) watchNodeLabels(builder cloudprovider.ControllerClientBuilder, s
 		return
 	}
 	factory.Start(stop)
+}
+
+// watchSecrets gives the load balancers the TLS Secrets Services name,
+// each watched while named, so a renewed certificate replaces the old one
+// at once.
+func (c *Cloud) watchSecrets(builder cloudprovider.ControllerClientBuilder, stop <-chan struct{}) {
+	client, err := builder.Client("hcloud-certificate-secrets")
+	if err != nil {
+		klog.ErrorS(err, "No Kubernetes client to read Secrets; Services naming http-certificate-secrets get a Warning event")
+		return
+	}
+	w := newSecretWatch(client, c.lbs.SecretChanged)
+	c.lbs.SetSecrets(w)
+	go func() {
+		<-stop
+		w.stopAll()
+	}()
 }
 
 // LoadBalancer is offered unless HCLOUD_LOAD_BALANCERS_ENABLED=false.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
@@ -17,6 +19,8 @@ func (stubLBs) GetLoadBalancer(context.Context, string, *corev1.Service) (*corev
 }
 func (stubLBs) GetLoadBalancerName(context.Context, string, *corev1.Service) string { return "" }
 func (stubLBs) NodeChanged(_, _ *corev1.Node)                                       {}
+func (stubLBs) SetSecrets(loadbalancer.Secrets)                                     {}
+func (stubLBs) SecretChanged(string)                                                {}
 func (stubLBs) EnsureLoadBalancer(context.Context, string, *corev1.Service, []*corev1.Node) (*corev1.LoadBalancerStatus, error) {
 	return nil, nil
 }

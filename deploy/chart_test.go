@@ -10,6 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 )
 
 // TestDefaults: the default render, as helm install makes it.
@@ -386,5 +387,50 @@ func TestRobot(t *testing.T) {
 	}
 	if e := env(container(t, mustRender(t)), "ROBOT_ENABLED"); e != nil {
 		t.Errorf("ROBOT_ENABLED %+v by default", e)
+	}
+}
+
+// TestCertificateSecretRBAC: the CCM reads Secrets only in the namespaces
+// rbac.certificateSecretNamespaces lists, through a Role and RoleBinding in
+// each; by default in none.
+func TestCertificateSecretRBAC(t *testing.T) {
+	named := func(objs []runtime.Object) []string {
+		var out []string
+		for _, r := range all[*rbacv1.Role](objs) {
+			for _, rule := range r.Rules {
+				if slices.Contains(rule.Resources, "secrets") {
+					out = append(out, r.Namespace)
+				}
+			}
+		}
+		return out
+	}
+	if got := named(mustRender(t)); len(got) != 0 {
+		t.Errorf("Secrets readable by default in %v", got)
+	}
+	objs := mustRender(t, "--set", "rbac.certificateSecretNamespaces={shop,blog}")
+	if got := named(objs); !slices.Equal(got, []string{"shop", "blog"}) {
+		t.Errorf("Secrets readable in %v, want shop and blog", got)
+	}
+	for _, r := range all[*rbacv1.Role](objs) {
+		if r.Namespace != "shop" {
+			continue
+		}
+		want := []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch"}}}
+		if diff := cmp.Diff(want, r.Rules); diff != "" {
+			t.Errorf("rules (-want +got):\n%s", diff)
+		}
+	}
+	bound := 0
+	for _, b := range all[*rbacv1.RoleBinding](objs) {
+		if strings.HasSuffix(b.Name, ":certificate-secrets") && b.Subjects[0].Name == "hcloud-cloud-controller-manager" && b.Subjects[0].Namespace == "kube-system" {
+			bound++
+		}
+	}
+	if bound != 2 {
+		t.Errorf("%d bindings of the ServiceAccount to the Secrets roles, want 2", bound)
+	}
+	if _, err := render(t, "--set", "rbac.certificateSecretNamespaces={Not_A_Namespace}"); err == nil {
+		t.Error("a namespace that cannot be one was accepted")
 	}
 }

@@ -4,12 +4,21 @@ package e2e
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
@@ -172,4 +181,92 @@ func TestLoadBalancerBesideTerraform(t *testing.T) {
 		t.Error("deleting the externally managed Service deleted Terraform's load balancer")
 	}
 	done()
+}
+
+// TestCertificateFromSecret: a Service names a kubernetes.io/tls Secret
+// (as cert-manager writes it); the CCM, allowed to read Secrets in that
+// namespace only (the Role and RoleBinding the chart's
+// rbac.certificateSecretNamespaces makes), uploads it and serves it; the
+// Secret renewed, the new certificate replaces the old, which is deleted.
+func TestCertificateFromSecret(t *testing.T) {
+	env, ctx := cluster(t, "control-plane-1", "worker-1")
+	kube, api := env.Kube, env.Cloud().Client
+	role := &rbacv1.Role{ObjectMeta: metav1.ObjectMeta{Name: "system:hcloud-cloud-controller-manager:certificate-secrets", Namespace: "default"},
+		Rules: []rbacv1.PolicyRule{{APIGroups: []string{""}, Resources: []string{"secrets"}, Verbs: []string{"get", "list", "watch"}}}}
+	binding := &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Name: role.Name, Namespace: "default"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: "rbac.authorization.k8s.io", Kind: "Role", Name: role.Name},
+		Subjects: []rbacv1.Subject{{Kind: "ServiceAccount", Name: "hcloud-cloud-controller-manager", Namespace: "kube-system"}}}
+	if _, err := kube.RbacV1().Roles("default").Create(ctx, role, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := kube.RbacV1().RoleBindings("default").Create(ctx, binding, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	crt, key := selfSignedPEM(t, "shop.example.com")
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-tls"}, Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}}
+	if _, err := kube.CoreV1().Secrets("default").Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	served := func() (int64, int) {
+		lbs, err := api.LoadBalancer.All(ctx)
+		certs, err2 := api.Certificate.All(ctx)
+		if err != nil || err2 != nil || len(lbs) != 1 || len(lbs[0].Services) != 1 || len(lbs[0].Services[0].HTTP.Certificates) != 1 {
+			return 0, len(certs)
+		}
+		return lbs[0].Services[0].HTTP.Certificates[0].ID, len(certs)
+	}
+
+	done := timed(t, "the Secret's certificate uploaded and served")
+	svc := classService("shop", "")
+	svc.Spec.Ports[0].Port = 443
+	svc.Annotations = map[string]string{"load-balancer.hetzner.cloud/protocol": "https", "load-balancer.hetzner.cloud/http-certificate-secrets": "shop-tls"}
+	if _, err := kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var first int64
+	eventually(t, time.Minute, "port 443 serves the uploaded certificate", func() bool { first, _ = served(); return first != 0 })
+	done()
+
+	done = timed(t, "the renewed Secret replaces the certificate, the old one deleted")
+	crt, key = selfSignedPEM(t, "shop.example.com")
+	secret.Data = map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}
+	if _, err := kube.CoreV1().Secrets("default").Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, time.Minute, "a new certificate served, the old one gone", func() bool {
+		id, n := served()
+		return id != 0 && id != first && n == 1
+	})
+	done()
+	events, err := kube.CoreV1().Events("default").List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range events.Items {
+		if strings.Contains(e.Message, "PRIVATE KEY") || strings.Contains(e.Message, string(key[40:80])) {
+			t.Errorf("event %s shows the private key", e.Reason)
+		}
+	}
+}
+
+// selfSignedPEM is a certificate and its key, PEM, as cert-manager writes them.
+func selfSignedPEM(t *testing.T, host string) ([]byte, []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(90 * 24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
 }

@@ -24,8 +24,10 @@ type certs struct {
 	maxAge time.Duration
 
 	mu      sync.Mutex
-	known   map[string]certEntry // by name, or by "uid:<UID>" for managed ones
+	known   map[string]certEntry // by name, "uid:<UID>" for managed ones, "secret:<namespace/name>:<fingerprint>" for a Secret's
 	missing map[string]certEntry // names found to name no certificate (admission.go)
+	current map[string]string    // by Secret namespace/name: the fingerprint label of its certificate now
+	old     map[string]bool      // by Secret namespace/name: older uploads may be left to delete
 }
 
 type certEntry struct {
@@ -34,7 +36,7 @@ type certEntry struct {
 }
 
 func newCerts(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *certs {
-	return &certs{client: client, now: now, maxAge: maxAge, known: map[string]certEntry{}}
+	return &certs{client: client, now: now, maxAge: maxAge, known: map[string]certEntry{}, current: map[string]string{}, old: map[string]bool{}}
 }
 
 func (c *certs) cached(key string) (int64, bool) {
@@ -53,8 +55,9 @@ func (c *certs) remember(key string, id int64) {
 	c.mu.Unlock()
 }
 
-// resolve returns the certificate IDs of each https port of svc.
-func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o annotation.Options) (map[int32][]int64, error) {
+// resolve returns the certificate IDs of each https port of svc; src
+// reads the Secrets they name.
+func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o annotation.Options, src Secrets) (map[int32][]int64, error) {
 	out := map[int32][]int64{}
 	for _, n := range slices.Sorted(maps.Keys(o.Ports)) {
 		p := o.Ports[n]
@@ -64,6 +67,13 @@ func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o annotation.O
 		ids, err := c.resolvePort(ctx, svc, o, p)
 		if err != nil {
 			return nil, err
+		}
+		if p.HTTP.CertificateType != "managed" {
+			fromSecrets, err := c.secretCerts(ctx, src, svc, p)
+			if err != nil {
+				return nil, err
+			}
+			ids = append(ids, fromSecrets...)
 		}
 		out[n] = ids
 	}

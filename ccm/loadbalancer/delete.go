@@ -60,7 +60,17 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	}
 	l.forget(uid, lb)
 	o, err := annotation.Parse(svc, l.defaults)
-	if err != nil || !o.WantsManaged() || (kept && !retain) {
+	if err != nil {
+		return nil
+	}
+	// Certificates uploaded from Secrets no other Service names go once
+	// unused: a kept load balancer still uses them.
+	if _, dropped := l.moveSecrets(uid, secretKeys(svc, o), nil); len(dropped) > 0 {
+		if err := l.certs.cleanOldSecretCerts(ctx, dropped, true); err != nil && passing(err) {
+			return err
+		}
+	}
+	if !o.WantsManaged() || (kept && !retain) {
 		return nil
 	}
 	if retain {

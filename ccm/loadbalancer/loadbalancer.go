@@ -46,7 +46,10 @@ type Manager struct {
 	failures map[string]int         // by Service UID: failed actions or resumed syncs in a row
 	warned   map[string]bool        // by Service UID: told that its handed-off sync cannot learn its action's end
 	pending  map[string]*time.Timer // by Service UID: its one resume to come
-	ctx      context.Context        // the provider's lifetime, for resuming
+	secrets  Secrets                // reads the TLS Secrets Services name; nil: none
+	// secretUsers are the Secrets (namespace/name) each Service names, by UID.
+	secretUsers map[string][]string
+	ctx         context.Context // the provider's lifetime, for resuming
 }
 
 type lastSync struct {
@@ -80,7 +83,7 @@ func New(client *hcloud.Client, o Options) *Manager {
 	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot, class: o.Class.OrDefault(),
 		store: newLBStore(client, o.Now, o.MaxAge), actions: actionwatch.New(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
-		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, ctx: context.Background()}
+		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, secretUsers: map[string][]string{}, ctx: context.Background()}
 	l.actions.OnEnd, l.actions.OnPollFailed = l.actionEnded, l.pollFailed
 	return l
 }
@@ -200,7 +203,9 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 			return nil, err
 		}
 	}
-	certs, err := l.certs.resolve(ctx, svc, o)
+	keys := secretKeys(svc, o)
+	src, dropped := l.useSecrets(string(svc.UID), keys)
+	certs, err := l.certs.resolve(ctx, svc, o, src)
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
@@ -230,6 +235,9 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	steps, notices := lbPlan(want, lb, types)
 	l.notify(svc, notices)
 	if err := l.apply(ctx, svc, lb, steps); err != nil {
+		return nil, err
+	}
+	if err := l.cleanSecretCerts(ctx, keys, dropped); err != nil {
 		return nil, err
 	}
 	return lbStatus(lb, o), nil

@@ -128,12 +128,12 @@ func desiredLB(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, 
 			continue
 		}
 		po := o.Port(p.Port)
-		if po.Protocol == "https" && po.HTTP.CertificateType == "uploaded" && len(po.HTTP.Certificates) == 0 {
+		if po.Protocol == "https" && po.HTTP.CertificateType == "uploaded" && len(po.HTTP.Certificates) == 0 && len(po.HTTP.CertificateSecrets) == 0 {
 			name := annotation.HTTPCertificates
 			if o.Own[p.Port] {
 				name = annotation.Key(fmt.Sprintf("%s%d.%s", annotation.PortPrefix, p.Port, annotation.HTTPCertificates.Short()))
 			}
-			bad(name, "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert")
+			bad(name, "", "the IDs or names of the certificates for protocol https, such as 4711,my-cert, or http-certificate-secrets")
 		}
 		s.Services = append(s.Services, desiredService(p, po, env.Certs[p.Port], kubeHealth(svc, po.HealthCheck)))
 	}

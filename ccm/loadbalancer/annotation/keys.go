@@ -163,6 +163,12 @@ const (
 	// Example: 4711,shop-tls.
 	HTTPCertificates Key = "load-balancer.hetzner.cloud/http-certificates"
 
+	// HTTPCertificateSecrets are kubernetes.io/tls Secrets in the Service's namespace, such as cert-manager's: the CCM uploads each as a certificate of the https ports, replaces it when the Secret changes and deletes the old one once nothing uses it. The CCM needs get, list and watch on Secrets in that namespace (the chart's rbac.certificateSecretNamespaces).
+	//
+	// Type: list. Accepted: comma-separated names of Secrets in the Service's namespace. Default: none.
+	// Example: shop-tls.
+	HTTPCertificateSecrets Key = "load-balancer.hetzner.cloud/http-certificate-secrets"
+
 	// HTTPManagedCertificateName is the name of the managed certificate the CCM creates.
 	//
 	// Type: string. Accepted: a name. Default: ccm-managed-certificate- followed by the Service UID.
@@ -341,6 +347,7 @@ var specs = map[Key]spec{
 	HTTPTimeoutIdle:                    {kind: kindDuration, min: 30 * time.Second, max: 300 * time.Second, port: true},
 	CertificateType:                    {kind: kindEnum, choices: []string{"uploaded", "managed"}, port: true},
 	HTTPCertificates:                   {kind: kindList, text: "comma-separated certificate IDs or names", port: true},
+	HTTPCertificateSecrets:             {kind: kindList, text: "comma-separated names of Secrets in the Service's namespace", port: true},
 	HTTPManagedCertificateName:         {kind: kindString, text: "a name"},
 	HTTPManagedCertificateDomains:      {kind: kindList, text: "the domains of the managed certificate, such as example.com,www.example.com (required with certificate-type managed)"},
 	HealthCheckProtocol:                {kind: kindEnum, choices: []string{"tcp", "http", "https"}, port: true},

@@ -12,6 +12,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/util/validation"
 )
 
 // Options is what a Service's annotations, over the HCLOUD_LOAD_BALANCERS_*
@@ -63,7 +64,9 @@ type HTTPOptions struct {
 	TimeoutIdle        time.Duration
 	CertificateType    string // uploaded or managed
 	Certificates       []string
-	CertificatesFrom   string // the annotation that named them, short, for errors
+	CertificatesFrom   string   // the annotation that named them, short, for errors
+	CertificateSecrets []string // TLS Secrets in the Service's namespace
+	SecretsFrom        string   // the annotation that named them, short, for errors
 	ManagedCertName    string
 	ManagedCertDomains []string
 }
@@ -306,15 +309,24 @@ func JoinUnique(errs []error) error {
 
 func parseHTTPOptions(a *annotations, svc *corev1.Service) HTTPOptions {
 	h := HTTPOptions{
-		CookieName:       a.str(HTTPCookieName, ""),
-		CookieLifetime:   a.seconds(HTTPCookieLifetime, 0),
-		StickySessions:   a.optBool(HTTPStickySessions),
-		RedirectHTTP:     a.optBool(HTTPRedirectHTTP),
-		TimeoutIdle:      a.seconds(HTTPTimeoutIdle, 0),
-		CertificateType:  a.oneOf(CertificateType, "uploaded"),
-		Certificates:     a.list(HTTPCertificates),
-		CertificatesFrom: a.short(HTTPCertificates),
-		ManagedCertName:  a.str(HTTPManagedCertificateName, "ccm-managed-certificate-"+string(svc.UID)),
+		CookieName:         a.str(HTTPCookieName, ""),
+		CookieLifetime:     a.seconds(HTTPCookieLifetime, 0),
+		StickySessions:     a.optBool(HTTPStickySessions),
+		RedirectHTTP:       a.optBool(HTTPRedirectHTTP),
+		TimeoutIdle:        a.seconds(HTTPTimeoutIdle, 0),
+		CertificateType:    a.oneOf(CertificateType, "uploaded"),
+		Certificates:       a.list(HTTPCertificates),
+		CertificatesFrom:   a.short(HTTPCertificates),
+		CertificateSecrets: a.list(HTTPCertificateSecrets),
+		SecretsFrom:        a.short(HTTPCertificateSecrets),
+		ManagedCertName:    a.str(HTTPManagedCertificateName, "ccm-managed-certificate-"+string(svc.UID)),
+	}
+	for _, name := range h.CertificateSecrets {
+		if len(validation.IsDNS1123Subdomain(name)) > 0 {
+			v, _ := a.get(HTTPCertificateSecrets)
+			a.fail(HTTPCertificateSecrets, v)
+			break
+		}
 	}
 	if len(h.CookieName) > 100 {
 		a.fail(HTTPCookieName, h.CookieName)

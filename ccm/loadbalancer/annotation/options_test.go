@@ -30,7 +30,7 @@ func TestLBOptionsDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Options{Type: "lb11", PortOptions: PortOptions{Protocol: "tcp",
-		HTTP: HTTPOptions{CertificateType: "uploaded", CertificatesFrom: "http-certificates", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}}
+		HTTP: HTTPOptions{CertificateType: "uploaded", CertificatesFrom: "http-certificates", SecretsFrom: "http-certificate-secrets", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}}
 	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(Options{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -75,7 +75,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
 		PortOptions: PortOptions{Protocol: "https", ProxyProtocol: true,
 			HTTP: HTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
-				CertificateType: "managed", Certificates: []string{"a", "b"}, CertificatesFrom: "http-certificates", ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
+				CertificateType: "managed", Certificates: []string{"a", "b"}, CertificatesFrom: "http-certificates", SecretsFrom: "http-certificate-secrets", ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
 			HealthCheck: HealthCheckOptions{Configured: true, Aimed: true, KubeProxy: true, Protocol: "https", Port: 8080, Interval: 15 * time.Second, Timeout: 10 * time.Second,
 				Retries: 5, HTTPDomain: "example.com", HTTPPath: "/healthz", ValidateCert: &yes, StatusCodes: []string{"2??", "301"}}},
 	}

@@ -142,7 +142,7 @@ func portNeeds(name Key) []string {
 	switch name {
 	case HTTPCookieName, HTTPCookieLifetime, HTTPStickySessions, HTTPTimeoutIdle:
 		return []string{"http", "https"}
-	case HTTPRedirectHTTP, CertificateType, HTTPCertificates:
+	case HTTPRedirectHTTP, CertificateType, HTTPCertificates, HTTPCertificateSecrets:
 		return []string{"https"}
 	}
 	return nil
