@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/netip"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,7 +49,7 @@ func wanted(lbs []LoadBalancer) map[netip.AddrPort]want {
 		for _, svc := range lb.Services {
 			r := &route{lb: lb.ID, lbAddr: lb.Addr, algorithm: lb.Algorithm, svc: svc, targets: lb.Targets}
 			ap := netip.AddrPortFrom(lb.Addr, uint16(svc.ListenPort))
-			out[ap] = want{kind: svc.Protocol, names: strings.Join(svc.TLSNames, ","), route: r}
+			out[ap] = want{kind: svc.Protocol, names: tlsIdentity(svc), route: r}
 		}
 	}
 	// redirect_http answers on port 80 unless a service listens there.
@@ -101,7 +100,7 @@ func (p *Plane) open(ap netip.AddrPort, w want) (*listener, error) {
 	default:
 		l.srv = &http.Server{Handler: p.httpHandler(l), ReadHeaderTimeout: 10 * time.Second}
 		if w.kind == "https" {
-			cfg, err := selfSigned(w.route.svc.TLSNames, w.route.lbAddr)
+			cfg, err := tlsConfig(w.route.svc, w.route.lbAddr)
 			if err != nil {
 				ln.Close()
 				return nil, err

@@ -24,6 +24,7 @@ type (
 	Target       = trafficspec.Target
 	Service      = trafficspec.Service
 	HealthCheck  = trafficspec.HealthCheck
+	TLSPair      = trafficspec.TLSPair
 )
 
 // Health statuses, as the API names them.

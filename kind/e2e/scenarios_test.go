@@ -200,6 +200,10 @@ func TestScenarios(t *testing.T) {
 		autoscalerDrain(t, ctx, 8081, worker2)
 	})
 
+	step(t, "an https port beside the http one serves a Secret's certificate, and the renewed one after it", func(t *testing.T) {
+		secretCertificate(t, ctx, 8081)
+	})
+
 	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on", func(t *testing.T) {
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_off_server", ServerName: worker}); err != nil {
 			t.Fatal(err)

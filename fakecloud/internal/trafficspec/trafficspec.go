@@ -34,10 +34,19 @@ type Service struct {
 	CookieLifetime  time.Duration // default 300s
 	RedirectHTTP    bool          // https: port 80 answers with a redirect
 	TLSNames        []string      // https: names of the certificate served
-	HealthCheck     HealthCheck
+	// TLS are the uploaded certificates of an https service, served as
+	// they are; without, a self-signed one for TLSNames (managed ones).
+	TLS         []TLSPair
+	HealthCheck HealthCheck
 	// Forced maps a target key to a status a script set; it wins over the
 	// checks.
 	Forced map[string]string
+}
+
+// TLSPair is an uploaded certificate: its ID, PEM chain and key.
+type TLSPair struct {
+	ID         int64
+	Chain, Key string
 }
 
 // HealthCheck says how targets are probed.

@@ -87,6 +87,9 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 	}
 	cert.ID = w.NewID("certificate")
 	w.Certificates.Put(cert.ID, cert)
+	if cert.Type == "uploaded" {
+		w.CertKeys[cert.ID] = req.PrivateKey
+	}
 	out := CertificateCreated{}
 	if cert.Type == "managed" {
 		a := w.startIssuance(cert)
@@ -149,6 +152,7 @@ func (t *Tx) DeleteCertificate(id int64) *apierr.Error {
 		return err
 	}
 	t.w.Certificates.Del(cert.ID)
+	delete(t.w.CertKeys, cert.ID)
 	return nil
 }
 

@@ -84,6 +84,9 @@ func (w *Model) trafficService(lb *StoredLoadBalancer, svc schema.LoadBalancerSe
 		for _, id := range h.Certificates {
 			if c, ok := w.Certificates.Get(id); ok {
 				out.TLSNames = append(out.TLSNames, c.DomainNames...)
+				if key, ok := w.CertKeys[id]; ok && c.Certificate != "" {
+					out.TLS = append(out.TLS, trafficspec.TLSPair{ID: id, Chain: c.Certificate, Key: key})
+				}
 			}
 		}
 	}

@@ -58,9 +58,13 @@ type State struct {
 	Probed  func(lb int64, listenPort int, target string) (trafficspec.Health, bool)
 	pubIPv6 uint64 // next /64 index in the public IPv6 pool
 
-	NetMembers map[int64][]Member                // network ID -> attached resources
-	NetUsed    map[int64]map[netip.Addr]struct{} // network ID -> addresses held
-	NetHint    map[int64]netip.Addr              // network ID -> where the next search starts
+	NetMembers map[int64][]Member // network ID -> attached resources
+	// CertKeys are the private keys of uploaded certificates, by ID: the
+	// API never answers with one; the data plane serves them. Not in a
+	// state file: a restored certificate is served self-signed.
+	CertKeys map[int64]string
+	NetUsed  map[int64]map[netip.Addr]struct{} // network ID -> addresses held
+	NetHint  map[int64]netip.Addr              // network ID -> where the next search starts
 }
 
 // StoredServer is a stored server; schema.Server holds what the API shows.
@@ -142,6 +146,7 @@ func (w *State) Reset() {
 	w.PubIPv4 = newIPPool(netaddr.PublicIPv4Range)
 	w.pubIPv6 = 0
 	w.NetMembers = map[int64][]Member{}
+	w.CertKeys = map[int64]string{}
 	w.Locks = map[Ref]time.Time{}
 	w.NetUsed = map[int64]map[netip.Addr]struct{}{}
 	w.NetHint = map[int64]netip.Addr{}

@@ -1,0 +1,139 @@
+//go:build e2ekind
+
+package e2e
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/hex"
+	"encoding/pem"
+	"fmt"
+	"math/big"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
+)
+
+// secretCertificate: an operator lets the CCM read Secrets in default
+// (helm upgrade --reuse-values --set rbac.certificateSecretNamespaces);
+// Service web gets an https port whose certificate a kubernetes.io/tls
+// Secret holds, beside its plain http port (options per port). The load
+// balancer serves the Secret's certificate; renewed, the new one; the
+// port gone, the uploads are deleted.
+func secretCertificate(t *testing.T, ctx context.Context, httpPort int) {
+	if err := helm(ctx, "upgrade", "hccm", "oci://"+os.Getenv("E2E_KIND_REGISTRY")+"/charts/hcloud-ccm",
+		"--version", strings.TrimPrefix(os.Getenv("E2E_KIND_RELEASE"), "v"), "--plain-http", "--reuse-values",
+		"--set", "rbac.certificateSecretNamespaces={default}"); err != nil {
+		t.Fatal(err)
+	}
+	crt, key, fp := tlsPair(t, "web.example")
+	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-tls", Namespace: "default"}, Type: corev1.SecretTypeTLS,
+		Data: map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}}
+	if _, err := cluster.kube.CoreV1().Secrets("default").Create(ctx, secret, metav1.CreateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	defer cluster.kube.CoreV1().Secrets("default").Delete(ctx, "web-tls", metav1.DeleteOptions{})
+	const https = 8443
+	updateService(t, ctx, func(s *corev1.Service) {
+		s.Spec.Ports[0].Name = "http"
+		s.Spec.Ports = append(s.Spec.Ports, corev1.ServicePort{Name: "https", Port: https, TargetPort: intstr.FromInt32(8080)})
+		s.Annotations["load-balancer.hetzner.cloud/port-https.protocol"] = "https"
+		s.Annotations["load-balancer.hetzner.cloud/port-https.http-certificate-secrets"] = "web-tls"
+		// The pods answer plain http behind the load balancer's TLS: the
+		// check of that port is TCP, the other port's stays as it is.
+		s.Annotations["load-balancer.hetzner.cloud/port-https.health-check-protocol"] = "tcp"
+	})
+	defer func() {
+		updateService(t, ctx, func(s *corev1.Service) {
+			s.Spec.Ports = slices.DeleteFunc(s.Spec.Ports, func(p corev1.ServicePort) bool { return p.Name == "https" })
+			delete(s.Annotations, "load-balancer.hetzner.cloud/port-https.protocol")
+			delete(s.Annotations, "load-balancer.hetzner.cloud/port-https.http-certificate-secrets")
+			delete(s.Annotations, "load-balancer.hetzner.cloud/port-https.health-check-protocol")
+		})
+		if err := waitUntil(2*time.Minute, func() bool { c, err := cluster.cloud.Client.Certificate.All(ctx); return err == nil && len(c) == 0 }); err != nil {
+			t.Errorf("the Secret's uploads left once no port names it: %v", err)
+		}
+	}()
+	pods, err := echoPods(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := fmt.Sprintf("https://%s:%d/", ingress(ctx, "web"), https)
+	if err := waitUntil(2*time.Minute, func() bool { got, err := servedCert(url, pods); return err == nil && got == fp }); err != nil {
+		got, serr := servedCert(url, pods)
+		t.Fatalf("%s serves %s (%v), want the Secret's %s: %v", url, got, serr, fp, err)
+	}
+	if err := allServed(fmt.Sprintf("http://%s:%d/", ingress(ctx, "web"), httpPort), 5, pods); err != nil {
+		t.Fatalf("the http port beside it: %v", err)
+	}
+	logf("port %d serves the certificate of Secret web-tls (%s…), port %d plain http", https, fp[:12], httpPort)
+
+	crt, key, renewed := tlsPair(t, "web.example")
+	secret.Data = map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}
+	if _, err := cluster.kube.CoreV1().Secrets("default").Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if err := waitUntil(2*time.Minute, func() bool { got, err := servedCert(url, pods); return err == nil && got == renewed }); err != nil {
+		t.Fatalf("the renewed certificate %s not served: %v", renewed, err)
+	}
+	logf("the renewed certificate served %s after the Secret changed", time.Since(start).Round(time.Millisecond))
+}
+
+// servedCert asks url once over https and returns the fingerprint of
+// the certificate served, the answer coming from a pod of want.
+func servedCert(url string, want map[string]string) (string, error) {
+	var fp string
+	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true,
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, VerifyConnection: func(cs tls.ConnectionState) error { //nolint:gosec // the fingerprint is what is checked
+			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
+			fp = hex.EncodeToString(sum[:])
+			return nil
+		}}}}
+	resp, err := client.Get(url)
+	if err != nil {
+		return "", err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fp, fmt.Errorf("%s: %s", url, resp.Status)
+	}
+	return fp, nil
+}
+
+// tlsPair is a certificate and key as cert-manager writes them, and the
+// certificate's fingerprint.
+func tlsPair(t *testing.T, host string) ([]byte, []byte, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
+	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(90 * 24 * time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(der)
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}),
+		hex.EncodeToString(sum[:])
+}
