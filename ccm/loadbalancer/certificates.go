@@ -28,6 +28,7 @@ type certs struct {
 	missing map[string]certEntry // names found to name no certificate (admission.go)
 	current map[string]string    // by Secret namespace/name: the fingerprint label of its certificate now
 	old     map[string]bool      // by Secret namespace/name: older uploads may be left to delete
+	gone    map[string]string    // by Secret namespace/name that no Service names: the UID of the one that dropped it, to delete its uploads
 }
 
 type certEntry struct {
@@ -36,7 +37,7 @@ type certEntry struct {
 }
 
 func newCerts(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *certs {
-	return &certs{client: client, now: now, maxAge: maxAge, known: map[string]certEntry{}, current: map[string]string{}, old: map[string]bool{}}
+	return &certs{client: client, now: now, maxAge: maxAge, known: map[string]certEntry{}, current: map[string]string{}, old: map[string]bool{}, gone: map[string]string{}}
 }
 
 func (c *certs) cached(key string) (int64, bool) {

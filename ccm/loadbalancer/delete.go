@@ -63,13 +63,14 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	if err != nil {
 		return nil
 	}
-	// Certificates uploaded from Secrets no other Service names go once
-	// unused: a kept load balancer still uses them.
-	if _, dropped := l.moveSecrets(uid, secretKeys(svc, o), nil); len(dropped) > 0 {
+	// Certificates uploaded from Secrets no other Service names go with
+	// the load balancer; a kept one still serves them.
+	if _, dropped := l.moveSecrets(uid, secretKeys(svc, o), nil); len(dropped) > 0 && !kept {
 		if err := l.certs.cleanOldSecretCerts(ctx, dropped, true); err != nil && passing(err) {
 			return err
 		}
 	}
+	l.certs.forgetGone(uid)
 	if !o.WantsManaged() || (kept && !retain) {
 		return nil
 	}

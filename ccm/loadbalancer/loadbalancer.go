@@ -237,7 +237,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	if err := l.apply(ctx, svc, lb, steps); err != nil {
 		return nil, err
 	}
-	if err := l.cleanSecretCerts(ctx, keys, dropped); err != nil {
+	if err := l.cleanSecretCerts(ctx, string(svc.UID), lb, keys, dropped); err != nil {
 		return nil, err
 	}
 	return lbStatus(lb, o), nil

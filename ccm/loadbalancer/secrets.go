@@ -265,15 +265,24 @@ func (c *certs) cleanOldSecretCerts(ctx context.Context, keys []string, all bool
 				left = true
 				continue
 			}
-			if _, err := c.client.Certificate.Delete(ctx, cert); err != nil && !hcloud.IsError(err, hcloud.ErrorCodeNotFound) {
+			_, err := c.client.Certificate.Delete(ctx, cert)
+			switch {
+			case hcloud.IsError(err, "resource_in_use"): // a running action still holds it
+				left = true
+				continue
+			case err != nil && !hcloud.IsError(err, hcloud.ErrorCodeNotFound):
 				return fmt.Errorf("deleting certificate %s, an older one of Secret %s: %w", cert.Name, key, err)
 			}
 			c.forgetID(cert.ID)
 		}
 		c.mu.Lock()
-		if left {
+		switch {
+		case left && all: // the Service that dropped it tries again at its next sync
+		case left:
 			c.old[key] = true
-		} else {
+		case all:
+			delete(c.gone, key)
+		default:
 			delete(c.old, key)
 		}
 		c.mu.Unlock()
@@ -289,10 +298,56 @@ func (c *certs) forgetID(id int64) {
 }
 
 // cleanSecretCerts deletes, once unused, the older uploads of the Secrets
-// keys and every upload of the Secrets no Service names any more.
-func (l *Manager) cleanSecretCerts(ctx context.Context, keys, dropped []string) error {
-	if err := l.certs.cleanOldSecretCerts(ctx, keys, false); err != nil {
+// keys and every upload of the Secrets no Service names any more
+// (dropped now, or before and not yet cleaned). It waits, a bounded time,
+// for lb's running action, which holds what the sync replaced; still
+// running, it tries again at a resume.
+func (l *Manager) cleanSecretCerts(ctx context.Context, uid string, lb *hcloud.LoadBalancer, keys, dropped []string) error {
+	old, gone := l.certs.toClean(uid, keys, dropped)
+	if len(old) == 0 && len(gone) == 0 {
+		return nil
+	}
+	if err := l.actions.Settle(ctx, lb.ID, l.actionWait); err != nil {
+		l.mu.Lock()
+		gen := l.last[uid].gen
+		l.mu.Unlock()
+		l.resume(uid, l.retryUnit, gen)
+		return nil
+	}
+	if err := l.certs.cleanOldSecretCerts(ctx, old, false); err != nil {
 		return err
 	}
-	return l.certs.cleanOldSecretCerts(ctx, dropped, true)
+	return l.certs.cleanOldSecretCerts(ctx, gone, true)
+}
+
+// toClean records dropped as Secrets whose uploads the Service uid is to
+// delete, forgets that of keys (named again), and returns the keys with
+// older uploads and the Secrets whose uploads uid is to delete.
+func (c *certs) toClean(uid string, keys, dropped []string) (old, gone []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, k := range dropped {
+		c.gone[k] = uid
+	}
+	for _, k := range keys {
+		delete(c.gone, k)
+		if c.old[k] {
+			old = append(old, k)
+		}
+	}
+	for k, by := range c.gone {
+		if by == uid {
+			gone = append(gone, k)
+		}
+	}
+	slices.Sort(gone)
+	return old, gone
+}
+
+// forgetGone drops the Secrets whose uploads the Service uid was to
+// delete: it is gone, and its load balancer with it or kept.
+func (c *certs) forgetGone(uid string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	maps.DeleteFunc(c.gone, func(_, by string) bool { return by == uid })
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -117,6 +118,39 @@ func TestCertificatesFromSecrets(t *testing.T) {
 	}
 	if all, _ := c.Client.Certificate.All(t.Context()); len(all) != 0 {
 		t.Errorf("%d certificates left after the Service went, want 0", len(all))
+	}
+	if got := secrets.used[string(svc.UID)]; len(got) != 0 {
+		t.Errorf("the Manager still uses %v", got)
+	}
+}
+
+// TestSecretCertificatesGoWithTheirPort: with actions that take time, as
+// the API's do, a Secret's uploads still go once the port naming it is
+// removed: the deletion waits for the action that let go of them, and a
+// renewal's old upload goes the same way.
+func TestSecretCertificatesGoWithTheirPort(t *testing.T) {
+	c := newLBCluster(t, 2, fakecloud.Options{ActionDuration: 300 * time.Millisecond})
+	secrets := &fakeSecrets{secrets: map[string]*corev1.Secret{}, used: map[string][]string{}}
+	c.lbs.SetSecrets(secrets)
+	crt, key := selfSigned(t, "shop.example.com")
+	secrets.put("default", "shop-tls", crt, key)
+	svc := lbService("shop", []int32{80, 443}, "port-443.protocol", "https", "port-443.http-certificate-secrets", "shop-tls")
+	c.ensure(t, svc, c.nodes)
+	eventually(t, "the create action done", func() bool { return c.lbs.ActionsRunning() == 0 })
+
+	renewed, renewedKey := selfSigned(t, "shop.example.com")
+	secrets.put("default", "shop-tls", renewed, renewedKey)
+	c.ensure(t, svc, c.nodes)
+	if all, _ := c.Client.Certificate.All(t.Context()); len(all) != 1 {
+		t.Errorf("%d certificates after the renewal's sync, want the new one only", len(all))
+	}
+
+	svc.Spec.Ports = svc.Spec.Ports[:1]
+	delete(svc.Annotations, annotationKey("port-443.protocol"))
+	delete(svc.Annotations, annotationKey("port-443.http-certificate-secrets"))
+	c.ensure(t, svc, c.nodes)
+	if all, _ := c.Client.Certificate.All(t.Context()); len(all) != 0 {
+		t.Errorf("%d certificates once no port names the Secret, want 0", len(all))
 	}
 	if got := secrets.used[string(svc.UID)]; len(got) != 0 {
 		t.Errorf("the Manager still uses %v", got)
