@@ -66,6 +66,7 @@ type doctor struct {
 	ccmIssue  string                    // why the CCM is not running, if it is not
 	networkID int64
 	zone      string // HCLOUD_NETWORK's network zone
+	ccmUser   string // the CCM's ServiceAccount as a user name; empty: not found
 }
 
 // Run checks the cluster against its cloud. Findings are in the order

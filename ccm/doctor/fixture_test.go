@@ -3,9 +3,13 @@ package doctor
 import (
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	k8stesting "k8s.io/client-go/testing"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -68,6 +72,9 @@ type fixture struct {
 	services   []*corev1.Service
 	deployment *appsv1.Deployment
 	objects    map[string]runtime.Object // the CCM's Secret, RBAC and Lease, by kind
+	// secretsReadable are the namespaces where the apiserver's
+	// SubjectAccessReviews let the CCM read Secrets.
+	secretsReadable []string
 }
 
 func newFixture() *fixture {
@@ -173,7 +180,15 @@ func (f *fixture) run(t *testing.T) Report {
 		objs = append(objs, o)
 	}
 	opts := f.options
-	opts.Config, opts.Kube, opts.Now = cfg, fake.NewClientset(objs...), func() time.Time { return now }
+	kube := fake.NewClientset(objs...)
+	kube.PrependReactor("create", "subjectaccessreviews", func(a k8stesting.Action) (bool, runtime.Object, error) {
+		review := a.(k8stesting.CreateAction).GetObject().(*authorizationv1.SubjectAccessReview).DeepCopy()
+		attrs := review.Spec.ResourceAttributes
+		review.Status.Allowed = review.Spec.User == "system:serviceaccount:kube-system:hcloud-cloud-controller-manager" &&
+			attrs != nil && attrs.Resource == "secrets" && slices.Contains(f.secretsReadable, attrs.Namespace)
+		return true, review, nil
+	})
+	opts.Config, opts.Kube, opts.Now = cfg, kube, func() time.Time { return now }
 	r := Run(t.Context(), opts)
 	if got := f.fc.Requests("", ""); uint64(r.Requests) != got {
 		t.Errorf("doctor counted %d requests, fakecloud answered %d", r.Requests, got)

@@ -225,6 +225,22 @@ func TestMisconfigurations(t *testing.T) {
 				f.services = append(f.services, lbService("api", "uid-api", "name", "web", "externally-managed", "true"))
 			},
 			want: []want{{"service", Fail, "service/default/api", "belongs to the Service with UID " + webUID}}},
+		{name: "certificate Secrets the CCM may not read",
+			setup: func(_ *testing.T, f *fixture) {
+				svc := lbService("api", "uid-api", "protocol", "https", "http-certificate-secrets", "api-tls")
+				svc.Namespace = "shop"
+				f.services = append(f.services, svc)
+			},
+			want: []want{{"secret", Fail, "namespace/shop", "may not get, list, watch Secrets in shop"}}},
+		{name: "certificate Secrets the CCM may read",
+			setup: func(_ *testing.T, f *fixture) {
+				svc := lbService("api", "uid-api", "protocol", "https", "http-certificate-secrets", "api-tls")
+				svc.Namespace = "shop"
+				f.services = append(f.services, svc)
+				f.secretsReadable = []string{"shop"}
+			},
+			want:   []want{{"secret", OK, "namespace/shop", "may read the TLS Secrets that Services api name"}},
+			absent: []want{{"secret", Fail, "namespace/shop", ""}}},
 		{name: "load balancers disabled",
 			setup: func(_ *testing.T, f *fixture) { f.env["HCLOUD_LOAD_BALANCERS_ENABLED"] = "false" },
 			want:  []want{{"service", Warn, "service/default/web", "HCLOUD_LOAD_BALANCERS_ENABLED=false"}}},

@@ -50,6 +50,7 @@ func (d *doctor) checkServices(ctx context.Context) {
 			d.checkService(ctx, svc)
 		}
 	}
+	d.checkSecretAccess(ctx, svcs)
 }
 
 func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {

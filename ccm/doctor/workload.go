@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apiserver/pkg/authentication/serviceaccount"
+
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -183,6 +185,7 @@ func (d *doctor) checkRBAC(ctx context.Context, pod corev1.PodSpec) {
 		sa = "default"
 	}
 	subject := "serviceaccount/" + ns + "/" + sa
+	d.ccmUser = serviceaccount.MakeUsername(ns, sa)
 	if _, err := d.opts.Kube.CoreV1().ServiceAccounts(ns).Get(ctx, sa, metav1.GetOptions{}); apierrors.IsNotFound(err) {
 		d.found.fail("rbac", subject, "the CCM's ServiceAccount does not exist: no pod can be created", "apply deploy/ccm.yaml (or the Helm chart) again")
 		d.setIssue("the CCM's ServiceAccount is missing")

@@ -25,6 +25,9 @@ type ServiceConfig struct {
 	// ExternallyManaged: the load balancer named Name is only read.
 	ExternallyManaged bool
 	Name              string
+	// CertificateSecrets are the TLS Secrets its https ports name, as
+	// namespace/name.
+	CertificateSecrets []string
 }
 
 // CertificateRef is an uploaded certificate a Service names.
@@ -43,7 +46,8 @@ func ValidateService(svc *corev1.Service, d annotation.Defaults, networkID int64
 		return ServiceConfig{}, err
 	}
 	want, _, err := desiredLB(svc, o, nil, lbEnv{NetworkID: networkID, NetworkZone: networkZone})
-	c := ServiceConfig{Type: o.Type, Location: want.Location, NetworkZone: want.NetworkZone, ExternallyManaged: o.ExternallyManaged, Name: o.Name}
+	c := ServiceConfig{Type: o.Type, Location: want.Location, NetworkZone: want.NetworkZone, ExternallyManaged: o.ExternallyManaged, Name: o.Name,
+		CertificateSecrets: secretKeys(svc, o)}
 	for _, n := range slices.Sorted(maps.Keys(o.Ports)) {
 		p := o.Ports[n]
 		switch {

@@ -1,0 +1,58 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	authorizationv1 "k8s.io/api/authorization/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+)
+
+// checkSecretAccess asks the apiserver whether the CCM's ServiceAccount
+// may read the TLS Secrets Services name (http-certificate-secrets), one
+// SubjectAccessReview per namespace and verb; the Secrets themselves are
+// not read.
+func (d *doctor) checkSecretAccess(ctx context.Context, svcs []*corev1.Service) {
+	if d.ccmUser == "" {
+		return
+	}
+	byNS := map[string][]string{} // namespace -> the Services naming Secrets there
+	for _, svc := range svcs {
+		c, err := loadbalancer.ValidateService(svc, d.cfg.LoadBalancers, d.networkID, d.zone)
+		if err != nil || svc.DeletionTimestamp != nil || len(c.CertificateSecrets) == 0 {
+			continue
+		}
+		byNS[svc.Namespace] = append(byNS[svc.Namespace], svc.Name)
+	}
+	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
+		subject := "namespace/" + ns
+		var denied []string
+		for _, verb := range []string{"get", "list", "watch"} {
+			review := &authorizationv1.SubjectAccessReview{Spec: authorizationv1.SubjectAccessReviewSpec{User: d.ccmUser,
+				ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: ns, Verb: verb, Resource: "secrets"}}}
+			got, err := d.opts.Kube.AuthorizationV1().SubjectAccessReviews().Create(ctx, review, metav1.CreateOptions{})
+			if err != nil {
+				d.found.warn("secret", subject, fmt.Sprintf("cannot ask whether the CCM may read Secrets here: %v", err),
+					"give the kubeconfig's user create on subjectaccessreviews")
+				return
+			}
+			if !got.Status.Allowed {
+				denied = append(denied, verb)
+			}
+		}
+		names := strings.Join(byNS[ns], ", ")
+		if len(denied) > 0 {
+			d.found.fail("secret", subject, fmt.Sprintf("Services %s name TLS Secrets here, but the CCM (%s) may not %s Secrets in %s: they get no certificate",
+				names, d.ccmUser, strings.Join(denied, ", "), ns),
+				fmt.Sprintf("helm upgrade --reuse-values --set 'rbac.certificateSecretNamespaces={%s}' (every namespace listed), or bind a Role with get, list and watch on secrets", ns))
+			continue
+		}
+		d.found.ok("secret", subject, fmt.Sprintf("the CCM may read the TLS Secrets that Services %s name", names))
+	}
+}
