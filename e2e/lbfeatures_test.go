@@ -4,13 +4,6 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -24,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
 // clusterWith is cluster with the CCM's environment extended by env.
@@ -202,9 +196,9 @@ func TestCertificateFromSecret(t *testing.T) {
 	if _, err := kube.RbacV1().RoleBindings("default").Create(ctx, binding, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	crt, key := selfSignedPEM(t, "shop.example.com")
+	pair := testcert.New(t, "shop.example.com")
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "shop-tls"}, Type: corev1.SecretTypeTLS,
-		Data: map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}}
+		Data: map[string][]byte{corev1.TLSCertKey: []byte(pair.CertPEM), corev1.TLSPrivateKeyKey: []byte(pair.KeyPEM)}}
 	if _, err := kube.CoreV1().Secrets("default").Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -229,8 +223,8 @@ func TestCertificateFromSecret(t *testing.T) {
 	done()
 
 	done = timed(t, "the renewed Secret replaces the certificate, the old one deleted")
-	crt, key = selfSignedPEM(t, "shop.example.com")
-	secret.Data = map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}
+	pair = testcert.New(t, "shop.example.com")
+	secret.Data = map[string][]byte{corev1.TLSCertKey: []byte(pair.CertPEM), corev1.TLSPrivateKeyKey: []byte(pair.KeyPEM)}
 	if _, err := kube.CoreV1().Secrets("default").Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -244,29 +238,8 @@ func TestCertificateFromSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, e := range events.Items {
-		if strings.Contains(e.Message, "PRIVATE KEY") || strings.Contains(e.Message, string(key[40:80])) {
+		if strings.Contains(e.Message, "PRIVATE KEY") || strings.Contains(e.Message, pair.KeyPEM[40:80]) {
 			t.Errorf("event %s shows the private key", e.Reason)
 		}
 	}
-}
-
-// selfSignedPEM is a certificate and its key, PEM, as cert-manager writes them.
-func selfSignedPEM(t *testing.T, host string) ([]byte, []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(90 * 24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})
 }

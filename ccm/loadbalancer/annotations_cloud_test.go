@@ -1,13 +1,6 @@
 package loadbalancer
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net/netip"
 	"slices"
 	"strconv"
@@ -21,6 +14,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
 func TestLBHTTPAnnotationsReachTheCloud(t *testing.T) {
@@ -236,22 +230,8 @@ func TestLBTypeIsUpgradedNeverDowngraded(t *testing.T) {
 // selfSigned is a certificate and key for an uploaded certificate.
 func selfSigned(t *testing.T, host string) (string, string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}))
+	p := testcert.New(t, host)
+	return p.CertPEM, p.KeyPEM
 }
 
 func TestLBPlacementAndHTTPSHealthCheckAnnotations(t *testing.T) {

@@ -21,10 +21,6 @@ func (l *Manager) NodeChanged(old, cur *corev1.Node) {
 	if old == nil || cur == nil || maps.Equal(old.Labels, cur.Labels) {
 		return
 	}
-	type due struct {
-		uid string
-		gen uint64
-	}
 	var syncs []due
 	l.mu.Lock()
 	for uid, last := range l.last {
@@ -43,6 +39,18 @@ func (l *Manager) NodeChanged(old, cur *corev1.Node) {
 		syncs = append(syncs, due{uid, last.gen})
 	}
 	l.mu.Unlock()
+	l.resumeAll(syncs)
+}
+
+// due is a sync to run again at once: the Service's UID and the
+// controller's sync whose state it applies.
+type due struct {
+	uid string
+	gen uint64
+}
+
+// resumeAll resumes each sync; a newer one from the controller wins.
+func (l *Manager) resumeAll(syncs []due) {
 	for _, d := range syncs {
 		l.resume(d.uid, 0, d.gen)
 	}

@@ -96,10 +96,6 @@ func (l *Manager) moveSecrets(uid string, had, keys []string) (src Secrets, drop
 // Service that names the Secret namespace/name: a renewed certificate is
 // uploaded and replaces the old one at once.
 func (l *Manager) SecretChanged(key string) {
-	type due struct {
-		uid string
-		gen uint64
-	}
 	var syncs []due
 	l.mu.Lock()
 	for uid, keys := range l.secretUsers {
@@ -108,9 +104,7 @@ func (l *Manager) SecretChanged(key string) {
 		}
 	}
 	l.mu.Unlock()
-	for _, d := range syncs {
-		l.resume(d.uid, 0, d.gen)
-	}
+	l.resumeAll(syncs)
 }
 
 // tlsPair is a Secret's certificate chain and key, checked.

@@ -40,6 +40,19 @@ func (f *fakeSecrets) put(ns, name, crt, key string) {
 		Data: map[string][]byte{corev1.TLSCertKey: []byte(crt), corev1.TLSPrivateKeyKey: []byte(key)}}
 }
 
+// secretsCluster is newLBCluster whose Manager reads Secrets from memory,
+// with default/shop-tls holding a certificate, and Service shop naming it
+// on its https port 443 beside port 80.
+func secretsCluster(t *testing.T, opts fakecloud.Options) (*lbCluster, *fakeSecrets, *corev1.Service) {
+	t.Helper()
+	c := newLBCluster(t, 2, opts)
+	secrets := &fakeSecrets{secrets: map[string]*corev1.Secret{}, used: map[string][]string{}}
+	c.lbs.SetSecrets(secrets)
+	crt, key := selfSigned(t, "shop.example.com")
+	secrets.put("default", "shop-tls", crt, key)
+	return c, secrets, lbService("shop", []int32{80, 443}, "port-443.protocol", "https", "port-443.http-certificate-secrets", "shop-tls")
+}
+
 // httpsCerts are the certificate IDs of lb's service on port.
 func httpsCerts(lb *hcloud.LoadBalancer, port int) []int64 {
 	for _, s := range lb.Services {
@@ -55,13 +68,7 @@ func httpsCerts(lb *hcloud.LoadBalancer, port int) []int64 {
 // certificate replaces the old, which is deleted; the Service deleted, so
 // is the upload. The private key appears in no event.
 func TestCertificatesFromSecrets(t *testing.T) {
-	c := newLBCluster(t, 2, fakecloud.Options{})
-	secrets := &fakeSecrets{secrets: map[string]*corev1.Secret{}, used: map[string][]string{}}
-	c.lbs.SetSecrets(secrets)
-	crt, key := selfSigned(t, "shop.example.com")
-	secrets.put("default", "shop-tls", crt, key)
-	svc := lbService("shop", []int32{80, 443}, "port-443.protocol", "https", "port-443.http-certificate-secrets", "shop-tls")
-
+	c, secrets, svc := secretsCluster(t, fakecloud.Options{})
 	c.ensure(t, svc, c.nodes)
 	certs, _ := c.Client.Certificate.All(t.Context())
 	if len(certs) != 1 || certs[0].Type != hcloud.CertificateTypeUploaded || !strings.HasPrefix(certs[0].Name, "k8s-default-shop-tls-") {
@@ -129,12 +136,7 @@ func TestCertificatesFromSecrets(t *testing.T) {
 // removed: the deletion waits for the action that let go of them, and a
 // renewal's old upload goes the same way.
 func TestSecretCertificatesGoWithTheirPort(t *testing.T) {
-	c := newLBCluster(t, 2, fakecloud.Options{ActionDuration: 300 * time.Millisecond})
-	secrets := &fakeSecrets{secrets: map[string]*corev1.Secret{}, used: map[string][]string{}}
-	c.lbs.SetSecrets(secrets)
-	crt, key := selfSigned(t, "shop.example.com")
-	secrets.put("default", "shop-tls", crt, key)
-	svc := lbService("shop", []int32{80, 443}, "port-443.protocol", "https", "port-443.http-certificate-secrets", "shop-tls")
+	c, secrets, svc := secretsCluster(t, fakecloud.Options{ActionDuration: 300 * time.Millisecond})
 	c.ensure(t, svc, c.nodes)
 	eventually(t, "the create action done", func() bool { return c.lbs.ActionsRunning() == 0 })
 

@@ -2,17 +2,8 @@ package lbtraffic
 
 import (
 	"bufio"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/hex"
-	"encoding/pem"
 	"io"
-	"math/big"
 	"net"
 	"net/http"
 	"net/netip"
@@ -20,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
 func TestTCPRoundRobinOverHealthyTargets(t *testing.T) {
@@ -349,49 +342,24 @@ func TestRetriesDecideBothWays(t *testing.T) {
 func TestHTTPSServesTheUploadedCertificate(t *testing.T) {
 	f := newFixture(t)
 	f.backend("10.0.0.2:30080", "one")
-	first, second := uploadedPair(t, "shop.example.com"), uploadedPair(t, "shop.example.com")
+	first, second := testcert.New(t, "shop.example.com"), testcert.New(t, "shop.example.com")
 	svc := service("https", 443)
-	svc.TLSNames, svc.TLS = []string{"shop.example.com"}, []TLSPair{{ID: 1, Chain: first.chain, Key: first.key}}
+	svc.TLSNames, svc.TLS = []string{"shop.example.com"}, []TLSPair{{ID: 1, Chain: first.CertPEM, Key: first.KeyPEM}}
 	lb := LoadBalancer{ID: 1, Addr: lbIP, Services: []Service{svc}, Targets: []Target{t1}}
 	f.serveHealthy(lb)
 	served := func() string {
 		var fp string
 		tr := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true, VerifyConnection: func(cs tls.ConnectionState) error {
-			fp = fingerprint(cs.PeerCertificates[0].Raw)
+			fp = testcert.Fingerprint(cs.PeerCertificates[0].Raw)
 			return nil
 		}}}
 		f.get(&http.Client{Transport: tr}, "https", "203.0.113.10:443", "/")
 		return fp
 	}
-	if got := served(); got != first.fp {
-		t.Fatalf("served certificate %s, want the uploaded %s", got, first.fp)
+	if got := served(); got != first.Fingerprint {
+		t.Fatalf("served certificate %s, want the uploaded %s", got, first.Fingerprint)
 	}
-	lb.Services[0].TLS = []TLSPair{{ID: 2, Chain: second.chain, Key: second.key}}
+	lb.Services[0].TLS = []TLSPair{{ID: 2, Chain: second.CertPEM, Key: second.KeyPEM}}
 	f.plane.Sync([]LoadBalancer{lb})
-	waitFor(t, func() bool { return served() == second.fp })
-}
-
-type pemPair struct{ chain, key, fp string }
-
-func uploadedPair(t *testing.T, host string) pemPair {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, _ := x509.MarshalPKCS8PrivateKey(key)
-	return pemPair{string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder})), fingerprint(der)}
-}
-
-func fingerprint(der []byte) string {
-	sum := sha256.Sum256(der)
-	return hex.EncodeToString(sum[:])
+	waitFor(t, func() bool { return served() == second.Fingerprint })
 }

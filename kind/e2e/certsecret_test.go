@@ -4,17 +4,8 @@ package e2e
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/hex"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"net/http"
 	"os"
 	"slices"
@@ -25,6 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
 // secretCertificate: an operator lets the CCM read Secrets in default
@@ -39,9 +32,10 @@ func secretCertificate(t *testing.T, ctx context.Context, httpPort int) {
 		"--set", "rbac.certificateSecretNamespaces={default}"); err != nil {
 		t.Fatal(err)
 	}
-	crt, key, fp := tlsPair(t, "web.example")
+	pair := testcert.New(t, "web.example")
+	fp := pair.Fingerprint
 	secret := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "web-tls", Namespace: "default"}, Type: corev1.SecretTypeTLS,
-		Data: map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}}
+		Data: map[string][]byte{corev1.TLSCertKey: []byte(pair.CertPEM), corev1.TLSPrivateKeyKey: []byte(pair.KeyPEM)}}
 	if _, err := cluster.kube.CoreV1().Secrets("default").Create(ctx, secret, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -81,8 +75,9 @@ func secretCertificate(t *testing.T, ctx context.Context, httpPort int) {
 	}
 	logf("port %d serves the certificate of Secret web-tls (%s…), port %d plain http", https, fp[:12], httpPort)
 
-	crt, key, renewed := tlsPair(t, "web.example")
-	secret.Data = map[string][]byte{corev1.TLSCertKey: crt, corev1.TLSPrivateKeyKey: key}
+	pair = testcert.New(t, "web.example")
+	renewed := pair.Fingerprint
+	secret.Data = map[string][]byte{corev1.TLSCertKey: []byte(pair.CertPEM), corev1.TLSPrivateKeyKey: []byte(pair.KeyPEM)}
 	if _, err := cluster.kube.CoreV1().Secrets("default").Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +94,7 @@ func servedCert(url string, want map[string]string) (string, error) {
 	var fp string
 	client := &http.Client{Timeout: 3 * time.Second, Transport: &http.Transport{DisableKeepAlives: true,
 		TLSClientConfig: &tls.Config{InsecureSkipVerify: true, VerifyConnection: func(cs tls.ConnectionState) error { //nolint:gosec // the fingerprint is what is checked
-			sum := sha256.Sum256(cs.PeerCertificates[0].Raw)
-			fp = hex.EncodeToString(sum[:])
+			fp = testcert.Fingerprint(cs.PeerCertificates[0].Raw)
 			return nil
 		}}}}
 	resp, err := client.Get(url)
@@ -112,28 +106,4 @@ func servedCert(url string, want map[string]string) (string, error) {
 		return fp, fmt.Errorf("%s: %s", url, resp.Status)
 	}
 	return fp, nil
-}
-
-// tlsPair is a certificate and key as cert-manager writes them, and the
-// certificate's fingerprint.
-func tlsPair(t *testing.T, host string) ([]byte, []byte, string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, _ := rand.Int(rand.Reader, big.NewInt(1<<62))
-	tmpl := &x509.Certificate{SerialNumber: serial, Subject: pkix.Name{CommonName: host}, DNSNames: []string{host},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(90 * 24 * time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kder, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(der)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}),
-		hex.EncodeToString(sum[:])
 }

@@ -1,16 +1,11 @@
 package hcloudapi
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	cryptorand "crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
-	"math/big"
 	"net/http"
 	"slices"
 	"strings"
@@ -19,6 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
 // testCert is a self-signed certificate with its key, in PEM, and the
@@ -33,30 +30,12 @@ type testCert struct {
 // selfSigned makes an ECDSA P-256 self-signed certificate.
 func selfSigned(t testing.TB, cn string, dnsNames []string, notBefore, notAfter time.Time) testCert {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), cryptorand.Reader)
-	if err != nil {
-		t.Fatal(err)
+	if dnsNames == nil {
+		dnsNames = []string{} // the common name alone, no subject alternative name
 	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: cn},
-		DNSNames: dnsNames, NotBefore: notBefore, NotAfter: notAfter,
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(cryptorand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return testCert{
-		certPEM:     string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})),
-		keyPEM:      string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})),
-		fingerprint: sha256Fingerprint(der),
-		notBefore:   notBefore.UTC().Truncate(time.Second),
-		notAfter:    notAfter.UTC().Truncate(time.Second),
-	}
+	p := testcert.With(t, testcert.Options{CommonName: cn, DNSNames: dnsNames, NotBefore: notBefore, NotAfter: notAfter})
+	return testCert{certPEM: p.CertPEM, keyPEM: p.KeyPEM, fingerprint: sha256Fingerprint(p.DER),
+		notBefore: notBefore.UTC().Truncate(time.Second), notAfter: notAfter.UTC().Truncate(time.Second)}
 }
 
 func sha256Fingerprint(der []byte) string {
