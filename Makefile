@@ -140,6 +140,9 @@ scale: build-fakecloud build-ccm ## the real CCM with 1,000 Nodes and 100 load b
 scale-check: ## a small make scale (60 Nodes, 5 of them on dedicated servers, 10 Services, clocks 10x faster; about 3 minutes) that fails when an aim, scaled to its size, is missed (CI runs it)
 	$(MAKE) scale SCALE_FLAGS="-nodes 60 -services 10 -not-ready 5 -pool 10 -dedicated 5 -speed 10 -check"
 
+peers: build-fakecloud ## the Terraform provider for Hetzner Cloud's own acceptance tests, unmodified, against fakecloud (OpenTofu and the provider built from the Go module proxy into ~/.cache the first time; PEERS_PACKAGES narrows, PEERS_WRITE=1 writes BENCHMARKS.md)
+	scripts/peers.sh
+
 parity: ## run the parity scenarios against an in-process fakecloud and compare with testdata/parity (PARITY_FLAGS, e.g. -live, -record, -run routes, -sweep -live)
 	$(GO) run ./cmd/parity $(PARITY_FLAGS)
 
@@ -161,4 +164,4 @@ demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver 
 fakecloud-tour: build-fakecloud ## start fakecloud alone on a small seeded world and take a tour of its API with curl
 	bash scripts/demo.sh
 
-.PHONY: help build build-fakecloud build-ccm test race faults-quick lint fmt docs e2e scale scale-check parity economy bench fuzz demo fakecloud-tour e2e-kind faults
+.PHONY: help build build-fakecloud build-ccm test race faults-quick lint fmt docs e2e scale scale-check peers parity economy bench fuzz demo fakecloud-tour e2e-kind faults

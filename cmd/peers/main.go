@@ -1,0 +1,62 @@
+// Command peers reads another project's tests run against fakecloud
+// (go test -json on standard input), prints a line per test and the
+// summary, and with -write puts the table into BENCHMARKS.md. make peers
+// runs it (scripts/peers.sh).
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/faultsweep"
+	"github.com/hcloudlab/hcloud-ccm/peers"
+)
+
+// terraform is the suite of the Terraform provider for Hetzner Cloud: its
+// acceptance tests, less the packages of resources fakecloud does not
+// simulate.
+var terraform = peers.Suite{
+	Prefix: "TestAcc",
+	Unsimulated: map[string]string{
+		"firewall": "firewall", "floatingip": "floating IP", "placementgroup": "placement group", "volume": "volume",
+		"storagebox": "Storage Box", "storageboxsnapshot": "Storage Box", "storageboxsubaccount": "Storage Box", "storageboxtype": "Storage Box",
+		"zone": "DNS zone", "zonerrset": "DNS zone",
+	},
+	Registry: []string{"registry.terraform.io", "registry.opentofu.org", "Failed to query available provider packages"},
+}
+
+func main() {
+	write := flag.String("write", "", "write the table into this file's \"make peers\" section (BENCHMARKS.md)")
+	versions := flag.String("versions", "", "the tools and versions run, for the table's heading")
+	date := flag.String("date", "", "the day of the run, for the table's heading")
+	flag.Parse()
+	tests, err := terraform.Read(os.Stdin)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(2)
+	}
+	for _, t := range tests {
+		mark := map[peers.Outcome]string{peers.Pass: "PASS ", peers.Fail: "FAIL ", peers.Skip: "SKIP "}[t.Outcome]
+		if t.Apart != "" {
+			mark = "APART"
+		}
+		line := fmt.Sprintf("%s %s %s", mark, t.Package, t.Name)
+		if t.Apart != "" {
+			line += " (" + t.Apart + ")"
+		}
+		fmt.Println(line)
+	}
+	s := peers.Summarise(tests)
+	fmt.Println(s.Line("terraform"))
+	if *write != "" {
+		text := fmt.Sprintf("%s, run on %s: **%s**.\n\n%s", *versions, *date, s.Line("terraform"), peers.Table(tests))
+		if err := faultsweep.WriteInto(*write, "make peers", text); err != nil {
+			fmt.Fprintln(os.Stderr, "peers:", err)
+			os.Exit(2)
+		}
+	}
+	if s.Passed < s.Counted {
+		os.Exit(1)
+	}
+}

@@ -1,0 +1,189 @@
+// Package peers reads the results of another project's own tests run
+// against fakecloud (go test -json), sorts them into those that count and
+// those that need what fakecloud does not simulate or cannot reach, and
+// writes the figures BENCHMARKS.md keeps.
+package peers
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// Outcome is how one test ended.
+type Outcome string
+
+const (
+	Pass Outcome = "pass"
+	Fail Outcome = "fail"
+	Skip Outcome = "skip"
+)
+
+// Test is one top-level test of a package.
+type Test struct {
+	Package, Name string
+	Outcome       Outcome
+	// Apart says why the test does not count, or "" when it does: a
+	// resource fakecloud does not simulate, or a registry it cannot reach.
+	Apart  string
+	output strings.Builder
+}
+
+// Output is what the test printed.
+func (t *Test) Output() string { return t.output.String() }
+
+// event is one line of go test -json.
+type event struct {
+	Action, Package, Test, Output string
+}
+
+// Suite says which packages of a suite test what fakecloud simulates.
+type Suite struct {
+	// Prefix is what the names of the tests that count start with, such
+	// as TestAcc for acceptance tests; the rest (unit tests) are left out.
+	Prefix string
+	// Unsimulated maps a package's last path element to the resource
+	// fakecloud does not simulate, such as "firewall".
+	Unsimulated map[string]string
+	// Registry are substrings of a test's output that show it needed a
+	// provider registry, which this machine cannot reach.
+	Registry []string
+}
+
+// Read collects the top-level tests of a go test -json stream, each
+// sorted by s.
+func (s Suite) Read(r io.Reader) ([]*Test, error) {
+	tests := map[string]*Test{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var e event
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil || e.Test == "" {
+			continue // a build line, or the package's own
+		}
+		name, _, sub := strings.Cut(e.Test, "/")
+		if !strings.HasPrefix(name, s.Prefix) {
+			continue
+		}
+		key := e.Package + " " + name
+		t := tests[key]
+		if t == nil {
+			t = &Test{Package: e.Package, Name: name}
+			tests[key] = t
+		}
+		switch {
+		case e.Action == "output":
+			if t.output.Len() < 1<<20 {
+				t.output.WriteString(e.Output)
+			}
+		case !sub && (e.Action == "pass" || e.Action == "fail" || e.Action == "skip"):
+			t.Outcome = Outcome(e.Action)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	out := slices.Collect(maps.Values(tests))
+	for _, t := range out {
+		if t.Outcome == "" {
+			t.Outcome = Fail // the run ended before the test did
+		}
+		t.Apart = s.apart(t)
+	}
+	slices.SortFunc(out, func(a, b *Test) int { return strings.Compare(a.Package+" "+a.Name, b.Package+" "+b.Name) })
+	return out, nil
+}
+
+func (s Suite) apart(t *Test) string {
+	pkg := t.Package[strings.LastIndex(t.Package, "/")+1:]
+	if what, ok := s.Unsimulated[pkg]; ok {
+		return what + " is not simulated"
+	}
+	if t.Outcome == Fail {
+		for _, r := range s.Registry {
+			if strings.Contains(t.Output(), r) {
+				return "needs a provider registry"
+			}
+		}
+	}
+	return ""
+}
+
+// Summary counts the tests that count and those apart.
+type Summary struct {
+	Passed, Counted, Skipped int
+	Apart                    map[string]int // by reason
+}
+
+// Summarise counts tests.
+func Summarise(tests []*Test) Summary {
+	s := Summary{Apart: map[string]int{}}
+	for _, t := range tests {
+		switch {
+		case t.Apart != "":
+			s.Apart[t.Apart]++
+		case t.Outcome == Skip:
+			s.Skipped++
+		default:
+			s.Counted++
+			if t.Outcome == Pass {
+				s.Passed++
+			}
+		}
+	}
+	return s
+}
+
+// Line is the summary line make peers prints.
+func (s Summary) Line(tool string) string {
+	line := fmt.Sprintf("peers: %s %d/%d passed", tool, s.Passed, s.Counted)
+	var apart []string
+	for _, why := range slices.Sorted(maps.Keys(s.Apart)) {
+		apart = append(apart, fmt.Sprintf("%d %s", s.Apart[why], why))
+	}
+	if s.Skipped > 0 {
+		apart = append(apart, fmt.Sprintf("%d skipped by the suite", s.Skipped))
+	}
+	if len(apart) > 0 {
+		line += " (apart: " + strings.Join(apart, "; ") + ")"
+	}
+	return line
+}
+
+// Table is the Markdown table of tests by package: passed, failed, apart,
+// and the failing tests' names.
+func Table(tests []*Test) string {
+	type row struct {
+		passed, failed, apart int
+		failing               []string
+	}
+	rows := map[string]*row{}
+	for _, t := range tests {
+		pkg := t.Package[strings.LastIndex(t.Package, "/")+1:]
+		r := rows[pkg]
+		if r == nil {
+			r = &row{}
+			rows[pkg] = r
+		}
+		switch {
+		case t.Apart != "":
+			r.apart++
+		case t.Outcome == Pass:
+			r.passed++
+		case t.Outcome == Fail:
+			r.failed++
+			r.failing = append(r.failing, "`"+t.Name+"`")
+		}
+	}
+	var b strings.Builder
+	b.WriteString("| package | passed | failed | apart | failing |\n| --- | ---: | ---: | ---: | --- |\n")
+	for _, pkg := range slices.Sorted(maps.Keys(rows)) {
+		r := rows[pkg]
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s |\n", pkg, r.passed, r.failed, r.apart, strings.Join(r.failing, ", "))
+	}
+	return b.String()
+}
