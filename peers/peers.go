@@ -49,6 +49,10 @@ type Suite struct {
 	// Unsimulated maps a package's last path element to the resource
 	// fakecloud does not simulate, such as "firewall".
 	Unsimulated map[string]string
+	// UnsimulatedNames maps a part of a test's name to the resource it
+	// needs that fakecloud does not simulate, for tests of other packages
+	// such as TestAccServerResource_Firewalls.
+	UnsimulatedNames map[string]string
 	// Registry are substrings of a test's output that show it needed a
 	// provider registry, which this machine cannot reach.
 	Registry []string
@@ -102,6 +106,11 @@ func (s Suite) apart(t *Test) string {
 	pkg := t.Package[strings.LastIndex(t.Package, "/")+1:]
 	if what, ok := s.Unsimulated[pkg]; ok {
 		return what + " is not simulated"
+	}
+	for _, part := range slices.Sorted(maps.Keys(s.UnsimulatedNames)) {
+		if strings.Contains(t.Name, part) {
+			return s.UnsimulatedNames[part] + " is not simulated"
+		}
 	}
 	if t.Outcome == Fail {
 		for _, r := range s.Registry {

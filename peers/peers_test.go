@@ -19,10 +19,12 @@ func TestRead(t *testing.T) {
 		`{"Action":"run","Package":"p/internal/network","Test":"TestAccNetworkHangs"}`,
 		`{"Action":"fail","Package":"p/internal/firewall","Test":"TestAccFirewallResource"}`,
 		`{"Action":"skip","Package":"p/internal/network","Test":"TestAccNetworkSkipped"}`,
+		`{"Action":"fail","Package":"p/internal/server","Test":"TestAccServerResource_Firewalls"}`,
 		`{"Action":"pass","Package":"p/internal/network","Test":"TestUnit"}`,
 		`not json`,
 	}, "\n")
-	s := Suite{Prefix: "TestAcc", Unsimulated: map[string]string{"firewall": "firewall"}, Registry: []string{"Failed to query"}}
+	s := Suite{Prefix: "TestAcc", Unsimulated: map[string]string{"firewall": "firewall"}, UnsimulatedNames: map[string]string{"Firewall": "firewall"},
+		Registry: []string{"Failed to query"}}
 	tests, err := s.Read(strings.NewReader(stream))
 	if err != nil {
 		t.Fatal(err)
@@ -32,12 +34,12 @@ func TestRead(t *testing.T) {
 		got = append(got, tt.Name+":"+string(tt.Outcome)+":"+tt.Apart)
 	}
 	want := "TestAccFirewallResource:fail:firewall is not simulated TestAccNetworkHangs:fail: TestAccNetworkResource:fail: " +
-		"TestAccNetworkSkipped:skip: TestAccServerResource:pass: TestAccServerUpgrade:fail:needs a provider registry"
+		"TestAccNetworkSkipped:skip: TestAccServerResource:pass: TestAccServerResource_Firewalls:fail:firewall is not simulated TestAccServerUpgrade:fail:needs a provider registry"
 	if strings.Join(got, " ") != want {
 		t.Errorf("tests\n%s\nwant\n%s", strings.Join(got, " "), want)
 	}
 	line := Summarise(tests).Line("terraform")
-	if line != "peers: terraform 1/3 passed (apart: 1 firewall is not simulated; 1 needs a provider registry; 1 skipped by the suite)" {
+	if line != "peers: terraform 1/3 passed (apart: 2 firewall is not simulated; 1 needs a provider registry; 1 skipped by the suite)" {
 		t.Errorf("summary %q", line)
 	}
 	if table := Table(tests); !strings.Contains(table, "| network | 0 | 2 | 0 | `TestAccNetworkHangs`, `TestAccNetworkResource` |") {

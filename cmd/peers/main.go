@@ -23,7 +23,8 @@ var terraform = peers.Suite{
 		"storagebox": "Storage Box", "storageboxsnapshot": "Storage Box", "storageboxsubaccount": "Storage Box", "storageboxtype": "Storage Box",
 		"zone": "DNS zone", "zonerrset": "DNS zone",
 	},
-	Registry: []string{"registry.terraform.io", "registry.opentofu.org", "Failed to query available provider packages"},
+	UnsimulatedNames: map[string]string{"Firewall": "firewall", "FloatingIP": "floating IP", "PlacementGroup": "placement group", "Volume": "volume"},
+	Registry:         []string{"registry.terraform.io", "registry.opentofu.org", "Failed to query available provider packages"},
 }
 
 func main() {
