@@ -95,7 +95,7 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 	}
 	for _, p := range st.PrimaryIPs {
 		if p.Name == "spare-ipv4" {
-			refs["{pip_free}"] = fmt.Sprint(p.ID)
+			refs["{pip_free}"], refs["{pip_free_ip}"] = fmt.Sprint(p.ID), p.IP
 		}
 	}
 	return refs
@@ -155,9 +155,11 @@ var validRequests = map[string]validRequest{
 	"POST /servers/{id}/actions/change_protection":   {body: `{"delete":true,"rebuild":true}`},
 	"POST /servers/{id}/actions/change_type":         {id: "{server_off}", body: `{"server_type":"cx43","upgrade_disk":false}`},
 
-	"POST /primary_ips":                     {body: `{"name":"pip-2","type":"ipv4","location":"fsn1","labels":{"env":"prod"},"auto_delete":false}`},
-	"POST /primary_ips/{id}/actions/assign": {id: "{pip_free}", body: `{"assignee_type":"server","assignee_id":{server_bare}}`},
-	"PUT /primary_ips/{id}":                 {id: "{pip_free}", body: `{"name":"pip-renamed","labels":{"env":"prod"},"auto_delete":true}`},
+	"POST /primary_ips":                                {body: `{"name":"pip-2","type":"ipv4","location":"fsn1","labels":{"env":"prod"},"auto_delete":false}`},
+	"POST /primary_ips/{id}/actions/assign":            {id: "{pip_free}", body: `{"assignee_type":"server","assignee_id":{server_bare}}`},
+	"PUT /primary_ips/{id}":                            {id: "{pip_free}", body: `{"name":"pip-renamed","labels":{"env":"prod"},"auto_delete":true}`},
+	"POST /primary_ips/{id}/actions/change_protection": {id: "{pip_free}", body: `{"delete":true}`},
+	"POST /primary_ips/{id}/actions/change_dns_ptr":    {id: "{pip_free}", body: `{"ip":"{pip_free_ip}","dns_ptr":"spare.example.com"}`},
 
 	"POST /ssh_keys":     {body: `{"name":"key-2","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDlRNrF3U6ZSu1AszStn8856LzzPgRk8nsuDkfvaUFgo x","labels":{"env":"prod"}}`},
 	"PUT /ssh_keys/{id}": {body: `{"name":"key-renamed","labels":{"env":"prod"}}`},

@@ -108,6 +108,8 @@ func apiRoutes() []route {
 		{"GET", "/primary_ips/{id}/actions/{action}", getResourceAction("primary_ip")},
 		{"POST", "/primary_ips/{id}/actions/assign", actOn("primary_ip", (*tx).AssignPrimaryIP)},
 		{"POST", "/primary_ips/{id}/actions/unassign", actOnBodyless("primary_ip", (*tx).UnassignPrimaryIP)},
+		{"POST", "/primary_ips/{id}/actions/change_protection", actOn("primary_ip", (*tx).ChangePrimaryIPProtection)},
+		{"POST", "/primary_ips/{id}/actions/change_dns_ptr", actOn("primary_ip", (*tx).ChangePrimaryIPDNSPtr)},
 		{"POST", "/primary_ips/{id}/actions/{action}", unknownAction("primary_ips")},
 
 		{"GET", "/ssh_keys", listSSHKeys},

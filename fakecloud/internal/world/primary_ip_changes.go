@@ -237,6 +237,9 @@ func (t *Tx) DeletePrimaryIP(id int64) *apierr.Error {
 	if p.AssigneeID != nil {
 		return apierr.Errorf("must_be_unassigned", "primary_ip %d is assigned to %s %d; unassign it first", p.ID, p.AssigneeType, *p.AssigneeID)
 	}
+	if p.Protection.Delete {
+		return apierr.Errorf(apierr.CodeProtected, "primary_ip %d is delete protected", p.ID)
+	}
 	if err := t.w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID}); err != nil {
 		return err
 	}
