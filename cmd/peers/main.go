@@ -21,7 +21,7 @@ var terraform = peers.Suite{
 	Unsimulated: map[string]string{
 		"firewall": "firewall", "floatingip": "floating IP", "placementgroup": "placement group", "volume": "volume",
 		"storagebox": "Storage Box", "storageboxsnapshot": "Storage Box", "storageboxsubaccount": "Storage Box", "storageboxtype": "Storage Box",
-		"zone": "DNS zone", "zonerrset": "DNS zone",
+		"zone": "DNS zone", "zonerrset": "DNS zone", "zonerecord": "DNS zone",
 	},
 	UnsimulatedNames: map[string]string{"Firewall": "firewall", "FloatingIP": "floating IP", "PlacementGroup": "placement group", "Volume": "volume"},
 	Registry:         []string{"registry.terraform.io", "registry.opentofu.org", "Failed to query available provider packages"},
