@@ -159,6 +159,7 @@ var validRequests = map[string]validRequest{
 	"POST /primary_ips/{id}/actions/assign":            {id: "{pip_free}", body: `{"assignee_type":"server","assignee_id":{server_bare}}`},
 	"PUT /primary_ips/{id}":                            {id: "{pip_free}", body: `{"name":"pip-renamed","labels":{"env":"prod"},"auto_delete":true}`},
 	"POST /primary_ips/{id}/actions/change_protection": {id: "{pip_free}", body: `{"delete":true}`},
+	"POST /servers/{id}/actions/enable_rescue":         {id: "{server_off}", body: `{"type":"linux64"}`},
 	"POST /primary_ips/{id}/actions/change_dns_ptr":    {id: "{pip_free}", body: `{"ip":"{pip_free_ip}","dns_ptr":"spare.example.com"}`},
 
 	"POST /ssh_keys":     {body: `{"name":"key-2","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDlRNrF3U6ZSu1AszStn8856LzzPgRk8nsuDkfvaUFgo x","labels":{"env":"prod"}}`},

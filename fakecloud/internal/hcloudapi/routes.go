@@ -39,6 +39,8 @@ func apiRoutes() []route {
 		{"POST", "/servers/{id}/actions/attach_to_network", actOn("server", (*tx).AttachServerToNetwork)},
 		{"POST", "/servers/{id}/actions/detach_from_network", actOn("server", (*tx).DetachServerFromNetwork)},
 		{"POST", "/servers/{id}/actions/change_protection", actOn("server", (*tx).ChangeServerProtection)},
+		{"POST", "/servers/{id}/actions/enable_rescue", onExisting("server", 201, (*tx).EnableServerRescue, asIs[world.RescueEnabled])},
+		{"POST", "/servers/{id}/actions/disable_rescue", actOnBodyless("server", (*tx).DisableServerRescue)},
 		{"POST", "/servers/{id}/actions/change_type", actOn("server", (*tx).ChangeServerType)},
 		{"POST", "/servers/{id}/actions/change_dns_ptr", actOn("server", (*tx).ChangeServerDNSPtr)},
 		{"POST", "/servers/{id}/actions/{action}", unknownAction("servers")},

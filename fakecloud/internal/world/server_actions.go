@@ -93,11 +93,14 @@ func (t *Tx) power(id int64, command, during, final string) (schema.Action, *api
 		if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
 			end = "off"
 		}
-		var apply func()
-		if during != "" && s.Status != end {
-			apply = func() { s.Status = during }
-		}
-		return apply, store.Finish{ServerStatus: end}, nil
+		return func() {
+			if during != "" && s.Status != end {
+				s.Status = during
+			}
+			if end == "running" {
+				s.RescueEnabled = false // it boots into the rescue system, which disables it
+			}
+		}, store.Finish{ServerStatus: end}, nil
 	})
 }
 
