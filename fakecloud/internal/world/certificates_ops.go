@@ -1,9 +1,6 @@
 package world
 
 import (
-	"crypto/tls"
-	"crypto/x509"
-	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -58,7 +55,7 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 	cert := &schema.Certificate{Name: req.Name, Labels: labels, Type: req.Type, Created: now}
 	switch req.Type {
 	case "uploaded":
-		parsed, field, msg := parseUploaded(req.Certificate, req.PrivateKey)
+		parsed, field, msg := model.ParseUploaded(req.Certificate, req.PrivateKey)
 		if msg != "" {
 			f.Add(field, "%s", msg)
 			break
@@ -154,38 +151,4 @@ func (t *Tx) DeleteCertificate(id int64) *apierr.Error {
 	t.w.Certificates.Del(cert.ID)
 	delete(t.w.CertKeys, cert.ID)
 	return nil
-}
-
-// parseUploaded checks a PEM certificate and its private key belong together.
-// The limits of an uploaded certificate since 2026-02-11 (the API's
-// changelog): a private key of at most 5 kB, a chain of at most five
-// certificates and 30 kB. The changelog names no error code;
-// invalid_input naming the field is the reading a client must handle.
-const (
-	maxPrivateKey = 5000
-	maxChain      = 30000
-	maxChainCerts = 5
-)
-
-func parseUploaded(certPEM, keyPEM string) (cert *x509.Certificate, field, msg string) {
-	switch {
-	case certPEM == "" || keyPEM == "":
-		return nil, "certificate", "certificate and private_key are required for an uploaded certificate"
-	case len(keyPEM) > maxPrivateKey:
-		return nil, "private_key", fmt.Sprintf("is longer than %d bytes", maxPrivateKey)
-	case len(certPEM) > maxChain:
-		return nil, "certificate", fmt.Sprintf("the chain is longer than %d bytes", maxChain)
-	}
-	pair, err := tls.X509KeyPair([]byte(certPEM), []byte(keyPEM))
-	if err != nil {
-		return nil, "certificate", "certificate and private_key are not a matching PEM pair: " + err.Error()
-	}
-	if len(pair.Certificate) > maxChainCerts {
-		return nil, "certificate", fmt.Sprintf("the chain has %d certificates, more than %d", len(pair.Certificate), maxChainCerts)
-	}
-	parsed, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		return nil, "certificate", "certificate cannot be parsed: " + err.Error()
-	}
-	return parsed, "", ""
 }

@@ -232,11 +232,11 @@ func (w *ops) setPublicIPv4(srv *StoredServer, a netip.Addr) error {
 	}
 	w.PubIPv4.Release(old)
 	srv.PublicNet.IPv4.IP = a.String()
-	srv.PublicNet.IPv4.DNSPtr = defaultPTR(a)
+	srv.PublicNet.IPv4.DNSPtr = model.DefaultPTR(a)
 	refs, family := []store.Ref{{Type: "server", ID: srv.ID}}, ""
 	if pip, ok := w.PrimaryIPs.Get(srv.PublicNet.IPv4.ID); ok {
 		pip.IP = a.String()
-		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: defaultPTR(a)}}
+		pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: model.DefaultPTR(a)}}
 		refs, family = w.primaryIPRefs(pip.ID, srv.ID), "primary_ip"
 	}
 	// A user unassigns the primary IP and assigns one with the new address.

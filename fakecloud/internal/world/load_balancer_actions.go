@@ -249,7 +249,7 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		case lb.PublicNet.IPv4.IP:
 			return func() {
 				if ptr == "" {
-					ptr = defaultPTR(a)
+					ptr = model.DefaultPTR(a)
 				}
 				lb.PublicNet.IPv4.DNSPtr = ptr
 			}, nil

@@ -149,7 +149,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		if !ok {
 			return LoadBalancerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
 		}
-		lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: defaultPTR(ip4)}
+		lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: model.DefaultPTR(ip4)}
 	}
 	lb.ID = w.NewID("load_balancer")
 	lb.Created = w.Now().UTC().Truncate(time.Second)

@@ -2,11 +2,11 @@ package world
 
 import (
 	"net/netip"
-	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -45,7 +45,7 @@ func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNS
 			return schema.Action{}, apierr.InvalidField("ip", "%s is not the primary IP's address %s", a, p.IP)
 		}
 		if ptr == "" {
-			ptr = defaultPTR(a)
+			ptr = model.DefaultPTR(a)
 		}
 		return t.w.primaryIPOwnAction(p, "change_dns_ptr", func() {
 			p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
@@ -59,15 +59,9 @@ func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNS
 		return schema.Action{}, apierr.InvalidField("ip", "%s is not inside the primary IP's network %s", a, p.IP)
 	}
 	return t.w.primaryIPOwnAction(p, "change_dns_ptr", func() {
-		p.DNSPtr = slices.DeleteFunc(p.DNSPtr, func(d schema.PrimaryIPDNSPTR) bool { return d.IP == a.String() })
-		if ptr != "" {
-			p.DNSPtr = append(p.DNSPtr, schema.PrimaryIPDNSPTR{IP: a.String(), DNSPtr: ptr})
-		}
+		model.SetPrimaryIPv6PTR(p, a, ptr)
 		if server != nil {
-			server.PublicNet.IPv6.DNSPtr = slices.DeleteFunc(server.PublicNet.IPv6.DNSPtr, func(d schema.ServerPublicNetIPv6DNSPtr) bool { return d.IP == a.String() })
-			if ptr != "" {
-				server.PublicNet.IPv6.DNSPtr = append(server.PublicNet.IPv6.DNSPtr, schema.ServerPublicNetIPv6DNSPtr{IP: a.String(), DNSPtr: ptr})
-			}
+			model.SetServerIPv6PTR(server, a, ptr)
 		}
 	})
 }

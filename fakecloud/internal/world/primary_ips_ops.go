@@ -20,7 +20,7 @@ func (w *ops) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64,
 		AssigneeID: &serverID, AssigneeType: "server", AutoDelete: true, Created: now, Location: loc,
 		DNSPtr: []schema.PrimaryIPDNSPTR{}}
 	if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
-		p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: ip, DNSPtr: defaultPTR(a)}}
+		p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: ip, DNSPtr: model.DefaultPTR(a)}}
 	}
 	w.PrimaryIPs.Put(id, p)
 	return p

@@ -3,11 +3,11 @@ package world
 import (
 	"net/netip"
 	"slices"
-	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
@@ -193,7 +193,7 @@ func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest
 		if st.Architecture != s.ServerType.Architecture {
 			return nil, store.Finish{}, apierr.Errorf("invalid_server_type", "server type %s has another architecture", st.Name)
 		}
-		if err := orderable(t.w.Cat, st, s.Location.Name, true); err != nil {
+		if err := model.Orderable(t.w.Cat, st, s.Location.Name, true); err != nil {
 			return nil, store.Finish{}, err
 		}
 		return func() {
@@ -222,7 +222,7 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 			}
 			return func() {
 				if ptr == "" {
-					ptr = defaultPTR(a)
+					ptr = model.DefaultPTR(a)
 				}
 				s.PublicNet.IPv4.DNSPtr = ptr
 				if pip, ok := t.w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); ok {
@@ -235,17 +235,7 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 			return nil, store.Finish{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
 		}
 		return func() {
-			s.PublicNet.IPv6.DNSPtr = slices.DeleteFunc(s.PublicNet.IPv6.DNSPtr, func(d schema.ServerPublicNetIPv6DNSPtr) bool { return d.IP == a.String() })
-			if ptr != "" {
-				s.PublicNet.IPv6.DNSPtr = append(s.PublicNet.IPv6.DNSPtr, schema.ServerPublicNetIPv6DNSPtr{IP: a.String(), DNSPtr: ptr})
-			}
+			model.SetServerIPv6PTR(s, a, ptr)
 		}, store.Finish{}, nil
 	})
-}
-
-// defaultPTR is the reverse DNS name the API gives a fresh IPv4 address.
-func defaultPTR(a netip.Addr) string {
-	parts := strings.Split(a.String(), ".")
-	slices.Reverse(parts)
-	return "static." + strings.Join(parts, ".") + ".clients.your-server.de"
 }

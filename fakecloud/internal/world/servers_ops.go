@@ -116,7 +116,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		f.Add("user_data", "is longer than 32 KiB")
 	}
 	apierr.CheckUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
-	checkUnsimulated(&f, req.ServerCreateRequest)
+	model.CheckUnsimulated(&f, req.ServerCreateRequest)
 	apierr.CheckUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
@@ -136,7 +136,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	if refused != nil {
 		return ServerCreated{}, refused
 	}
-	if err := orderable(w.Cat, st, loc.Name, false); err != nil {
+	if err := model.Orderable(w.Cat, st, loc.Name, false); err != nil {
 		return ServerCreated{}, err
 	}
 	if err := checkPrimaryIPsLocation(given, loc.Name); err != nil {
@@ -289,43 +289,4 @@ func (w *ops) removeServer(s *StoredServer) {
 		}
 	}
 	w.Servers.Del(s.ID)
-}
-
-// checkUnsimulated refuses references to resources fakecloud does not
-// simulate: no volume, firewall or placement group exists here, so any ID
-// names a missing one (which the API refuses), and a request naming one
-// must not quietly create a server without it.
-func checkUnsimulated(f *apierr.Fields, req schema.ServerCreateRequest) {
-	for _, id := range req.Volumes {
-		f.Add("volumes", "volume %d does not exist", id)
-	}
-	for _, fw := range req.Firewalls {
-		f.Add("firewalls", "firewall %d does not exist", fw.Firewall)
-	}
-	if req.PlacementGroup != 0 {
-		f.Add("placement_group", "placement group %d does not exist", req.PlacementGroup)
-	}
-}
-
-// orderable refuses a server type that cannot be ordered in a location,
-// as the live API answers: a retired type "server type 104 is
-// deprecated", one not sold there (or no longer) "unsupported location
-// for server type", both invalid_input; one out of stock 412
-// resource_unavailable. A type change answers invalid_server_type.
-func orderable(cat *catalog.Catalog, st schema.ServerType, location string, change bool) *apierr.Error {
-	switch cat.Offers(st, location) {
-	case catalog.Retired:
-		if change {
-			return apierr.Errorf("invalid_server_type", "server type %s is deprecated", st.Name)
-		}
-		return apierr.Errorf(apierr.CodeInvalidInput, "server type %d is deprecated", st.ID)
-	case catalog.NotSoldThere:
-		if change {
-			return apierr.Errorf("invalid_server_type", "server type %s is not available in %s", st.Name, location)
-		}
-		return apierr.Errorf(apierr.CodeInvalidInput, "unsupported location for server type")
-	case catalog.OutOfStockNow:
-		return apierr.Errorf(apierr.CodeResourceUnavailable, "error during placement")
-	}
-	return nil
 }
