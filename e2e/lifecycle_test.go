@@ -21,20 +21,7 @@ const shutdownTaint = "node.cloudprovider.kubernetes.io/shutdown"
 // cluster is the system with a CCM and the nodes registered and initialised.
 func cluster(t *testing.T, nodes ...string) (*harness.Env, context.Context) {
 	t.Helper()
-	env := setup(t)
-	ctx := context.Background()
-	if _, err := env.StartCCM(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for i, n := range nodes {
-		if err := env.RegisterNode(ctx, n, cidr(i)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, n := range nodes {
-		eventually(t, time.Minute, n+" initialised", func() bool { return node(t, env, n).Spec.ProviderID != "" })
-	}
-	return env, ctx
+	return clusterWith(t, nil, nodes...)
 }
 
 func node(t *testing.T, env *harness.Env, name string) *corev1.Node {
