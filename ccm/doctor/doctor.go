@@ -67,6 +67,9 @@ type doctor struct {
 	networkID int64
 	zone      string // HCLOUD_NETWORK's network zone
 	ccmUser   string // the CCM's ServiceAccount as a user name; empty: not found
+	// secretUsers are, by namespace, the Services whose https ports name
+	// TLS Secrets there.
+	secretUsers map[string][]string
 }
 
 // Run checks the cluster against its cloud. Findings are in the order
@@ -83,7 +86,7 @@ func Run(ctx context.Context, opts Options) Report {
 		opts.Now = time.Now
 	}
 	d := &doctor{opts: opts, cfg: opts.Config, now: opts.Now(), count: &counter{base: bounds.Transport(opts.Transport)},
-		servers: map[string]*hcloud.Server{}, blocked: map[string]string{}}
+		servers: map[string]*hcloud.Server{}, blocked: map[string]string{}, secretUsers: map[string][]string{}}
 	d.api = hcloud.NewClient(hcloud.WithToken(d.cfg.Token), hcloud.WithEndpoint(d.cfg.Endpoint),
 		hcloud.WithApplication("hcloud-ccm-doctor", version.String()),
 		hcloud.WithHTTPClient(&http.Client{Transport: d.count, Timeout: 30 * time.Second}),

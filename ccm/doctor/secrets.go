@@ -8,28 +8,18 @@ import (
 	"strings"
 
 	authorizationv1 "k8s.io/api/authorization/v1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 )
 
 // checkSecretAccess asks the apiserver whether the CCM's ServiceAccount
-// may read the TLS Secrets Services name (http-certificate-secrets), one
-// SubjectAccessReview per namespace and verb; the Secrets themselves are
-// not read.
-func (d *doctor) checkSecretAccess(ctx context.Context, svcs []*corev1.Service) {
+// may read the TLS Secrets Services name (http-certificate-secrets, as
+// checkService found them), one SubjectAccessReview per namespace and
+// verb; the Secrets themselves are not read.
+func (d *doctor) checkSecretAccess(ctx context.Context) {
 	if d.ccmUser == "" {
 		return
 	}
-	byNS := map[string][]string{} // namespace -> the Services naming Secrets there
-	for _, svc := range svcs {
-		c, err := loadbalancer.ValidateService(svc, d.cfg.LoadBalancers, d.networkID, d.zone)
-		if err != nil || svc.DeletionTimestamp != nil || len(c.CertificateSecrets) == 0 {
-			continue
-		}
-		byNS[svc.Namespace] = append(byNS[svc.Namespace], svc.Name)
-	}
+	byNS := d.secretUsers
 	for _, ns := range slices.Sorted(maps.Keys(byNS)) {
 		subject := "namespace/" + ns
 		var denied []string

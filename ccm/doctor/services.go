@@ -50,7 +50,7 @@ func (d *doctor) checkServices(ctx context.Context) {
 			d.checkService(ctx, svc)
 		}
 	}
-	d.checkSecretAccess(ctx, svcs)
+	d.checkSecretAccess(ctx)
 }
 
 func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
@@ -59,6 +59,9 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 	if err != nil {
 		d.found.fail("service", subject, strings.ReplaceAll(err.Error(), "\n", "; "), "correct the annotation (kubectl annotate --overwrite)")
 		return
+	}
+	if len(c.CertificateSecrets) > 0 {
+		d.secretUsers[svc.Namespace] = append(d.secretUsers[svc.Namespace], svc.Name)
 	}
 	lb := d.cloud.lbByUID[string(svc.UID)]
 	before := len(d.found)

@@ -65,24 +65,18 @@ func (c *certs) resolve(ctx context.Context, svc *corev1.Service, o annotation.O
 		if p.Protocol != "https" {
 			continue
 		}
-		ids, err := c.resolvePort(ctx, svc, o, p)
+		ids, err := c.resolvePort(ctx, svc, o, p, src)
 		if err != nil {
 			return nil, err
-		}
-		if p.HTTP.CertificateType != "managed" {
-			fromSecrets, err := c.secretCerts(ctx, src, svc, p)
-			if err != nil {
-				return nil, err
-			}
-			ids = append(ids, fromSecrets...)
 		}
 		out[n] = ids
 	}
 	return out, nil
 }
 
-// resolvePort returns the certificate IDs of the https port p.
-func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o annotation.Options, p annotation.PortOptions) ([]int64, error) {
+// resolvePort returns the certificate IDs of the https port p: the
+// managed one, or those named and those uploaded from its Secrets.
+func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o annotation.Options, p annotation.PortOptions, src Secrets) ([]int64, error) {
 	if p.HTTP.CertificateType == "managed" {
 		id, err := c.managed(ctx, svc, o)
 		if err != nil {
@@ -111,7 +105,11 @@ func (c *certs) resolvePort(ctx context.Context, svc *corev1.Service, o annotati
 		}
 		ids = append(ids, id)
 	}
-	return ids, nil
+	fromSecrets, err := c.secretCerts(ctx, src, svc, p)
+	if err != nil {
+		return nil, err
+	}
+	return append(ids, fromSecrets...), nil
 }
 
 // managed finds the Service's managed certificate by its label, or

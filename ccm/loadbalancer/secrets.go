@@ -80,8 +80,14 @@ func (l *Manager) moveSecrets(uid string, had, keys []string) (src Secrets, drop
 	} else {
 		l.secretUsers[uid] = keys
 	}
+	named := map[string]bool{}
+	for _, ks := range l.secretUsers {
+		for _, k := range ks {
+			named[k] = true
+		}
+	}
 	for _, k := range before {
-		if !slices.Contains(keys, k) && !slices.Contains(dropped, k) && !slices.ContainsFunc(slices.Collect(maps.Values(l.secretUsers)), func(ks []string) bool { return slices.Contains(ks, k) }) {
+		if !named[k] && !slices.Contains(dropped, k) {
 			dropped = append(dropped, k)
 		}
 	}
@@ -222,9 +228,6 @@ func certName(key, fp string) string {
 // markOld records that the Secret key has uploads of older certificates.
 func (c *certs) markOld(key string) {
 	c.mu.Lock()
-	if c.old == nil {
-		c.old = map[string]bool{}
-	}
 	c.old[key] = true
 	c.mu.Unlock()
 }
