@@ -266,9 +266,12 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 	if o.ManageTargets && !o.ExternallyManaged {
 		a.errs = append(a.errs, &Error{ManageTargets.Short(), a.m[string(ManageTargets)], "false unless externally-managed is true: the CCM keeps the targets of its own load balancers anyway"})
 	}
-	for _, k := range []Key{KeepOtherServices, RetainOnDelete} {
-		if v, ok := a.get(k); ok && o.ExternallyManaged && v != "false" {
-			a.errs = append(a.errs, &Error{k.Short(), v, "false with externally-managed: the CCM changes and deletes nothing of an externally managed load balancer"})
+	for _, k := range []struct {
+		key Key
+		set bool
+	}{{KeepOtherServices, o.KeepOtherServices}, {RetainOnDelete, o.RetainOnDelete}} {
+		if k.set && o.ExternallyManaged {
+			a.errs = append(a.errs, &Error{k.key.Short(), a.m[string(k.key)], "false with externally-managed: the CCM changes and deletes nothing of an externally managed load balancer"})
 		}
 	}
 	if o.ExternallyManaged && o.Name == "" {
