@@ -3,6 +3,7 @@ package hcloudapi
 import (
 	"fmt"
 	"net"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -188,6 +189,49 @@ func TestNetworkIPAllocation(t *testing.T) {
 	if len(got.PrivateNet) != 0 {
 		t.Errorf("server still attached after its network was deleted: %+v", got.PrivateNet)
 	}
+}
+
+// TestSubnetFirstAddress: a cloud subnet's gateway is the network's first
+// address, so the subnet's own first address goes to the first member
+// (the Terraform provider's acceptance tests expect 10.0.1.1 live); a
+// server subnet's gateway is its own first address, never handed out.
+func TestSubnetFirstAddress(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	n := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.1.0/24")
+	_, srvNet, _ := net.ParseCIDR("10.0.2.0/24")
+	act, _, err := f.client.Network.AddSubnet(ctx, n, hcloud.NetworkAddSubnetOpts{Subnet: hcloud.NetworkSubnet{Type: hcloud.NetworkSubnetTypeServer, IPRange: srvNet, NetworkZone: hcloud.NetworkZoneEUCentral}})
+	if err == nil {
+		err = f.client.Action.WaitFor(ctx, act)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, _, _ = f.client.Network.GetByID(ctx, n.ID)
+	var gateways []string
+	for _, sn := range n.Subnets {
+		gateways = append(gateways, sn.IPRange.String()+" via "+sn.Gateway.String())
+	}
+	if want := []string{"10.0.1.0/24 via 10.0.0.1", "10.0.2.0/24 via 10.0.2.1"}; !slices.Equal(gateways, want) {
+		t.Errorf("subnets %v, want %v", gateways, want)
+	}
+	a := newServer(t, f, hcloud.ServerCreateOpts{Name: "a", Networks: []*hcloud.Network{n}})
+	b := newServer(t, f, hcloud.ServerCreateOpts{Name: "b"})
+	act, _, err = f.client.Server.AttachToNetwork(ctx, b, hcloud.ServerAttachToNetworkOpts{Network: n, IPRange: srvNet})
+	if err == nil {
+		err = f.client.Action.WaitFor(ctx, act)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ = f.client.Server.GetByID(ctx, b.ID)
+	if got := []string{a.PrivateNet[0].IP.String(), b.PrivateNet[0].IP.String()}; !slices.Equal(got, []string{"10.0.1.1", "10.0.2.2"}) {
+		t.Errorf("addresses %v, want 10.0.1.1 in the cloud subnet and 10.0.2.2 in the server subnet", got)
+	}
+	// The gateway itself is refused when asked for.
+	c := newServer(t, f, hcloud.ServerCreateOpts{Name: "c"})
+	_, _, err = f.client.Server.AttachToNetwork(ctx, c, hcloud.ServerAttachToNetworkOpts{Network: n, IP: net.ParseIP("10.0.2.1")})
+	wantCode(t, err, "ip_not_available")
 }
 
 func TestNetworkListFilters(t *testing.T) {

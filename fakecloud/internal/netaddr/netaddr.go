@@ -145,8 +145,14 @@ func CheckSubnet(zoneOK func(zone string) bool, n *schema.Network, ipRange netip
 			return schema.NetworkSubnet{}, p.String() + " Overlaps the route destination " + r.Destination
 		}
 	}
+	// The gateway is the network's first address; a server subnet's is its
+	// own first address (the description of subnets[].gateway).
+	gateway := ipRange.Addr().Next()
+	if req.Type == "server" {
+		gateway = p.Addr().Next()
+	}
 	return schema.NetworkSubnet{Type: req.Type, IPRange: p.String(), NetworkZone: req.NetworkZone,
-		Gateway: ipRange.Addr().Next().String(), VSwitchID: req.VSwitchID}, ""
+		Gateway: gateway.String(), VSwitchID: req.VSwitchID}, ""
 }
 
 // FreeSubnet picks the first /24 of the range that no subnet uses.

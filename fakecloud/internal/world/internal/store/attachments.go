@@ -41,9 +41,9 @@ func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 		if err != nil || !a.Is4() {
 			return a, apierr.InvalidField("ip", "%q is not an IPv4 address", want)
 		}
-		for _, p := range subnets {
-			if p.Contains(a) {
-				if reservedInSubnet(p, a) || w.IPInUse(n.ID, a) {
+		for _, sn := range subnets {
+			if sn.p.Contains(a) {
+				if sn.reserved(a) || w.IPInUse(n.ID, a) {
 					return a, apierr.Errorf("ip_not_available", "IP %s is not available in network %d", a, n.ID)
 				}
 				return a, nil
@@ -56,23 +56,24 @@ func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 		if msg != "" {
 			return netip.Addr{}, apierr.InvalidField("ip_range", "%s", msg)
 		}
-		if !slices.Contains(subnets, p) {
+		i := slices.IndexFunc(subnets, func(sn subnetRange) bool { return sn.p == p })
+		if i < 0 {
 			return netip.Addr{}, apierr.Errorf("no_subnet_available", "network %d has no subnet %s in network zone %s", n.ID, p, zone)
 		}
-		subnets = []netip.Prefix{p}
+		subnets = subnets[i : i+1]
 	}
 	// Scan each subnet from the address after the last one handed out, then
 	// from its start, so filling a large network stays linear.
 	hint := w.NetHint[n.ID]
-	for _, p := range subnets {
-		first := p.Addr().Next().Next()
+	for _, sn := range subnets {
+		first := sn.p.Addr().Next()
 		start := first
-		if p.Contains(hint) && hint.Compare(first) > 0 {
+		if sn.p.Contains(hint) && hint.Compare(first) > 0 {
 			start = hint
 		}
 		for _, from := range []netip.Addr{start, first} {
-			for a := from; p.Contains(a); a = a.Next() {
-				if !reservedInSubnet(p, a) && !w.IPInUse(n.ID, a) {
+			for a := from; sn.p.Contains(a); a = a.Next() {
+				if !sn.reserved(a) && !w.IPInUse(n.ID, a) {
 					return a, nil
 				}
 			}
@@ -81,24 +82,36 @@ func (w *State) AllocIP(n *schema.Network, zone, want, ipRange string) (netip.Ad
 	return netip.Addr{}, apierr.Errorf("no_subnet_available", "no subnet of network %d in network zone %s has a free IP", n.ID, zone)
 }
 
+// subnetRange is a subnet's range and its gateway.
+type subnetRange struct {
+	p       netip.Prefix
+	gateway netip.Addr
+}
+
 // usableSubnets are the network's cloud and server subnets in a zone.
-func (w *State) usableSubnets(n *schema.Network, zone string) []netip.Prefix {
-	var out []netip.Prefix
+func (w *State) usableSubnets(n *schema.Network, zone string) []subnetRange {
+	var out []subnetRange
 	for _, s := range n.Subnets {
 		if s.NetworkZone != zone || s.Type == "vswitch" {
 			continue
 		}
-		if p, err := netip.ParsePrefix(s.IPRange); err == nil {
-			out = append(out, p)
+		p, err := netip.ParsePrefix(s.IPRange)
+		if err != nil {
+			continue
 		}
+		g, _ := netip.ParseAddr(s.Gateway)
+		out = append(out, subnetRange{p: p, gateway: g})
 	}
 	return out
 }
 
-// reservedInSubnet: the subnet's own address, its first (gateway) address
-// and its broadcast address are never handed out.
-func reservedInSubnet(p netip.Prefix, a netip.Addr) bool {
-	return a == p.Addr() || a == p.Addr().Next() || a == netaddr.LastAddr(p)
+// reserved: the subnet's own address, its broadcast address and the
+// gateway are never handed out. The gateway of a cloud subnet is the
+// network's first address, so the subnet's first address is free: the
+// first server in 10.0.1.0/24 of 10.0.0.0/16 gets 10.0.1.1, as the
+// Terraform provider's acceptance tests, run against the live API, expect.
+func (sn subnetRange) reserved(a netip.Addr) bool {
+	return a == sn.p.Addr() || a == sn.gateway || a == netaddr.LastAddr(sn.p)
 }
 
 func (w *State) Attach(netID int64, m Member) {
