@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -232,6 +233,40 @@ func TestSubnetFirstAddress(t *testing.T) {
 	c := newServer(t, f, hcloud.ServerCreateOpts{Name: "c"})
 	_, _, err = f.client.Server.AttachToNetwork(ctx, c, hcloud.ServerAttachToNetworkOpts{Network: n, IP: net.ParseIP("10.0.2.1")})
 	wantCode(t, err, "ip_not_available")
+}
+
+// TestDeleteSubnetWithMembers: a subnet that holds a server is kept, with
+// the answer the Terraform provider retries on; once the server is
+// detached it goes.
+func TestDeleteSubnetWithMembers(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	n := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.1.0/24")
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a", Networks: []*hcloud.Network{n}})
+	_, _, err := f.client.Network.DeleteSubnet(ctx, n, hcloud.NetworkDeleteSubnetOpts{Subnet: n.Subnets[0]})
+	wantCode(t, err, hcloud.ErrorCodeServiceError)
+	if err == nil || !strings.Contains(err.Error(), "network has attached resources") {
+		t.Errorf("got %v, want the message the provider looks for", err)
+	}
+	if got, _, _ := f.client.Network.GetByID(ctx, n.ID); len(got.Subnets) != 1 {
+		t.Fatalf("subnets after a refused delete: %+v", got.Subnets)
+	}
+	act, _, err := f.client.Server.DetachFromNetwork(ctx, s, hcloud.ServerDetachFromNetworkOpts{Network: n})
+	if err == nil {
+		err = f.client.Action.WaitFor(ctx, act)
+	}
+	if err == nil {
+		act, _, err = f.client.Network.DeleteSubnet(ctx, n, hcloud.NetworkDeleteSubnetOpts{Subnet: n.Subnets[0]})
+	}
+	if err == nil {
+		err = f.client.Action.WaitFor(ctx, act)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _, _ := f.client.Network.GetByID(ctx, n.ID); len(got.Subnets) != 0 {
+		t.Errorf("subnets after the delete: %+v", got.Subnets)
+	}
 }
 
 func TestNetworkListFilters(t *testing.T) {

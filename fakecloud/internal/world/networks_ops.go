@@ -165,7 +165,10 @@ func (t *Tx) AddSubnet(id int64, req schema.NetworkActionAddSubnetRequest) (sche
 	})
 }
 
-// DeleteSubnet deletes a subnet that holds no attached resource.
+// DeleteSubnet deletes a subnet that holds no attached resource. One that
+// does answers service_error "network has attached resources", the
+// answer the Terraform provider retries on (and its older "servers are
+// attached") while the servers it detaches in parallel let go.
 func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest) (schema.Action, *apierr.Error) {
 	return t.networkAction(id, "delete_subnet", func(n *schema.Network, _ netip.Prefix) (func(), *apierr.Error) {
 		p, msg := netaddr.ParseIPv4Net(req.IPRange)
@@ -178,7 +181,7 @@ func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest)
 		}
 		for _, m := range t.w.NetMembers[n.ID] {
 			if p.Contains(m.IP) {
-				return nil, apierr.InvalidField("ip_range", "subnet %s has attached resources; detach them first", req.IPRange)
+				return nil, apierr.Errorf(apierr.CodeServiceError, "network has attached resources in subnet %s; detach them first", p)
 			}
 		}
 		return func() {
