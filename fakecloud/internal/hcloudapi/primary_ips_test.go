@@ -1,6 +1,8 @@
 package hcloudapi
 
 import (
+	"net/http"
+	"net/url"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -59,6 +61,23 @@ func TestPrimaryIPsFollowServer(t *testing.T) {
 	byIP, _, err := f.client.PrimaryIP.GetByIP(ctx, only4.PublicNet.IPv4.IP.String())
 	if err != nil || byIP == nil || byIP.AssigneeID != only4.ID {
 		t.Errorf("GetByIP: %v %v", byIP, err)
+	}
+	// An IPv6 primary IP is found by its network's address, as hcloud-go
+	// shows it, or by its network; not by another address inside it.
+	netAddr := s.PublicNet.IPv6.Network.IP.String()
+	for query, want := range map[string]int64{netAddr: pips[1].ID, s.PublicNet.IPv6.Network.String(): pips[1].ID, netAddr + "1": 0} {
+		resp, body := f.do(t, "GET", "/v1/primary_ips?ip="+url.QueryEscape(query), "")
+		var page struct {
+			PrimaryIPs []struct{ ID int64 } `json:"primary_ips"`
+		}
+		decode(t, body, &page)
+		var ids []int64
+		for _, p := range page.PrimaryIPs {
+			ids = append(ids, p.ID)
+		}
+		if resp.StatusCode != http.StatusOK || (want == 0) != (len(ids) == 0) || (want != 0 && (len(ids) != 1 || ids[0] != want)) {
+			t.Errorf("?ip=%s: %d %v, want %d", query, resp.StatusCode, ids, want)
+		}
 	}
 	byName, _, err := f.client.PrimaryIP.GetByName(ctx, pips[1].Name)
 	if err != nil || byName == nil || byName.ID != pips[1].ID {

@@ -55,7 +55,7 @@ func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apierr.Error) {
 // select, one page of them, and how many they select in all.
 func (t *Tx) PrimaryIPs(q listing.Query, ip string) ([]schema.PrimaryIP, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.PrimaryIPs.All(), func(p *schema.PrimaryIP) bool {
-		return !q.Keeps(p.Name, p.Labels) || (ip != "" && p.IP != ip)
+		return !q.Keeps(p.Name, p.Labels) || (ip != "" && !model.PrimaryIPHas(p.IP, ip))
 	})
 	keys := listing.ByIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
 		func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
