@@ -98,10 +98,26 @@ func (w *State) StartAction(s ActionSpec) *StoredAction {
 		return a
 	}
 	w.running = append(w.running, a.ID)
-	if a.Lock.ID != 0 {
+	if a.Lock.ID != 0 && !sharedCommands[s.Command] {
 		w.LockedBy[a.Lock] = a.ID
 	}
 	return a
+}
+
+// sharedCommands run without holding their resource: another action may
+// start on it meanwhile, though they still wait for one that holds it.
+// The live API lets the Terraform provider's acceptance tests run two of
+// them at once on one resource, with no retry on locked: two
+// change_dns_ptr on a server or load balancer (its IPv4 and IPv6 reverse
+// DNS), two add_service on a load balancer. Their change is applied when
+// they start, so the others of their kind (a service updated or deleted,
+// a protection changed, the algorithm) are taken to share too: where the
+// API's documentation is silent a resource is locked only while it truly
+// cannot change. Power, type, image, network, target and rescue actions
+// hold their resource; the provider retries those on locked.
+var sharedCommands = map[string]bool{
+	"change_dns_ptr": true, "change_protection": true, "change_algorithm": true,
+	"add_service": true, "update_service": true, "delete_service": true,
 }
 
 // RecordDone records an action that took effect at once, as an event's
