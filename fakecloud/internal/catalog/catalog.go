@@ -40,7 +40,7 @@ func New() *Catalog {
 		st := schema.ServerType{ID: t.id, Name: t.name, Description: t.desc, Category: t.cat, Cores: t.cores,
 			Memory: t.mem, Disk: t.disk, StorageType: "local", CPUType: t.cpu, Architecture: t.arch}
 		if t.retired {
-			st.Deprecation = gen1Deprecation()
+			st.Deprecation = retiredDeprecation(t.name)
 			c.retired[t.id] = true
 		}
 		for _, l := range c.locations {
@@ -54,6 +54,9 @@ func New() *Catalog {
 			at := schema.ServerTypeLocation{ID: l.ID, Name: l.Name, Available: sold, Recommended: sold}
 			if withdrawn {
 				at.Deprecation = gen1Deprecation()
+				if t.retired {
+					at.Deprecation = retiredDeprecation(t.name)
+				}
 			}
 			st.Locations = append(st.Locations, at)
 		}
@@ -81,6 +84,15 @@ func New() *Catalog {
 
 func gen1Deprecation() *schema.DeprecationInfo {
 	return &schema.DeprecationInfo{Announced: gen1Announced, UnavailableAfter: gen1Unavailable}
+}
+
+// retiredDeprecation is a retired type's deprecation: CX11 went in 2024,
+// CX generation 2 at the end of 2025.
+func retiredDeprecation(name string) *schema.DeprecationInfo {
+	if name == "cx11" {
+		return &schema.DeprecationInfo{Announced: gen0Announced, UnavailableAfter: gen0Unavailable}
+	}
+	return gen1Deprecation()
 }
 
 // hourly is a monthly net price per hour, as the price list rounds it.

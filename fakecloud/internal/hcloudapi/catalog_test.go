@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/exp/deprecationutil"
 )
 
 func TestCatalogLocations(t *testing.T) {
@@ -187,6 +188,16 @@ func TestCatalogServerTypes(t *testing.T) {
 			t.Errorf("GetByID(%d): %+v %v, want %s deprecated, unavailable after 2025", id, byID, err, name)
 		}
 	}
+	// CX11, ID 1, went in 2024: hcloud-go says what the Terraform
+	// provider's acceptance test expects of it.
+	cx11, _, err := f.client.ServerType.GetByID(ctx, 1)
+	if err != nil || cx11 == nil || seen["cx11"] {
+		t.Fatalf("GetByID(1): %+v %v (listed: %v), want cx11 unlisted", cx11, err, seen["cx11"])
+	}
+	msg, unavailable := deprecationutil.ServerTypeMessage(cx11, "fsn1")
+	if want := `Server Type "cx11" is unavailable in all locations and can no longer be ordered`; msg != want || !unavailable {
+		t.Errorf("cx11: %q %v, want %q", msg, unavailable, want)
+	}
 }
 
 // TestRetiredAndUnsoldServerTypes: the live API's answers for a type that
@@ -196,6 +207,7 @@ func TestRetiredAndUnsoldServerTypes(t *testing.T) {
 	for _, tt := range []struct{ typ, location, code, message string }{
 		{"cx22", "fsn1", "invalid_input", "server type 104 is deprecated"},
 		{"104", "nbg1", "invalid_input", "server type 104 is deprecated"},
+		{"1", "hel1", "invalid_input", "server type 1 is deprecated"},
 		{"cpx11", "fsn1", "invalid_input", "unsupported location for server type"},
 		{"cx23", "ash", "invalid_input", "unsupported location for server type"},
 		{"cax11", "sin", "invalid_input", "unsupported location for server type"},
