@@ -93,6 +93,9 @@ func (t *Tx) power(id int64, command, during, final string) (schema.Action, *api
 		if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
 			end = "off"
 		}
+		if end == "running" && !t.w.HasInterface(s) {
+			return nil, store.Finish{}, apierr.Errorf(apierr.CodeInvalidInput, "server %d has no network interface: it needs a primary IP or a network to be powered on", s.ID)
+		}
 		return func() {
 			if during != "" && s.Status != end {
 				s.Status = during

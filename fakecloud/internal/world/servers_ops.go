@@ -153,8 +153,9 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		ips[i] = a
 	}
 	enable4, enable6 := req.PublicNet.enabled()
-	if !enable4 && !enable6 && len(nets) == 0 {
-		return ServerCreated{}, apierr.InvalidField("networks", "a server without public IPv4 and IPv6 needs at least one network")
+	start := req.StartAfterCreate == nil || *req.StartAfterCreate
+	if !enable4 && !enable6 && len(nets) == 0 && start {
+		return ServerCreated{}, apierr.InvalidField("networks", "a server without public IPv4 and IPv6 needs at least one network to start; create it with start_after_create false and attach one first")
 	}
 
 	now := w.Now().UTC().Truncate(time.Second)
@@ -194,7 +195,6 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	}
 	w.Servers.Put(s.ID, s)
 
-	start := req.StartAfterCreate == nil || *req.StartAfterCreate
 	ref := store.Ref{Type: "server", ID: s.ID}
 	end := "off"
 	if start {

@@ -1,0 +1,23 @@
+package model
+
+import (
+	"slices"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
+)
+
+// HasInterface reports whether a server has a network interface, public
+// (a primary IP) or private (a network, attached or attaching): the
+// description of unassign says a server needs one to be powered on.
+func (m *Model) HasInterface(s *StoredServer) bool {
+	if s.PublicNet.IPv4.ID != 0 || s.PublicNet.IPv6.ID != 0 || len(s.PrivateNet) > 0 {
+		return true
+	}
+	ref := store.Ref{Type: "server", ID: s.ID}
+	for _, members := range m.NetMembers {
+		if slices.ContainsFunc(members, func(o store.Member) bool { return o.Ref == ref }) {
+			return true
+		}
+	}
+	return false
+}
