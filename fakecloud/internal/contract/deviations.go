@@ -25,6 +25,11 @@ import (
 //     the rest: hcloud-cli's `load-balancer add-service --protocol http`
 //     sends the protocol alone, and so does Terraform's
 //     hcloud_load_balancer_service with no more than a protocol.
+//   - create_image takes null for its type and description, which mean
+//     their defaults: hcloud-go's ServerActionCreateImageRequest sends
+//     both without omitempty, so every hcloud-go client sends null for
+//     what it leaves unset (the Terraform provider's hcloud_snapshot
+//     sends no type).
 //
 // Answers follow the live API where it changed after the description:
 //
@@ -41,6 +46,11 @@ var relaxed = map[string]relaxation{
 	"POST /load_balancers":                             {at: []string{"properties", "services", "items"}, require: []string{"protocol"}},
 	"POST /load_balancers/{id}/actions/add_service":    {require: []string{"protocol"}},
 	"POST /load_balancers/{id}/actions/update_service": {require: []string{"listen_port"}},
+}
+
+// nullable are request properties that take null, by operation.
+var nullable = map[string][]string{
+	"POST /servers/{id}/actions/create_image": {"type", "description"},
 }
 
 type relaxation struct {
@@ -72,6 +82,14 @@ func deviate(method, path string, body any) {
 	if props, ok := body.(map[string]any)["properties"].(map[string]any); ok {
 		for name, schema := range added[method+" "+path] {
 			props[name] = schema
+		}
+		for _, name := range nullable[method+" "+path] {
+			if p, ok := props[name].(map[string]any); ok {
+				p["type"] = []any{p["type"], "null"}
+				if enum, ok := p["enum"].([]any); ok {
+					p["enum"] = append(enum, nil)
+				}
+			}
 		}
 	}
 	widenIDs(body, false)

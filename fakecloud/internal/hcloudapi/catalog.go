@@ -18,6 +18,7 @@ type catalogEntry[T any] struct {
 	family, single string // "server_types", "server_type"
 	items          func(c *catalog.Catalog) []T
 	every          func(c *catalog.Catalog) []T // what GET by ID finds, when more than items
+	own            func(c *call) []T            // the project's own, listed after the catalogue's
 	id             func(T) int64
 	name           func(T) string
 	keep           func(c *call, item T) bool // extra filters; nil keeps all
@@ -39,7 +40,11 @@ func catalogList[T any](e catalogEntry[T]) apiHandler {
 		if err != nil {
 			return 0, nil, err
 		}
-		items := slices.DeleteFunc(slices.Clone(e.items(c.tx.Catalog())), func(it T) bool {
+		items := slices.Clone(e.items(c.tx.Catalog()))
+		if e.own != nil {
+			items = append(items, e.own(c)...)
+		}
+		items = slices.DeleteFunc(items, func(it T) bool {
 			return (q.HasName && e.name(it) != q.Name) || (e.keep != nil && !e.keep(c, it)) ||
 				(q.HasSelector && e.labels != nil && !q.Selector.Matches(e.labels(it)))
 		})
@@ -62,7 +67,11 @@ func catalogGet[T any](e catalogEntry[T]) apiHandler {
 		if e.every != nil {
 			items = e.every
 		}
-		for _, it := range items(c.tx.Catalog()) {
+		all := items(c.tx.Catalog())
+		if e.own != nil {
+			all = append(all, e.own(c)...)
+		}
+		for _, it := range all {
 			if e.id(it) == id {
 				return http.StatusOK, map[string]any{e.single: it}, nil
 			}
@@ -83,7 +92,7 @@ var (
 		items: (*catalog.Catalog).LBTypes,
 		id:    func(t catalog.LBTypeView) int64 { return t.ID }, name: func(t catalog.LBTypeView) string { return t.Name }}
 	catalogImages = catalogEntry[catalog.ImageView]{family: "images", single: "image",
-		items: (*catalog.Catalog).Images,
+		items: (*catalog.Catalog).Images, own: func(c *call) []catalog.ImageView { return c.tx.Images() },
 		id:    func(im catalog.ImageView) int64 { return im.ID },
 		name: func(im catalog.ImageView) string {
 			if im.Name == nil {
@@ -97,8 +106,7 @@ var (
 			if im.BoundTo != nil {
 				bound = strconv.FormatInt(*im.BoundTo, 10)
 			}
-			// bound_to names servers whose backups to list; the
-			// catalogue's system images are bound to none.
+			// bound_to names servers whose backups to list.
 			return (!q.Has("architecture") || slices.Contains(q["architecture"], im.Architecture)) &&
 				(!q.Has("type") || slices.Contains(q["type"], im.Type)) &&
 				(!q.Has("status") || slices.Contains(q["status"], im.Status)) &&
@@ -121,3 +129,9 @@ func datacentersGone(*call) (int, any, *apierr.Error) {
 	return 0, nil, &apierr.Error{Code: "deprecated_api_endpoint", Message: "API functionality was removed",
 		Details: map[string]string{"announcement": "https://docs.hetzner.cloud/changelog#2026-06-02-datacenters-deprecated"}}
 }
+
+type imageGet struct {
+	Image catalog.ImageView `json:"image"`
+}
+
+func oneImage(v catalog.ImageView) any { return imageGet{v} }

@@ -3,6 +3,7 @@ package hcloudapi
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,18 @@ func hostileWorld(t testing.TB, adminToken string) *Server {
 	if err := fc.Seed(hostileSeedWorld(t)); err != nil {
 		t.Fatal(err)
 	}
+	// A snapshot of worker-1, which seeds do not make.
+	var st state
+	if err := json.Unmarshal([]byte(export(t, fc)), &st); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range st.Servers {
+		if s.Name == "worker-1" {
+			if rec := answer(t, fc, "POST", fmt.Sprintf("/v1/servers/%d/actions/create_image", s.ID), strings.NewReader(`{"description":"base"}`)); rec.Code != http.StatusCreated {
+				t.Fatalf("snapshot of worker-1: %d %s", rec.Code, rec.Body)
+			}
+		}
+	}
 	return fc
 }
 
@@ -92,6 +105,9 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 		case "bare-1":
 			refs["{server_bare}"] = fmt.Sprint(s.ID)
 		}
+	}
+	for _, im := range st.Images {
+		refs["{image}"] = fmt.Sprint(im.ID)
 	}
 	for _, p := range st.PrimaryIPs {
 		if p.Name == "spare-ipv4" {
@@ -154,6 +170,8 @@ var validRequests = map[string]validRequest{
 	"POST /servers/{id}/actions/change_dns_ptr":      {body: `{"ip":"{server_ipv4}","dns_ptr":"srv.example.com"}`},
 	"POST /servers/{id}/actions/change_protection":   {body: `{"delete":true,"rebuild":true}`},
 	"POST /servers/{id}/actions/change_type":         {id: "{server_off}", body: `{"server_type":"cx43","upgrade_disk":false}`},
+	"POST /servers/{id}/actions/create_image":        {id: "{server_off}", body: `{"description":"nightly","type":"snapshot","labels":{"env":"prod"}}`},
+	"PUT /images/{id}":                               {id: "{image}", body: `{"description":"renamed","labels":{"env":"prod"}}`},
 
 	"POST /primary_ips":                                {body: `{"name":"pip-2","type":"ipv4","location":"fsn1","labels":{"env":"prod"},"auto_delete":false}`},
 	"POST /primary_ips/{id}/actions/assign":            {id: "{pip_free}", body: `{"assignee_type":"server","assignee_id":{server_bare}}`},

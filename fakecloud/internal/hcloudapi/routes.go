@@ -43,6 +43,9 @@ func apiRoutes() []route {
 		{"POST", "/servers/{id}/actions/disable_rescue", actOnBodyless("server", (*tx).DisableServerRescue)},
 		{"POST", "/servers/{id}/actions/change_type", actOn("server", (*tx).ChangeServerType)},
 		{"POST", "/servers/{id}/actions/change_dns_ptr", actOn("server", (*tx).ChangeServerDNSPtr)},
+		{"POST", "/servers/{id}/actions/create_image", onExisting("server", 201, (*tx).CreateImage, asIs[world.ImageCreated])},
+		{"POST", "/servers/{id}/actions/enable_backup", actOnBodyless("server", (*tx).EnableServerBackup)},
+		{"POST", "/servers/{id}/actions/disable_backup", actOnBodyless("server", (*tx).DisableServerBackup)},
 		{"POST", "/servers/{id}/actions/{action}", unknownAction("servers")},
 
 		{"GET", "/load_balancers", listLoadBalancers},
@@ -131,6 +134,8 @@ func apiRoutes() []route {
 		{"GET", "/load_balancer_types/{id}", catalogGet(catalogLBTypes)},
 		{"GET", "/images", catalogList(catalogImages)},
 		{"GET", "/images/{id}", catalogGet(catalogImages)},
+		{"PUT", "/images/{id}", update("image", (*tx).UpdateImage, oneImage)},
+		{"DELETE", "/images/{id}", del((*tx).DeleteImage)},
 		{"GET", "/images/actions", listActions("image")},
 		{"GET", "/images/actions/{action}", getAction("image")},
 		{"GET", "/images/{id}/actions", listResourceActions("image")},

@@ -233,3 +233,17 @@ func NetworkRange(s string) (p netip.Prefix, msg string) {
 	}
 	return p, ""
 }
+
+// SubnetOf finds the subnet of a network that holds ip, and its gateway.
+func SubnetOf(n *schema.Network, ip string) (subnet, gateway string) {
+	addr, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "", ""
+	}
+	for _, sn := range n.Subnets {
+		if p, err := netip.ParsePrefix(sn.IPRange); err == nil && p.Contains(addr) {
+			return sn.IPRange, sn.Gateway
+		}
+	}
+	return "", ""
+}

@@ -6,6 +6,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
 
 // Since 2026-10-05 a load balancer can be created on primary IPs the user
@@ -70,7 +71,7 @@ func (w *ops) releaseLBPrimaryIPs(lb *StoredLoadBalancer) {
 			continue
 		}
 		if !p.AutoDelete {
-			p.AssigneeID, p.AssigneeType = nil, unassigned
+			p.AssigneeID, p.AssigneeType = nil, model.Unassigned
 			continue
 		}
 		if p.Type == "ipv4" {

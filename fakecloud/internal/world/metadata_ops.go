@@ -1,11 +1,12 @@
 package world
 
 import (
-	"net/netip"
 	"slices"
 	"strconv"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
 // ServerRef names a server for its metadata: by name or ID, or by an
@@ -54,23 +55,9 @@ func (t *Tx) ServerMetadata(ref ServerRef) (Metadata, bool) {
 		if !ok {
 			continue
 		}
-		subnet, gateway := subnetOf(n, pn.IP)
+		subnet, gateway := netaddr.SubnetOf(n, pn.IP)
 		m.Networks = append(m.Networks, MetadataNetwork{IP: pn.IP, AliasIPs: slices.Clone(pn.AliasIPs), Interface: i + 1, MAC: pn.MACAddress,
 			ID: n.ID, Name: n.Name, IPRange: n.IPRange, Subnet: subnet, Gateway: gateway})
 	}
 	return m, true
-}
-
-// subnetOf finds the subnet of a network that holds ip, and its gateway.
-func subnetOf(n *schema.Network, ip string) (subnet, gateway string) {
-	addr, err := netip.ParseAddr(ip)
-	if err != nil {
-		return "", ""
-	}
-	for _, sn := range n.Subnets {
-		if p, err := netip.ParsePrefix(sn.IPRange); err == nil && p.Contains(addr) {
-			return sn.IPRange, sn.Gateway
-		}
-	}
-	return "", ""
 }

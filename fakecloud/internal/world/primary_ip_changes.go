@@ -35,7 +35,7 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 		return schema.Action{}, apierr.Errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
 	}
 	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
-		p.AssigneeID, p.AssigneeType = nil, unassigned
+		p.AssigneeID, p.AssigneeType = nil, model.Unassigned
 		if p.Type == "ipv4" {
 			s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
 		} else {
@@ -104,20 +104,11 @@ func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command stri
 	if err := w.CheckLock(store.Ref{Type: "server", ID: s.ID}); err != nil {
 		return schema.Action{}, err
 	}
-	a := w.StartAction(store.ActionSpec{Command: command, Resources: w.primaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
+	a := w.StartAction(store.ActionSpec{Command: command, Resources: w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
 	if a.Fail == nil {
 		change()
 	}
 	return w.ViewAction(a), nil
-}
-
-// primaryIPRefs are the resources a primary IP action names: the server
-// (which it locks) and the primary IP, as the spec's examples show.
-func (w *ops) primaryIPRefs(pip, server int64) []store.Ref {
-	if w.Pessimistic() {
-		return []store.Ref{{Type: "primary_ip", ID: pip}}
-	}
-	return []store.Ref{{Type: "server", ID: server}, {Type: "primary_ip", ID: pip}}
 }
 
 // publicTarget reports whether a load balancer targets the server by its
@@ -215,15 +206,15 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 	}
 	p := t.w.newPrimaryIP(req.Type, ip, loc, 0, t.w.Now().UTC().Truncate(time.Second))
 	p.Name, p.Labels, p.AutoDelete = req.Name, labels, req.AutoDelete != nil && *req.AutoDelete
-	p.AssigneeID, p.AssigneeType = nil, unassigned
+	p.AssigneeID, p.AssigneeType = nil, model.Unassigned
 	out := PrimaryIPCreated{}
 	if s != nil {
-		a := t.w.StartAction(store.ActionSpec{Command: "assign_primary_ip", Resources: t.w.primaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
+		a := t.w.StartAction(store.ActionSpec{Command: "assign_primary_ip", Resources: t.w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
 		t.w.assignPrimaryIP(p, s)
 		v := t.w.ViewAction(a)
 		out.Action = &v
 	}
-	out.PrimaryIP = viewPrimaryIP(p)
+	out.PrimaryIP = model.ViewPrimaryIP(p)
 	return out, nil
 }
 

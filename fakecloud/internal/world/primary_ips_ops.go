@@ -26,29 +26,13 @@ func (w *ops) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64,
 	return p
 }
 
-// unassigned is the assignee_type of a primary IP no one holds, since
-// 2026-08-01 (changelog 2026-04-27 "Primary IPs will return unassigned").
-const unassigned = "unassigned"
-
-// viewPrimaryIP is the primary IP as the API shows it. A state file from
-// before the change may hold "server" for an unassigned one.
-func viewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
-	v := *p
-	if v.AssigneeID == nil {
-		v.AssigneeType = unassigned
-	}
-	v.Labels = model.CopyLabels(p.Labels)
-	v.DNSPtr = append([]schema.PrimaryIPDNSPTR{}, p.DNSPtr...)
-	return v
-}
-
 // PrimaryIP is the primary IP with the ID.
 func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apierr.Error) {
 	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}
-	return viewPrimaryIP(p), nil
+	return model.ViewPrimaryIP(p), nil
 }
 
 // PrimaryIPs lists the primary IPs a query and an address (any, if empty)
@@ -60,7 +44,7 @@ func (t *Tx) PrimaryIPs(q listing.Query, ip string) ([]schema.PrimaryIP, int, *a
 	keys := listing.ByIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
 		func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
 	delete(keys, "name")
-	return listing.Page(items, q, keys, viewPrimaryIP)
+	return listing.Page(items, q, keys, model.ViewPrimaryIP)
 }
 
 // PrimaryIPUpdateRequest is PUT /primary_ips/{id}; a name given empty is
@@ -84,5 +68,5 @@ func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.Prima
 	if req.AutoDelete != nil {
 		p.AutoDelete = *req.AutoDelete
 	}
-	return viewPrimaryIP(p), nil
+	return model.ViewPrimaryIP(p), nil
 }

@@ -95,7 +95,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	if !ok {
 		f.Add("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 	}
-	img, ok := w.Cat.Image(idOrNameString(req.Image), st.Architecture)
+	img, ok := w.FindImage(idOrNameString(req.Image), st.Architecture)
 	if !ok && st.Architecture != "" {
 		f.Add("image", "image %q does not exist for architecture %s", idOrNameString(req.Image), st.Architecture)
 	} else if st.Architecture == "" && idOrNameString(req.Image) == "" {
@@ -276,6 +276,7 @@ func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 // removeServer deletes a server with its networks and auto-delete primary IPs.
 func (w *ops) removeServer(s *StoredServer) {
 	w.DetachAll(store.Ref{Type: "server", ID: s.ID})
+	w.DeleteBackups(s.ID)
 	for _, pip := range w.PrimaryIPs.All() {
 		if pip.AssigneeID != nil && *pip.AssigneeID == s.ID && pip.AssigneeType == "server" {
 			if pip.AutoDelete {
@@ -284,7 +285,7 @@ func (w *ops) removeServer(s *StoredServer) {
 				}
 				w.PrimaryIPs.Del(pip.ID)
 			} else {
-				pip.AssigneeID, pip.AssigneeType = nil, unassigned
+				pip.AssigneeID, pip.AssigneeType = nil, model.Unassigned
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"strconv"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
@@ -179,6 +180,11 @@ func (w *ops) exists(kind string, id int64) bool {
 		_, ok = w.Certificates.Get(id)
 	case "primary_ip":
 		_, ok = w.PrimaryIPs.Get(id)
+	case "image":
+		_, ok = w.Images.Get(id)
+		if !ok {
+			_, ok = w.Cat.Image(strconv.FormatInt(id, 10), "")
+		}
 	}
 	return ok
 }

@@ -1,6 +1,26 @@
 package model
 
-import "net/netip"
+import (
+	"net/netip"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// Unassigned is the assignee_type of a primary IP no one holds, since
+// 2026-08-01 (changelog 2026-04-27 "Primary IPs will return unassigned").
+const Unassigned = "unassigned"
+
+// ViewPrimaryIP is the primary IP as the API shows it. A state file from
+// before the change may hold "server" for an unassigned one.
+func ViewPrimaryIP(p *schema.PrimaryIP) schema.PrimaryIP {
+	v := *p
+	if v.AssigneeID == nil {
+		v.AssigneeType = Unassigned
+	}
+	v.Labels = CopyLabels(p.Labels)
+	v.DNSPtr = append([]schema.PrimaryIPDNSPTR{}, p.DNSPtr...)
+	return v
+}
 
 // PrimaryIPHas reports whether GET /primary_ips?ip= finds a primary IP
 // whose ip is stored: the address as written, or for an IPv6 primary IP

@@ -34,6 +34,9 @@ type Finish struct {
 	// AttachNetwork is a new server's attachment, in its network already:
 	// success adds it to private_net, error takes the server out again.
 	AttachNetwork *schema.ServerPrivateNet `json:"attach_network,omitempty"`
+	// Image is create_image's image: success makes it available, error
+	// deletes it.
+	Image int64 `json:"image,omitempty"`
 }
 
 // ActionSpec describes an action to start.
@@ -191,6 +194,13 @@ func (w *State) finish(ref Ref, f Finish, ok bool) {
 	}
 	if f.AttachNetwork != nil && ref.Type == "server" {
 		w.endAttach(ref, *f.AttachNetwork, ok)
+	}
+	if im, found := w.Images.Get(f.Image); found && f.Image != 0 {
+		if ok {
+			im.Status = "available"
+		} else {
+			w.Images.Del(im.ID)
+		}
 	}
 }
 

@@ -30,6 +30,9 @@ type Snapshot struct {
 	Certificates  []*schema.Certificate `json:"certificates"`
 	SSHKeys       []*schema.SSHKey      `json:"ssh_keys"`
 	PrimaryIPs    []*schema.PrimaryIP   `json:"primary_ips"`
+	// Images are the project's snapshots and backups; absent in files
+	// written before them.
+	Images []*schema.Image `json:"images,omitempty"`
 	// DedicatedServers are the Robot webservice's; absent in files
 	// written before it.
 	DedicatedServers []*dedicated.Server `json:"dedicated_servers,omitempty"`
@@ -70,7 +73,7 @@ func (w *State) Snapshot() (Snapshot, error) {
 	st := Snapshot{
 		Version: stateVersion, Servers: w.Servers.All(), LoadBalancers: w.LoadBalancers.All(), Networks: w.Networks.All(),
 		Certificates: w.Certificates.All(), SSHKeys: w.SSHKeys.All(), PrimaryIPs: w.PrimaryIPs.All(), Actions: w.Actions.All(),
-		DedicatedServers: w.Dedicated.All(),
+		DedicatedServers: w.Dedicated.All(), Images: w.Images.All(),
 		Locks:            []lockUntil{}, LastIDs: w.LastID, PublicIPv4: PoolState{Next: w.PubIPv4.Next, Free: w.PubIPv4.Free},
 		PublicIPv6: w.pubIPv6, Random: random,
 	}
@@ -140,7 +143,7 @@ func (w *State) Adopt(o *State) {
 	w.Rng, w.pcg, w.LastID, w.Cat = o.Rng, o.pcg, o.LastID, o.Cat
 	w.Servers, w.LoadBalancers, w.Networks, w.Certificates = o.Servers, o.LoadBalancers, o.Networks, o.Certificates
 	w.SSHKeys, w.PrimaryIPs, w.Actions, w.running, w.LockedBy = o.SSHKeys, o.PrimaryIPs, o.Actions, o.running, o.LockedBy
-	w.Locks, w.PubIPv4, w.pubIPv6, w.Dedicated = o.Locks, o.PubIPv4, o.pubIPv6, o.Dedicated
+	w.Locks, w.PubIPv4, w.pubIPv6, w.Dedicated, w.Images = o.Locks, o.PubIPv4, o.pubIPv6, o.Dedicated, o.Images
 	w.NetMembers, w.NetUsed, w.NetHint = o.NetMembers, o.NetUsed, o.NetHint
 }
 
@@ -156,6 +159,7 @@ func uniqueIDs(st Snapshot) []error {
 	errs = append(errs, checkIDs("ssh_keys", last, st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
 	errs = append(errs, uniqueField("ssh_keys", "fingerprint", st.SSHKeys, func(k *schema.SSHKey) string { return k.Fingerprint })...)
 	errs = append(errs, checkIDs("primary_ips", last, st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
+	errs = append(errs, checkIDs("images", last, st.Images, func(im *schema.Image) (int64, string) { return im.ID, "" })...)
 	// Robot allows several servers of one name.
 	errs = append(errs, checkIDs("dedicated_servers", last, st.DedicatedServers, func(d *dedicated.Server) (int64, string) { return d.Number, "" })...)
 	return append(errs, checkIDs("actions", last, st.Actions, func(a *StoredAction) (int64, string) { return a.ID, "" })...)
@@ -235,11 +239,12 @@ func (w *State) load(st Snapshot) error {
 	putAll(&w.Certificates, st.Certificates, func(c *schema.Certificate) int64 { return c.ID })
 	putAll(&w.SSHKeys, st.SSHKeys, func(k *schema.SSHKey) int64 { return k.ID })
 	putAll(&w.PrimaryIPs, st.PrimaryIPs, func(p *schema.PrimaryIP) int64 { return p.ID })
+	putAll(&w.Images, st.Images, func(im *schema.Image) int64 { return im.ID })
 	putAll(&w.Actions, st.Actions, func(a *StoredAction) int64 { return a.ID })
 	for _, a := range st.Actions {
 		if a.Status == "running" {
 			w.running = append(w.running, a.ID)
-			if a.Lock.ID != 0 {
+			if a.Lock.ID != 0 && !sharedCommands[a.Command] {
 				w.LockedBy[a.Lock] = a.ID
 			}
 		}

@@ -102,7 +102,12 @@ func DecodeState(data []byte, cat *catalog.Catalog) (Snapshot, error) {
 		s.Location = fromCatalogue(&errs, cat.Location, fs.Location.Name, at+".location.name")
 		s.Image = nil
 		if fs.Image != nil {
-			byID := func(id string) (schema.Image, bool) { return cat.Image(id, s.ServerType.Architecture) }
+			byID := func(id string) (schema.Image, bool) {
+				if im, ok := cat.Image(id, s.ServerType.Architecture); ok {
+					return im, true
+				}
+				return ownImage(st.Images, id) // a snapshot it was created from
+			}
 			img := fromCatalogue(&errs, byID, strconv.FormatInt(fs.Image.ID, 10), at+".image.id")
 			s.Image = &img
 		}
@@ -155,6 +160,16 @@ func fromCatalogue[T any](errs *[]error, find func(string) (T, bool), ref, field
 		*errs = append(*errs, fmt.Errorf("%s: %q is not in the catalogue", field, ref))
 	}
 	return v
+}
+
+// ownImage is the project's image with the ID, among images.
+func ownImage(images []*schema.Image, id string) (schema.Image, bool) {
+	for _, im := range images {
+		if im != nil && strconv.FormatInt(im.ID, 10) == id {
+			return *im, true
+		}
+	}
+	return schema.Image{}, false
 }
 
 func strictDecode(data []byte, v any) error {

@@ -46,6 +46,7 @@ type State struct {
 	Certificates  Table[schema.Certificate]
 	SSHKeys       Table[schema.SSHKey]
 	PrimaryIPs    Table[schema.PrimaryIP]
+	Images        Table[schema.Image] // the project's own: snapshots and backups
 	Actions       Table[StoredAction]
 	Dedicated     Table[dedicated.Server] // the Robot webservice's servers, by number
 
@@ -139,6 +140,7 @@ func (w *State) Reset() {
 	w.Certificates = NewTable[schema.Certificate]()
 	w.SSHKeys = NewTable[schema.SSHKey]()
 	w.PrimaryIPs = NewTable[schema.PrimaryIP]()
+	w.Images = NewTable[schema.Image]()
 	w.Actions = NewTable[StoredAction]()
 	w.Dedicated = NewTable[dedicated.Server]()
 	w.running = nil
@@ -156,7 +158,7 @@ func (w *State) Reset() {
 // coincide and a mix-up in a client shows as not_found.
 var idBase = map[string]int64{
 	"server": 100000, "load_balancer": 200000, "network": 300000, "certificate": 400000,
-	"ssh_key": 500000, "primary_ip": 600000, "action": 1000000,
+	"ssh_key": 500000, "primary_ip": 600000, "image": 700000, "action": 1000000,
 }
 
 // NewID hands out the next ID of a kind: ascending, with small seeded gaps

@@ -1,0 +1,55 @@
+package world
+
+import (
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
+)
+
+// ImageCreated is create_image's answer.
+type ImageCreated struct {
+	Image  catalog.ImageView `json:"image"`
+	Action schema.Action     `json:"action"`
+}
+
+type (
+	ImageCreateRequest = model.ImageCreateRequest
+	ImageUpdateRequest = model.ImageUpdateRequest
+)
+
+// CreateImage copies a server's disk into a snapshot or backup image,
+// available once its action ends.
+func (t *Tx) CreateImage(id int64, req ImageCreateRequest) (ImageCreated, *apierr.Error) {
+	var im *schema.Image
+	a, err := t.serverAction(id, "create_image", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+		var err *apierr.Error
+		im, err = t.w.NewImage(s, req)
+		if err != nil {
+			return nil, store.Finish{}, err
+		}
+		return nil, store.Finish{Image: im.ID}, nil
+	})
+	if err != nil {
+		return ImageCreated{}, err
+	}
+	if now, ok := t.w.Images.Get(im.ID); ok {
+		im = now // an action that ended at once made it available
+	}
+	return ImageCreated{Image: catalog.ViewImage(*im), Action: a}, nil
+}
+
+// Images are the project's snapshots and backups, for GET /images beside
+// the catalogue's.
+func (t *Tx) Images() []catalog.ImageView { return t.w.ImageViews() }
+
+// UpdateImage changes a snapshot's or backup's description or labels, or
+// makes a backup a snapshot.
+func (t *Tx) UpdateImage(id int64, req ImageUpdateRequest) (catalog.ImageView, *apierr.Error) {
+	return t.w.UpdateImage(id, req)
+}
+
+// DeleteImage deletes a snapshot or backup.
+func (t *Tx) DeleteImage(id int64) *apierr.Error { return t.w.DeleteImage(id) }
