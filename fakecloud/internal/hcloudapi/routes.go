@@ -38,6 +38,7 @@ func apiRoutes() []route {
 		{"POST", "/servers/{id}/actions/reset", actOnBodyless("server", (*tx).ResetServer)},
 		{"POST", "/servers/{id}/actions/attach_to_network", actOn("server", (*tx).AttachServerToNetwork)},
 		{"POST", "/servers/{id}/actions/detach_from_network", actOn("server", (*tx).DetachServerFromNetwork)},
+		{"POST", "/servers/{id}/actions/change_alias_ips", actOn("server", (*tx).ChangeServerAliasIPs)},
 		{"POST", "/servers/{id}/actions/change_protection", actOn("server", (*tx).ChangeServerProtection)},
 		{"POST", "/servers/{id}/actions/enable_rescue", onExisting("server", 201, (*tx).EnableServerRescue, asIs[world.RescueEnabled])},
 		{"POST", "/servers/{id}/actions/disable_rescue", actOnBodyless("server", (*tx).DisableServerRescue)},

@@ -5,7 +5,7 @@ package world
 // list to the commands the operations start.
 var Commands = []string{
 	"add_route", "add_service", "add_subnet", "add_target", "assign_primary_ip", "attach_to_network",
-	"change_algorithm", "change_dns_ptr", "change_ip_range", "change_load_balancer_type", "change_protection",
+	"change_algorithm", "change_alias_ips", "change_dns_ptr", "change_ip_range", "change_load_balancer_type", "change_protection",
 	"change_server_type", "create_certificate", "create_image", "create_load_balancer", "create_server",
 	"delete_load_balancer", "delete_route", "delete_server", "delete_service", "delete_subnet",
 	"detach_from_network", "disable_backup", "disable_public_interface", "disable_rescue", "enable_backup",

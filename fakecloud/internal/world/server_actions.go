@@ -166,6 +166,33 @@ func (t *Tx) DetachServerFromNetwork(id int64, req schema.ServerActionDetachFrom
 	})
 }
 
+// ChangeServerAliasIPs replaces a server's alias IPs in a network it is
+// attached to.
+func (t *Tx) ChangeServerAliasIPs(id int64, req schema.ServerActionChangeAliasIPsRequest) (schema.Action, *apierr.Error) {
+	return t.serverActionNaming(id, "change_alias_ips", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+		n, ok := t.w.Networks.Get(req.Network)
+		if !ok {
+			return nil, store.Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
+		}
+		m, ok := t.w.MemberOf(n.ID, store.Ref{Type: "server", ID: s.ID})
+		i := slices.IndexFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == n.ID })
+		if !ok || i < 0 {
+			return nil, store.Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, n.ID)
+		}
+		aliases, err := t.w.CheckAliases(n, s.Location.NetworkZone, m, req.AliasIPs)
+		if err != nil {
+			return nil, store.Finish{}, err
+		}
+		return func() {
+			t.w.SetAliases(n.ID, m.Ref, aliases)
+			s.PrivateNet[i].AliasIPs = []string{}
+			for _, a := range aliases {
+				s.PrivateNet[i].AliasIPs = append(s.PrivateNet[i].AliasIPs, a.String())
+			}
+		}, store.Finish{}, nil
+	})
+}
+
 // ChangeServerProtection sets a server's delete and rebuild protection, which go together.
 func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
 	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {

@@ -176,3 +176,42 @@ func (w *State) endAttach(ref Ref, pn schema.ServerPrivateNet, ok bool) {
 		s.PrivateNet = append(s.PrivateNet, pn)
 	}
 }
+
+// CheckAliases validates a member's new alias IPs in network n: IPv4
+// addresses inside a subnet of its zone, none reserved, none twice, none
+// its own IP, none held by another member (its own current aliases may
+// stay).
+func (w *State) CheckAliases(n *schema.Network, zone string, m Member, want []string) ([]netip.Addr, *apierr.Error) {
+	subnets := w.usableSubnets(n, zone)
+	out := make([]netip.Addr, 0, len(want))
+	for _, s := range want {
+		a, err := netip.ParseAddr(s)
+		if err != nil || !a.Is4() {
+			return nil, apierr.InvalidField("alias_ips", "%q is not an IPv4 address", s)
+		}
+		i := slices.IndexFunc(subnets, func(sn subnetRange) bool { return sn.p.Contains(a) })
+		taken := w.IPInUse(n.ID, a) && !slices.Contains(m.Alias, a)
+		if i < 0 || subnets[i].reserved(a) || taken || a == m.IP || slices.Contains(out, a) {
+			return nil, apierr.Errorf("ip_not_available", "alias IP %s is not available in network %d", a, n.ID)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// SetAliases gives a member of a network its new alias IPs, releasing
+// the old ones.
+func (w *State) SetAliases(netID int64, ref Ref, aliases []netip.Addr) {
+	members := w.NetMembers[netID]
+	i := slices.IndexFunc(members, func(m Member) bool { return m.Ref == ref })
+	if i < 0 {
+		return
+	}
+	for _, a := range members[i].Alias {
+		delete(w.NetUsed[netID], a)
+	}
+	for _, a := range aliases {
+		w.NetUsed[netID][a] = struct{}{}
+	}
+	members[i].Alias = aliases
+}
