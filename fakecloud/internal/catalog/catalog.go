@@ -20,6 +20,7 @@ type Catalog struct {
 	retired     map[int64]bool // server types left out of listings
 	lbTypes     []schema.LoadBalancerType
 	images      []schema.Image
+	isos        []schema.ISO
 }
 
 var catalogTime = time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
@@ -29,7 +30,7 @@ const tb = 1 << 40
 
 // New builds the catalogue.
 func New() *Catalog {
-	c := &Catalog{retired: map[int64]bool{}}
+	c := &Catalog{retired: map[int64]bool{}, isos: newISOs()}
 	for _, l := range locationData {
 		loc := schema.Location{ID: l.id, Name: l.name, Description: l.desc,
 			Country: l.country, City: l.city, Latitude: l.lat, Longitude: l.lon, NetworkZone: l.zone}

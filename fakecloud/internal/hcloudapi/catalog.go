@@ -91,6 +91,21 @@ var (
 	catalogLBTypes = catalogEntry[catalog.LBTypeView]{family: "load_balancer_types", single: "load_balancer_type",
 		items: (*catalog.Catalog).LBTypes,
 		id:    func(t catalog.LBTypeView) int64 { return t.ID }, name: func(t catalog.LBTypeView) string { return t.Name }}
+	catalogISOs = catalogEntry[schema.ISO]{family: "isos", single: "iso",
+		items: (*catalog.Catalog).ISOs,
+		id:    func(iso schema.ISO) int64 { return iso.ID }, name: func(iso schema.ISO) string { return iso.Name },
+		keep: func(c *call, iso schema.ISO) bool {
+			// architecture keeps the ISOs of those architectures; the
+			// wildcard ones (null) only with include_architecture_wildcard.
+			q := c.r.URL.Query()
+			if !q.Has("architecture") {
+				return true
+			}
+			if iso.Architecture == nil {
+				return q.Get("include_architecture_wildcard") == "true"
+			}
+			return slices.Contains(q["architecture"], *iso.Architecture)
+		}}
 	catalogImages = catalogEntry[catalog.ImageView]{family: "images", single: "image",
 		items: (*catalog.Catalog).Images, own: func(c *call) []catalog.ImageView { return c.tx.Images() },
 		id:    func(im catalog.ImageView) int64 { return im.ID },

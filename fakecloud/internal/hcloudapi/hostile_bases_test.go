@@ -167,6 +167,7 @@ var validRequests = map[string]validRequest{
 	"PUT /servers/{id}":                              {body: `{"name":"srv-renamed","labels":{"env":"prod"}}`},
 	"POST /servers/{id}/actions/attach_to_network":   {body: `{"network":{spare},"ip":"10.1.0.6","alias_ips":["10.1.0.7"]}`},
 	"POST /servers/{id}/actions/detach_from_network": {body: `{"network":{network}}`},
+	"POST /servers/{id}/actions/attach_iso":          {body: `{"iso":"8637"}`},
 	"POST /servers/{id}/actions/change_alias_ips":    {body: `{"network":{network},"alias_ips":["10.0.0.20","10.0.0.21"]}`},
 	"POST /servers/{id}/actions/change_dns_ptr":      {body: `{"ip":"{server_ipv4}","dns_ptr":"srv.example.com"}`},
 	"POST /servers/{id}/actions/change_protection":   {body: `{"delete":true,"rebuild":true}`},

@@ -39,6 +39,8 @@ func apiRoutes() []route {
 		{"POST", "/servers/{id}/actions/attach_to_network", actOn("server", (*tx).AttachServerToNetwork)},
 		{"POST", "/servers/{id}/actions/detach_from_network", actOn("server", (*tx).DetachServerFromNetwork)},
 		{"POST", "/servers/{id}/actions/change_alias_ips", actOn("server", (*tx).ChangeServerAliasIPs)},
+		{"POST", "/servers/{id}/actions/attach_iso", actOn("server", (*tx).AttachISO)},
+		{"POST", "/servers/{id}/actions/detach_iso", actOnBodyless("server", (*tx).DetachISO)},
 		{"POST", "/servers/{id}/actions/change_protection", actOn("server", (*tx).ChangeServerProtection)},
 		{"POST", "/servers/{id}/actions/enable_rescue", onExisting("server", 201, (*tx).EnableServerRescue, asIs[world.RescueEnabled])},
 		{"POST", "/servers/{id}/actions/disable_rescue", actOnBodyless("server", (*tx).DisableServerRescue)},
@@ -141,6 +143,8 @@ func apiRoutes() []route {
 		{"GET", "/images/actions/{action}", getAction("image")},
 		{"GET", "/images/{id}/actions", listResourceActions("image")},
 		{"GET", "/images/{id}/actions/{action}", getResourceAction("image")},
+		{"GET", "/isos", catalogList(catalogISOs)},
+		{"GET", "/isos/{id}", catalogGet(catalogISOs)},
 		{"GET", "/pricing", pricing},
 
 		// Action listings of families fakecloud does not simulate: empty.
