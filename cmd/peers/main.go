@@ -24,8 +24,18 @@ var terraform = peers.Suite{
 		"zone": "DNS zone", "zonerrset": "DNS zone", "zonerecord": "DNS zone",
 	},
 	UnsimulatedNames: map[string]string{"Firewall": "firewall", "FloatingIP": "floating IP", "PlacementGroup": "placement group", "Volume": "volume"},
-	Registry:         []string{"registry.terraform.io", "registry.opentofu.org", "Failed to query available provider packages"},
+	Registry:         []string{"Failed to query available provider packages", "Failed to resolve provider packages", "could not connect to registry"},
+	// The suite's tests of v1.68.0 (2026-08) assert answers the live API
+	// has changed since; fakecloud answers as it does today.
+	Known: []peers.Known{
+		{`expected value server for StringExact check, got: unassigned`, unassigned},
+		{`.assignee_type: was cty.StringVal("server"), but now`, unassigned},
+		{"Error code: deprecated_api_endpoint", "asserts GET /datacenters, removed on 2026-10-01 (changelog 2026-06-02)"},
+		{"remote-exec provisioner error", "needs SSH into a server (remote-exec), which fakecloud does not run"},
+	},
 }
+
+const unassigned = "asserts assignee_type server for an unassigned primary IP, unassigned since 2026-08-01 (changelog 2026-04-27)"
 
 func main() {
 	write := flag.String("write", "", "write the table into this file's \"make peers\" section (BENCHMARKS.md)")

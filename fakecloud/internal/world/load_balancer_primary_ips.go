@@ -1,8 +1,6 @@
 package world
 
 import (
-	"net/netip"
-
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
@@ -52,15 +50,8 @@ func (w *ops) holdLBPrimaryIPs(lb *StoredLoadBalancer, given [2]*schema.PrimaryI
 			lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{ID: p.ID, IP: p.IP, DNSPtr: ptr}
 			continue
 		}
-		lb.PublicNet.IPv6 = lbIPv6(p.ID, p.IP)
+		lb.PublicNet.IPv6 = model.LBIPv6(p.ID, p.IP)
 	}
-}
-
-// lbIPv6 is a load balancer's IPv6 in a /64 (of the primary IP with the
-// ID, or 0 for one of its own): the network's first host address.
-func lbIPv6(id int64, network string) schema.LoadBalancerPublicNetIPv6 {
-	ip6 := netip.MustParsePrefix(network).Addr().Next()
-	return schema.LoadBalancerPublicNetIPv6{ID: id, IP: ip6.String(), DNSPtr: "static." + ip6.String() + ".clients.your-server.de"}
 }
 
 // releaseLBPrimaryIPs lets a deleted load balancer's primary IPs go: deleted

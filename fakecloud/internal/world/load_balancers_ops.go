@@ -103,7 +103,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if refused != nil {
 		return LoadBalancerCreated{}, refused
 	}
-	if err := checkPrimaryIPsLocation(given, loc.Name); err != nil {
+	if err := model.CheckPrimaryIPsLocation(given, loc.Name); err != nil {
 		return LoadBalancerCreated{}, err
 	}
 	var netIP netip.Addr
@@ -154,7 +154,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	lb.ID = w.NewID("load_balancer")
 	lb.Created = w.Now().UTC().Truncate(time.Second)
 	if given[1] == nil {
-		lb.PublicNet.IPv6 = lbIPv6(0, w.NewIPv6Net())
+		lb.PublicNet.IPv6 = model.LBIPv6(0, w.NewIPv6Net())
 	}
 	w.holdLBPrimaryIPs(lb, given)
 	if n != nil {

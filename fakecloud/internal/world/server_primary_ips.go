@@ -51,25 +51,3 @@ func (w *ops) givenPrimaryIPs(f *apierr.Fields, pn *serverCreatePublicNet) ([2]*
 	}
 	return out, refused
 }
-
-// primaryIPsLocation is where a server on the given primary IPs goes when
-// the request names no location: theirs.
-func primaryIPsLocation(given [2]*schema.PrimaryIP) string {
-	for _, p := range given {
-		if p != nil {
-			return p.Location.Name
-		}
-	}
-	return ""
-}
-
-// checkPrimaryIPsLocation refuses primary IPs of another location than the
-// server's.
-func checkPrimaryIPsLocation(given [2]*schema.PrimaryIP, loc string) *apierr.Error {
-	for _, p := range given {
-		if p != nil && p.Location.Name != loc {
-			return apierr.Errorf("primary_ip_datacenter_mismatch", "primary IP %d is in %s, not in %s", p.ID, p.Location.Name, loc)
-		}
-	}
-	return nil
-}

@@ -104,7 +104,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	given, refused := w.givenPrimaryIPs(&f, req.PublicNet)
 	locRef := req.Location
 	if locRef == "" {
-		locRef = cmp.Or(primaryIPsLocation(given), "fsn1")
+		locRef = cmp.Or(model.PrimaryIPsLocation(given), "fsn1")
 	}
 	loc, ok := w.Cat.Location(locRef)
 	if !ok {
@@ -139,7 +139,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	if err := model.Orderable(w.Cat, st, loc.Name, false); err != nil {
 		return ServerCreated{}, err
 	}
-	if err := checkPrimaryIPsLocation(given, loc.Name); err != nil {
+	if err := model.CheckPrimaryIPsLocation(given, loc.Name); err != nil {
 		return ServerCreated{}, err
 	}
 	// Allocate private addresses before anything is stored, so a refusal

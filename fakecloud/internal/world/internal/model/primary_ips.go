@@ -3,6 +3,8 @@ package model
 import (
 	"net/netip"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 )
 
@@ -38,4 +40,33 @@ func PrimaryIPHas(stored, query string) bool {
 	}
 	a, err := netip.ParseAddr(query)
 	return err == nil && a == p.Addr()
+}
+
+// PrimaryIPsLocation is where a server on the given primary IPs goes when
+// the request names no location: theirs.
+func PrimaryIPsLocation(given [2]*schema.PrimaryIP) string {
+	for _, p := range given {
+		if p != nil {
+			return p.Location.Name
+		}
+	}
+	return ""
+}
+
+// CheckPrimaryIPsLocation refuses primary IPs of another location than the
+// server's.
+func CheckPrimaryIPsLocation(given [2]*schema.PrimaryIP, loc string) *apierr.Error {
+	for _, p := range given {
+		if p != nil && p.Location.Name != loc {
+			return apierr.Errorf("primary_ip_datacenter_mismatch", "primary IP %d is in %s, not in %s", p.ID, p.Location.Name, loc)
+		}
+	}
+	return nil
+}
+
+// LBIPv6 is a load balancer's IPv6 in a /64 (of the primary IP with the
+// ID, or 0 for one of its own): the network's first host address.
+func LBIPv6(id int64, network string) schema.LoadBalancerPublicNetIPv6 {
+	ip6 := netip.MustParsePrefix(network).Addr().Next()
+	return schema.LoadBalancerPublicNetIPv6{ID: id, IP: ip6.String(), DNSPtr: "static." + ip6.String() + ".clients.your-server.de"}
 }
