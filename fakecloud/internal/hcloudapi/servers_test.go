@@ -330,12 +330,22 @@ func TestServerLockedWhileActionRuns(t *testing.T) {
 	}
 	_, _, err = f.client.Server.Poweron(ctx, s)
 	wantCode(t, err, hcloud.ErrorCodeLocked)
-	_, _, err = f.client.Server.DeleteWithResult(ctx, s)
-	wantCode(t, err, hcloud.ErrorCodeLocked)
 	if err := f.client.Action.WaitFor(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := f.client.Server.Poweron(ctx, s); err != nil {
+	on, _, err := f.client.Server.Poweron(ctx, s)
+	if err != nil {
 		t.Fatalf("poweron after the action finished: %v", err)
+	}
+	// Deleting does not wait for a running action, as the Terraform
+	// provider's destroy needs; the action ends with nothing to change.
+	if _, _, err := f.client.Server.DeleteWithResult(ctx, s); err != nil {
+		t.Fatalf("delete while poweron runs: %v", err)
+	}
+	if err := f.client.Action.WaitFor(ctx, on); err != nil {
+		t.Errorf("the poweron that ran when its server went: %v", err)
+	}
+	if gone, _, _ := f.client.Server.GetByID(ctx, s.ID); gone != nil {
+		t.Errorf("server left: %+v", gone)
 	}
 }

@@ -258,16 +258,22 @@ func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView,
 
 // DeleteServer removes the server at once, as the API does, and returns
 // the delete_server action. Load balancer targets naming it stay behind,
-// reported unhealthy, as on the real API.
+// reported unhealthy, as on the real API. A running action does not stop
+// it (it ends with nothing left to change): the Terraform provider
+// deletes a server while it powers it off to unassign its primary IPs,
+// with no retry on locked; a lock event does.
 func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 	s, err := find(&t.w.Servers, "server", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
-	ref, err := t.deletable("server", s.ID, s.Protection.Delete)
-	if err != nil {
+	ref := store.Ref{Type: "server", ID: s.ID}
+	if s.Protection.Delete {
+		return schema.Action{}, apierr.Protected("server", s.ID)
+	} else if err := t.w.CheckEventLock(ref); err != nil {
 		return schema.Action{}, err
 	}
+	t.w.DropLocks(ref)
 	t.w.removeServer(s)
 	a := t.w.StartAction(store.ActionSpec{Command: "delete_server", Resources: []store.Ref{ref}})
 	return t.w.ViewAction(a), nil

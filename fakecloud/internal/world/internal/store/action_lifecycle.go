@@ -54,6 +54,11 @@ func (w *State) CheckLock(ref Ref) *apierr.Error {
 	if _, ok := w.LockedBy[ref]; ok {
 		return apierr.Locked(ref.Type, ref.ID)
 	}
+	return w.CheckEventLock(ref)
+}
+
+// CheckEventLock returns locked while a lock event holds the resource.
+func (w *State) CheckEventLock(ref Ref) *apierr.Error {
 	if until, ok := w.Locks[ref]; ok {
 		if w.Now().Before(until) {
 			return apierr.Locked(ref.Type, ref.ID)
