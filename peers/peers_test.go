@@ -51,3 +51,21 @@ func TestRead(t *testing.T) {
 		t.Errorf("table:\n%s", table)
 	}
 }
+
+// TestNotRun: a test left out of the run is listed apart when its package
+// ran, and not when its package was not asked for.
+func TestNotRun(t *testing.T) {
+	stream := `{"Action":"pass","Package":"p/internal/server","Test":"TestAccServerResource"}`
+	s := Suite{Prefix: "TestAcc", NotRun: map[string]string{"server TestAccBastion": "needs SSH", "volume TestAccVolume": "not here"}}
+	tests, err := s.Read(strings.NewReader(stream))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, tt := range tests {
+		got = append(got, tt.Package+" "+tt.Name+":"+string(tt.Outcome)+":"+tt.Apart)
+	}
+	if want := "p/internal/server TestAccBastion:skip:not run: needs SSH p/internal/server TestAccServerResource:pass:"; strings.Join(got, " ") != want {
+		t.Errorf("tests %q, want %q", strings.Join(got, " "), want)
+	}
+}
