@@ -225,5 +225,17 @@ func Table(tests []*Test) string {
 		r := rows[pkg]
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %s |\n", pkg, r.passed, r.failed, r.apart, strings.Join(r.failing, ", "))
 	}
+	// Tests of simulated resources apart say why, one by one.
+	first := true
+	for _, t := range tests {
+		if t.Apart == "" || strings.HasSuffix(t.Apart, " is not simulated") {
+			continue
+		}
+		if first {
+			b.WriteString("\nApart, in packages of resources fakecloud simulates:\n\n")
+			first = false
+		}
+		fmt.Fprintf(&b, "- `%s` (%s): %s\n", t.Name, t.Package[strings.LastIndex(t.Package, "/")+1:], t.Apart)
+	}
 	return b.String()
 }

@@ -47,7 +47,8 @@ func TestRead(t *testing.T) {
 	if line != "peers: terraform 1/4 passed (apart: 1 asserts the old API; 2 firewall is not simulated; 1 needs a provider registry; 1 skipped by the suite)" {
 		t.Errorf("summary %q", line)
 	}
-	if table := Table(tests); !strings.Contains(table, "| network | 0 | 2 | 0 | `TestAccNetworkHangs`, `TestAccNetworkResource` |") {
+	if table := Table(tests); !strings.Contains(table, "| network | 0 | 2 | 0 | `TestAccNetworkHangs`, `TestAccNetworkResource` |") ||
+		!strings.Contains(table, "- `TestAccPrimaryIPResource` (primaryip): asserts the old API\n") || strings.Contains(table, "TestAccFirewallResource`") {
 		t.Errorf("table:\n%s", table)
 	}
 }

@@ -80,7 +80,10 @@ skip=$(go run ./cmd/peers -skip)
 start=$(date +%s)
 log "the provider's acceptance tests ($PEERS_PACKAGES, $PEERS_PARALLEL at a time, at most $PEERS_TIMEOUT) against fakecloud"
 set +o errexit
+# fakecloud issues a managed certificate for any domain, so the managed
+# certificate test runs under the reserved example.com.
 (cd "$provider" && TF_ACC=1 TF_ACC_TERRAFORM_PATH="$tofu" TF_ACC_PROVIDER_NAMESPACE=hetznercloud \
+	TEST_CERTIFICATE_DOMAIN="${TEST_CERTIFICATE_DOMAIN:-example.com}" \
 	HCLOUD_ENDPOINT="http://127.0.0.1:$port/v1" HCLOUD_TOKEN="$token" CHECKPOINT_DISABLE=1 \
 	go test -json -count=1 -p 1 -parallel "$PEERS_PARALLEL" -timeout "$PEERS_TIMEOUT" -skip "$skip" $PEERS_PACKAGES) >"$CACHE/test.json" 2>"$CACHE/build.log"
 set -o errexit
