@@ -31,9 +31,9 @@ var terraform = peers.Suite{
 	// The suite's tests of v1.68.0 (2026-08) assert answers the live API
 	// has changed since; fakecloud answers as it does today.
 	Known: []peers.Known{
-		{`expected value server for StringExact check, got: unassigned`, unassigned},
-		{`.assignee_type: was cty.StringVal("server"), but now`, unassigned},
-		{"Error code: deprecated_api_endpoint", "asserts GET /datacenters, removed on 2026-10-01 (changelog 2026-06-02)"},
+		{Marker: `expected value server for StringExact check, got: unassigned`, Reason: unassigned},
+		{Marker: `.assignee_type: was cty.StringVal("server"), but now`, Reason: unassigned},
+		{Marker: "Error code: deprecated_api_endpoint", Reason: "asserts GET /datacenters, removed on 2026-10-01 (changelog 2026-06-02)"},
 	},
 	// Its remote-exec provisioner waits five minutes for SSH.
 	NotRun: map[string]string{"server TestAccServerResource_PrivateNetworkBastion": "needs SSH into a server (remote-exec), which fakecloud does not run"},

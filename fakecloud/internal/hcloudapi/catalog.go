@@ -108,7 +108,7 @@ var (
 		}}
 	catalogImages = catalogEntry[catalog.ImageView]{family: "images", single: "image",
 		items: (*catalog.Catalog).Images, own: func(c *call) []catalog.ImageView { return c.tx.Images() },
-		id:    func(im catalog.ImageView) int64 { return im.ID },
+		id: func(im catalog.ImageView) int64 { return im.ID },
 		name: func(im catalog.ImageView) string {
 			if im.Name == nil {
 				return ""

@@ -74,7 +74,7 @@ func (w *State) Snapshot() (Snapshot, error) {
 		Version: stateVersion, Servers: w.Servers.All(), LoadBalancers: w.LoadBalancers.All(), Networks: w.Networks.All(),
 		Certificates: w.Certificates.All(), SSHKeys: w.SSHKeys.All(), PrimaryIPs: w.PrimaryIPs.All(), Actions: w.Actions.All(),
 		DedicatedServers: w.Dedicated.All(), Images: w.Images.All(),
-		Locks:            []lockUntil{}, LastIDs: w.LastID, PublicIPv4: PoolState{Next: w.PubIPv4.Next, Free: w.PubIPv4.Free},
+		Locks: []lockUntil{}, LastIDs: w.LastID, PublicIPv4: PoolState{Next: w.PubIPv4.Next, Free: w.PubIPv4.Free},
 		PublicIPv6: w.pubIPv6, Random: random,
 	}
 	for ref, until := range w.Locks {
