@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 )
@@ -55,3 +56,27 @@ func mustJSON(t testing.TB, v any) []byte {
 func asError(err error, target *hcloud.Error) bool { return errors.As(err, target) }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// waitAction fails the test unless the call that returned a and err
+// started an action that then succeeded.
+func (f *fixture) waitAction(t testing.TB, a *hcloud.Action, err error) {
+	t.Helper()
+	if err == nil {
+		err = f.client.Action.WaitFor(t.Context(), a)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serverOnClock creates a cx23 server on a fixture whose actions take a
+// minute on clock, and moves the clock past them.
+func serverOnClock(t testing.TB, f *fixture, clock *fakeClock, name string) *hcloud.Server {
+	t.Helper()
+	res, _, err := f.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: name, ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	return res.Server
+}

@@ -15,12 +15,7 @@ func TestSnapshotsAndBackups(t *testing.T) {
 	clock := newClock()
 	f := newFixture(t, Options{ActionDuration: time.Minute, Now: clock.Now})
 	ctx := t.Context()
-	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "a", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(time.Minute)
-	s := res.Server
+	s := serverOnClock(t, f, clock, "a")
 
 	snap, _, err := f.client.Server.CreateImage(ctx, s, &hcloud.ServerCreateImageOpts{Type: hcloud.ImageTypeSnapshot, Description: hcloud.Ptr("base"), Labels: map[string]string{"role": "base"}})
 	if err != nil {

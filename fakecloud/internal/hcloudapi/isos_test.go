@@ -35,15 +35,6 @@ func TestISOs(t *testing.T) {
 	}
 
 	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "win"})
-	wait := func(a *hcloud.Action, err error) {
-		t.Helper()
-		if err == nil {
-			err = f.client.Action.WaitFor(ctx, a)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	iso := func() int64 {
 		got, _, _ := f.client.Server.GetByID(ctx, s.ID)
 		if got.ISO == nil {
@@ -52,9 +43,9 @@ func TestISOs(t *testing.T) {
 		return got.ISO.ID
 	}
 	a, _, err := f.client.Server.AttachISO(ctx, s, english)
-	wait(a, err)
+	f.waitAction(t, a, err)
 	a, _, err = f.client.Server.AttachISO(ctx, s, &hcloud.ISO{ID: 8638})
-	wait(a, err)
+	f.waitAction(t, a, err)
 	if got := iso(); got != 8638 {
 		t.Errorf("ISO %d after attaching 8638 in place of 8637", got)
 	}
@@ -67,7 +58,7 @@ func TestISOs(t *testing.T) {
 	}
 	for range 2 {
 		a, _, err = f.client.Server.DetachISO(ctx, s)
-		wait(a, err)
+		f.waitAction(t, a, err)
 	}
 	if got := iso(); got != 0 {
 		t.Errorf("ISO %d after detach", got)

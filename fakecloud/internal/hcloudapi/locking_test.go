@@ -17,12 +17,8 @@ func TestSharedActions(t *testing.T) {
 	clock := newClock()
 	f := newFixture(t, Options{ActionDuration: time.Minute, Now: clock.Now})
 	ctx := t.Context()
-	res, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "a", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	clock.Advance(time.Minute)
-	s, _, _ := f.client.Server.GetByID(ctx, res.Server.ID)
+	s := serverOnClock(t, f, clock, "a")
+	s, _, _ = f.client.Server.GetByID(ctx, s.ID) // with its addresses
 
 	// Two reverse DNS changes and a protection change at once.
 	v6 := s.PublicNet.IPv6.Network.IP
@@ -41,7 +37,7 @@ func TestSharedActions(t *testing.T) {
 	if _, _, err := f.client.Server.Poweroff(ctx, s); err != nil {
 		t.Fatalf("poweroff beside shared actions: %v", err)
 	}
-	_, _, err = f.client.Server.ChangeDNSPtr(ctx, s, s.PublicNet.IPv4.IP.String(), hcloud.Ptr("b.example.com"))
+	_, _, err := f.client.Server.ChangeDNSPtr(ctx, s, s.PublicNet.IPv4.IP.String(), hcloud.Ptr("b.example.com"))
 	wantCode(t, err, hcloud.ErrorCodeLocked)
 	_, _, err = f.client.Server.Poweron(ctx, s)
 	wantCode(t, err, hcloud.ErrorCodeLocked)

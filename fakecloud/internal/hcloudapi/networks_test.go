@@ -202,12 +202,7 @@ func TestSubnetFirstAddress(t *testing.T) {
 	n := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.1.0/24")
 	_, srvNet, _ := net.ParseCIDR("10.0.2.0/24")
 	act, _, err := f.client.Network.AddSubnet(ctx, n, hcloud.NetworkAddSubnetOpts{Subnet: hcloud.NetworkSubnet{Type: hcloud.NetworkSubnetTypeServer, IPRange: srvNet, NetworkZone: hcloud.NetworkZoneEUCentral}})
-	if err == nil {
-		err = f.client.Action.WaitFor(ctx, act)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.waitAction(t, act, err)
 	n, _, _ = f.client.Network.GetByID(ctx, n.ID)
 	var gateways []string
 	for _, sn := range n.Subnets {
@@ -219,12 +214,7 @@ func TestSubnetFirstAddress(t *testing.T) {
 	a := newServer(t, f, hcloud.ServerCreateOpts{Name: "a", Networks: []*hcloud.Network{n}})
 	b := newServer(t, f, hcloud.ServerCreateOpts{Name: "b"})
 	act, _, err = f.client.Server.AttachToNetwork(ctx, b, hcloud.ServerAttachToNetworkOpts{Network: n, IPRange: srvNet})
-	if err == nil {
-		err = f.client.Action.WaitFor(ctx, act)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.waitAction(t, act, err)
 	b, _, _ = f.client.Server.GetByID(ctx, b.ID)
 	if got := []string{a.PrivateNet[0].IP.String(), b.PrivateNet[0].IP.String()}; !slices.Equal(got, []string{"10.0.1.1", "10.0.2.2"}) {
 		t.Errorf("addresses %v, want 10.0.1.1 in the cloud subnet and 10.0.2.2 in the server subnet", got)

@@ -37,12 +37,7 @@ func TestServerWithoutInterfaces(t *testing.T) {
 
 	n := newNetwork(t, f, "n", "10.0.0.0/16", "10.0.1.0/24")
 	act, _, err := f.client.Server.AttachToNetwork(ctx, s, hcloud.ServerAttachToNetworkOpts{Network: n})
-	if err == nil {
-		err = f.client.Action.WaitFor(ctx, act)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	f.waitAction(t, act, err)
 	act, _, err = f.client.Server.Poweron(ctx, s)
 	if err == nil {
 		err = f.client.Action.WaitFor(ctx, act)
@@ -68,12 +63,7 @@ func TestServerAliasIPs(t *testing.T) {
 	attach := func(s *hcloud.Server, opts hcloud.ServerAttachToNetworkOpts) {
 		t.Helper()
 		act, _, err := f.client.Server.AttachToNetwork(ctx, s, opts)
-		if err == nil {
-			err = f.client.Action.WaitFor(ctx, act)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+		f.waitAction(t, act, err)
 	}
 	attach(a, hcloud.ServerAttachToNetworkOpts{Network: n, IP: net.ParseIP("10.0.1.5"), AliasIPs: []net.IP{net.ParseIP("10.0.1.6"), net.ParseIP("10.0.1.7")}})
 	change := func(s *hcloud.Server, ips ...string) error {

@@ -13,15 +13,6 @@ func TestServerRescue(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := t.Context()
 	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
-	wait := func(a *hcloud.Action, err error) {
-		t.Helper()
-		if err == nil {
-			err = f.client.Action.WaitFor(ctx, a)
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
 	rescued := func() bool {
 		t.Helper()
 		got, _, err := f.client.Server.GetByID(ctx, s.ID)
@@ -34,7 +25,7 @@ func TestServerRescue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wait(res.Action, nil)
+	f.waitAction(t, res.Action, nil)
 	if res.RootPassword == "" || !rescued() {
 		t.Errorf("root password %q, rescue enabled %v; want a password and enabled", res.RootPassword, rescued())
 	}
@@ -42,7 +33,7 @@ func TestServerRescue(t *testing.T) {
 	wantCode(t, err, "invalid_input")
 
 	a, _, err := f.client.Server.Reset(ctx, s)
-	wait(a, err)
+	f.waitAction(t, a, err)
 	if rescued() {
 		t.Error("rescue still enabled after the server booted into it")
 	}
@@ -50,9 +41,9 @@ func TestServerRescue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wait(res.Action, nil)
+	f.waitAction(t, res.Action, nil)
 	a, _, err = f.client.Server.DisableRescue(ctx, s)
-	wait(a, err)
+	f.waitAction(t, a, err)
 	if rescued() {
 		t.Error("rescue still enabled after disable_rescue")
 	}
