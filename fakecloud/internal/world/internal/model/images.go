@@ -60,7 +60,7 @@ func (w *Model) NewImage(s *StoredServer, req ImageCreateRequest) (*schema.Image
 		im.OSFlavor, im.OSVersion = s.Image.OSFlavor, s.Image.OSVersion
 	}
 	if typ == "backup" {
-		im.BoundTo = &s.ID
+		im.BoundTo = new(s.ID)
 	}
 	w.Images.Put(im.ID, im)
 	return im, nil
