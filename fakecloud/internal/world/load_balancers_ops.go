@@ -156,7 +156,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if given[1] == nil {
 		lb.PublicNet.IPv6 = model.LBIPv6(0, w.NewIPv6Net())
 	}
-	w.holdLBPrimaryIPs(lb, given)
+	w.HoldLBPrimaryIPs(lb, given)
 	if n != nil {
 		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "load_balancer", ID: lb.ID}, IP: netIP})
 	}
@@ -194,7 +194,7 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	if lb.PublicNet.IPv4.ID == 0 {
 		t.w.PubIPv4.Release(lb.PublicNet.IPv4.IP) // a primary IP's address stays with it
 	}
-	t.w.releaseLBPrimaryIPs(lb)
+	t.w.ReleaseLBPrimaryIPs(lb)
 	t.w.LoadBalancers.Del(lb.ID)
 	a := t.w.StartAction(store.ActionSpec{Command: "delete_load_balancer", Resources: []store.Ref{ref}})
 	return t.w.ViewAction(a), nil

@@ -21,7 +21,7 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 	if p.AssigneeID == nil {
 		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
-	if p.AssigneeType == assigneeLB {
+	if p.AssigneeType == model.AssigneeLB {
 		return schema.Action{}, apierr.Errorf(apierr.CodeUnsupportedError, "primary_ip %d stays with load balancer %d for its lifetime", p.ID, *p.AssigneeID)
 	}
 	s, ok := t.w.Servers.Get(*p.AssigneeID)
@@ -31,7 +31,7 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 	if s.Status != "off" {
 		return schema.Action{}, apierr.Errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
 	}
-	if p.Type == "ipv4" && t.w.publicTarget(s.ID) {
+	if p.Type == "ipv4" && t.w.PublicTarget(s.ID) {
 		return schema.Action{}, apierr.Errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
 	}
 	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
@@ -73,22 +73,7 @@ func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) 
 	if p.Type == "ipv6" && s.PublicNet.IPv6.IP != "" {
 		return schema.Action{}, apierr.Errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 	}
-	return t.w.primaryIPAction(p, s, "assign_primary_ip", func() { t.w.assignPrimaryIP(p, s) })
-}
-
-// assignPrimaryIP gives p to s.
-func (w *ops) assignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
-	id := s.ID
-	p.AssigneeID, p.AssigneeType = &id, "server"
-	if p.Type == "ipv4" {
-		ptr := ""
-		if len(p.DNSPtr) > 0 {
-			ptr = p.DNSPtr[0].DNSPtr
-		}
-		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: p.ID, IP: p.IP, DNSPtr: ptr}
-	} else {
-		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: p.ID, IP: p.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
-	}
+	return t.w.primaryIPAction(p, s, "assign_primary_ip", func() { t.w.AssignPrimaryIP(p, s) })
 }
 
 // primaryIPAction starts a primary IP action and makes its change, unless
@@ -109,19 +94,6 @@ func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command stri
 		change()
 	}
 	return w.ViewAction(a), nil
-}
-
-// publicTarget reports whether a load balancer targets the server by its
-// public address.
-func (w *ops) publicTarget(id int64) bool {
-	for _, lb := range w.LoadBalancers.All() {
-		for _, t := range lb.Targets {
-			if t.Type == "server" && t.Server != nil && t.Server.ID == id && !t.Private() {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // PrimaryIPCreateRequest is POST /primary_ips; location takes an ID or a
@@ -204,13 +176,13 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 	} else {
 		ip = t.w.NewIPv6Net()
 	}
-	p := t.w.newPrimaryIP(req.Type, ip, loc, 0, t.w.Now().UTC().Truncate(time.Second))
+	p := t.w.NewPrimaryIP(req.Type, ip, loc, 0, t.w.Now().UTC().Truncate(time.Second))
 	p.Name, p.Labels, p.AutoDelete = req.Name, labels, req.AutoDelete != nil && *req.AutoDelete
 	p.AssigneeID, p.AssigneeType = nil, model.Unassigned
 	out := PrimaryIPCreated{}
 	if s != nil {
 		a := t.w.StartAction(store.ActionSpec{Command: "assign_primary_ip", Resources: t.w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
-		t.w.assignPrimaryIP(p, s)
+		t.w.AssignPrimaryIP(p, s)
 		v := t.w.ViewAction(a)
 		out.Action = &v
 	}

@@ -1,10 +1,7 @@
 package world
 
 import (
-	"net/netip"
 	"slices"
-	"strconv"
-	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
@@ -12,19 +9,6 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
-
-// newPrimaryIP records the primary IP a new server gets.
-func (w *ops) newPrimaryIP(kind, ip string, loc schema.Location, serverID int64, now time.Time) *schema.PrimaryIP {
-	id := w.NewID("primary_ip")
-	p := &schema.PrimaryIP{ID: id, IP: ip, Type: kind, Name: "primary_ip-" + strconv.Itoa(int(id)), Labels: map[string]string{},
-		AssigneeID: &serverID, AssigneeType: "server", AutoDelete: true, Created: now, Location: loc,
-		DNSPtr: []schema.PrimaryIPDNSPTR{}}
-	if a, err := netip.ParseAddr(ip); err == nil && a.Is4() {
-		p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: ip, DNSPtr: model.DefaultPTR(a)}}
-	}
-	w.PrimaryIPs.Put(id, p)
-	return p
-}
 
 // PrimaryIP is the primary IP with the ID.
 func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apierr.Error) {

@@ -165,19 +165,19 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	}}
 	s.ID = w.NewID("server")
 	if given[0] != nil {
-		w.assignPrimaryIP(given[0], s)
+		w.AssignPrimaryIP(given[0], s)
 	} else if enable4 {
 		ip, ok := w.PubIPv4.Take()
 		if !ok {
 			return ServerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
 		}
-		pip := w.newPrimaryIP("ipv4", ip.String(), loc, s.ID, now)
+		pip := w.NewPrimaryIP("ipv4", ip.String(), loc, s.ID, now)
 		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: pip.ID, IP: pip.IP, DNSPtr: pip.DNSPtr[0].DNSPtr}
 	}
 	if given[1] != nil {
-		w.assignPrimaryIP(given[1], s)
+		w.AssignPrimaryIP(given[1], s)
 	} else if enable6 {
-		pip := w.newPrimaryIP("ipv6", w.NewIPv6Net(), loc, s.ID, now)
+		pip := w.NewPrimaryIP("ipv6", w.NewIPv6Net(), loc, s.ID, now)
 		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: pip.ID, IP: pip.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
 	}
 	// In its networks at once, so the addresses are taken; private_net
