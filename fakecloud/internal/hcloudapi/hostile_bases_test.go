@@ -60,16 +60,9 @@ func hostileWorld(t testing.TB, adminToken string) *Server {
 		t.Fatal(err)
 	}
 	// A snapshot of worker-1, which seeds do not make.
-	var st state
-	if err := json.Unmarshal([]byte(export(t, fc)), &st); err != nil {
-		t.Fatal(err)
-	}
-	for _, s := range st.Servers {
-		if s.Name == "worker-1" {
-			if rec := answer(t, fc, "POST", fmt.Sprintf("/v1/servers/%d/actions/create_image", s.ID), strings.NewReader(`{"description":"base"}`)); rec.Code != http.StatusCreated {
-				t.Fatalf("snapshot of worker-1: %d %s", rec.Code, rec.Body)
-			}
-		}
+	path := "/v1/servers/" + worldRefs(t, fc)["{server_off}"] + "/actions/create_image"
+	if rec := answer(t, fc, "POST", path, strings.NewReader(`{"description":"base"}`)); rec.Code != http.StatusCreated {
+		t.Fatalf("snapshot of worker-1: %d %s", rec.Code, rec.Body)
 	}
 	return fc
 }

@@ -97,6 +97,17 @@ func TestSnapshotsAndBackups(t *testing.T) {
 	wantCode(t, err, hcloud.ErrorCodeInvalidInput)
 }
 
+// TestSnapshotAtOnce: with actions that finish within the request, the
+// answer shows the snapshot available.
+func TestSnapshotAtOnce(t *testing.T) {
+	f := newFixture(t, Options{})
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
+	res, _, err := f.client.Server.CreateImage(t.Context(), s, nil)
+	if err != nil || res.Image.Status != hcloud.ImageStatusAvailable || res.Image.Type != hcloud.ImageTypeSnapshot {
+		t.Errorf("snapshot: %+v %v, want an available snapshot", res.Image, err)
+	}
+}
+
 func deleteImage(t *testing.T, f *fixture, id int64) error {
 	_, err := f.client.Image.Delete(t.Context(), &hcloud.Image{ID: id})
 	return err

@@ -35,9 +35,8 @@ func (t *Tx) CreateImage(id int64, req ImageCreateRequest) (ImageCreated, *apier
 	if err != nil {
 		return ImageCreated{}, err
 	}
-	if now, ok := t.w.Images.Get(im.ID); ok {
-		im = now // an action that ended at once made it available
-	}
+	// im is the stored image: an action that ended at once has made it
+	// available already.
 	return ImageCreated{Image: catalog.ViewImage(*im), Action: a}, nil
 }
 

@@ -105,11 +105,17 @@ func (w *State) StartAction(s ActionSpec) *StoredAction {
 		w.complete(a, now)
 		return a
 	}
+	w.track(a)
+	return a
+}
+
+// track lists a running action, which holds its resource unless its
+// command is shared.
+func (w *State) track(a *StoredAction) {
 	w.running = append(w.running, a.ID)
-	if a.Lock.ID != 0 && !sharedCommands[s.Command] {
+	if a.Lock.ID != 0 && !sharedCommands[a.Command] {
 		w.LockedBy[a.Lock] = a.ID
 	}
-	return a
 }
 
 // sharedCommands run without holding their resource: another action may

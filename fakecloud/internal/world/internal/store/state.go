@@ -243,10 +243,7 @@ func (w *State) load(st Snapshot) error {
 	putAll(&w.Actions, st.Actions, func(a *StoredAction) int64 { return a.ID })
 	for _, a := range st.Actions {
 		if a.Status == "running" {
-			w.running = append(w.running, a.ID)
-			if a.Lock.ID != 0 && !sharedCommands[a.Command] {
-				w.LockedBy[a.Lock] = a.ID
-			}
+			w.track(a)
 		}
 	}
 	for _, l := range st.Locks {
