@@ -9,7 +9,6 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Action is the action with the ID; with a kind, only if it is listed
@@ -18,7 +17,7 @@ import (
 func (t *Tx) Action(id int64, kind string, resource int64) (schema.Action, *apierr.Error) {
 	w := t.w
 	a, ok := w.Actions.Get(id)
-	if !ok || (kind != "" && !store.ListedUnder(a, kind, resource)) {
+	if !ok || (kind != "" && !ListedUnder(a, kind, resource)) {
 		return schema.Action{}, apierr.NotFound("action", id)
 	}
 	w.Polled(a)
@@ -75,11 +74,11 @@ func (t *Tx) Actions(q listing.Query, filter ActionFilter) ([]schema.Action, int
 	}
 	w.Settle()
 	items = slices.DeleteFunc(w.Listed(items), func(a *StoredAction) bool {
-		return (filter.Kind != "" && !store.ListedUnder(a, filter.Kind, filter.Resource)) ||
+		return (filter.Kind != "" && !ListedUnder(a, filter.Kind, filter.Resource)) ||
 			(len(filter.Statuses) > 0 && !slices.Contains(filter.Statuses, a.Status))
 	})
 	if len(q.Sort) > 0 {
-		store.TieOrder(w.State, items, func(a *StoredAction) int64 { return a.ID })
+		TieOrder(w, items, func(a *StoredAction) int64 { return a.ID })
 	}
 	return listing.Page(items, q, actionSortKeys, w.ViewAction)
 }

@@ -9,8 +9,6 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Certificate is the certificate with the ID.
@@ -45,9 +43,9 @@ type CertificateCreated struct {
 func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (CertificateCreated, *apierr.Error) {
 	w := t.w
 	var f apierr.Fields
-	model.CheckName(&f, "name", req.Name)
-	labels := model.DerefLabels(req.Labels)
-	model.ValidateLabels(&f, "labels", labels)
+	CheckName(&f, "name", req.Name)
+	labels := DerefLabels(req.Labels)
+	ValidateLabels(&f, "labels", labels)
 	if req.Type == "" {
 		req.Type = "uploaded"
 	}
@@ -55,19 +53,19 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 	cert := &schema.Certificate{Name: req.Name, Labels: labels, Type: req.Type, Created: now}
 	switch req.Type {
 	case "uploaded":
-		parsed, field, msg := model.ParseUploaded(req.Certificate, req.PrivateKey)
+		parsed, field, msg := ParseUploaded(req.Certificate, req.PrivateKey)
 		if msg != "" {
 			f.Add(field, "%s", msg)
 			break
 		}
-		store.FillFromX509(cert, parsed, req.Certificate)
+		FillFromX509(cert, parsed, req.Certificate)
 	case "managed":
 		if len(req.DomainNames) == 0 {
 			f.Add("domain_names", "at least one domain name is required for a managed certificate")
 		}
 		apierr.CheckUnique(&f, "domain_names", req.DomainNames)
 		for _, d := range req.DomainNames {
-			if !model.HostnameRe.MatchString(strings.TrimPrefix(d, "*.")) {
+			if !HostnameRe.MatchString(strings.TrimPrefix(d, "*.")) {
 				f.Add("domain_names", "%q is not a valid domain name", d)
 			}
 		}
@@ -98,9 +96,9 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 }
 
 // startIssuance runs the issuance action; endIssuance applies its end.
-func (w *ops) startIssuance(cert *schema.Certificate) *StoredAction {
-	return w.StartAction(store.ActionSpec{Command: "create_certificate", Resources: []store.Ref{{Type: "certificate", ID: cert.ID}},
-		Finish: store.Finish{IssueCertificate: true}})
+func (w *project) startIssuance(cert *schema.Certificate) *StoredAction {
+	return w.StartAction(ActionSpec{Command: "create_certificate", Resources: []Ref{{Type: "certificate", ID: cert.ID}},
+		Finish: Finish{IssueCertificate: true}})
 }
 
 // RetryCertificate issues again a managed certificate whose issuance failed.
@@ -112,7 +110,7 @@ func (t *Tx) RetryCertificate(id int64) (schema.Action, *apierr.Error) {
 	if cert.Type != "managed" || cert.Status == nil || cert.Status.Issuance != "failed" {
 		return schema.Action{}, apierr.Errorf(apierr.CodeUnsupportedError, "only a managed certificate whose issuance failed can be retried")
 	}
-	if err := t.w.CheckLock(store.Ref{Type: "certificate", ID: cert.ID}); err != nil {
+	if err := t.w.CheckLock(Ref{Type: "certificate", ID: cert.ID}); err != nil {
 		return schema.Action{}, err
 	}
 	cert.Status = &schema.CertificateStatusRef{Issuance: "pending", Renewal: "unavailable"}
@@ -126,8 +124,8 @@ func (t *Tx) UpdateCertificate(id int64, req schema.CertificateUpdateRequest) (s
 	if err != nil {
 		return schema.Certificate{}, err
 	}
-	taken := model.NameTaken(&t.w.Certificates, func(o *schema.Certificate) string { return o.Name })
-	if err := model.RenameRelabel("certificate", req.Name, req.Labels, model.CheckName, taken, &cert.Name, &cert.Labels); err != nil {
+	taken := NameTaken(&t.w.Certificates, func(o *schema.Certificate) string { return o.Name })
+	if err := RenameRelabel("certificate", req.Name, req.Labels, CheckName, taken, &cert.Name, &cert.Labels); err != nil {
 		return schema.Certificate{}, err
 	}
 	return t.w.ViewCert(cert), nil
@@ -145,7 +143,7 @@ func (t *Tx) DeleteCertificate(id int64) *apierr.Error {
 	if lb, ok := t.w.CertHeldByAction(cert.ID); ok {
 		return apierr.Errorf("resource_in_use", "certificate %d is used by load balancer %d until its running action ends", cert.ID, lb)
 	}
-	if err := t.w.CheckLock(store.Ref{Type: "certificate", ID: cert.ID}); err != nil {
+	if err := t.w.CheckLock(Ref{Type: "certificate", ID: cert.ID}); err != nil {
 		return err
 	}
 	t.w.Certificates.Del(cert.ID)

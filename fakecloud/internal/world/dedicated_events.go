@@ -4,15 +4,14 @@ import (
 	"fmt"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // applyDedicated makes a dedicated server's event happen; it changes
 // nothing when it fails.
-func (w *ops) applyDedicated(e Event) error {
+func (w *project) applyDedicated(e Event) error {
 	if e.Type == "add_dedicated_server" {
 		_, err := w.AddDedicated(*e.DedicatedServer)
-		return store.PrefixLines("dedicated_server.", err)
+		return PrefixLines("dedicated_server.", err)
 	}
 	d, ok := w.Dedicated.Get(e.ServerNumber)
 	if !ok {

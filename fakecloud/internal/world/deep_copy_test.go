@@ -3,8 +3,6 @@ package world
 import (
 	"bytes"
 	"testing"
-
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // The snapshot shares nothing with the world: changing every server,
@@ -19,7 +17,7 @@ func TestSnapshotSharesNothing(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	before, err := store.EncodeState(snap)
+	before, err := EncodeState(snap)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +44,9 @@ func TestSnapshotSharesNothing(t *testing.T) {
 			a.Resources[0].ID++
 		}
 		w.w.LastID["server"]++
-		w.w.PubIPv4.Free = append(w.w.PubIPv4.Free[:0], store.ParseAddr("203.0.113.200"))
+		w.w.PubIPv4.Free = append(w.w.PubIPv4.Free[:0], ParseAddr("203.0.113.200"))
 	})
-	after, err := store.EncodeState(snap)
+	after, err := EncodeState(snap)
 	if err != nil {
 		t.Fatal(err)
 	}

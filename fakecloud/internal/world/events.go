@@ -10,15 +10,14 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Apply makes an event happen now. It fails, changing nothing, when the
 // event is malformed or names a resource that does not exist.
 func (s *State) Apply(e Event) error {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.Settle()
 	return w.apply(e)
 }
@@ -36,15 +35,15 @@ func (s *State) CheckEvent(e Event) error {
 		return nil
 	}
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
-	return store.PrefixLines("dedicated_server.", w.CheckDedicatedSeed(*e.DedicatedServer))
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return PrefixLines("dedicated_server.", w.CheckDedicatedSeed(*e.DedicatedServer))
 }
 
 // apply makes an event happen; the caller holds the world lock. A refused
 // event changes nothing, the change counter that persistence watches
 // included.
-func (w *ops) apply(e Event) error {
+func (w *project) apply(e Event) error {
 	if err := w.applyEvent(e); err != nil {
 		return err
 	}
@@ -52,7 +51,7 @@ func (w *ops) apply(e Event) error {
 	return nil
 }
 
-func (w *ops) applyEvent(e Event) error {
+func (w *project) applyEvent(e Event) error {
 	if err := event.Check(e); err != nil {
 		return err
 	}
@@ -86,8 +85,8 @@ func (w *ops) applyEvent(e Event) error {
 			return err
 		}
 		w.removeServer(srv)
-		w.DropLocks(store.Ref{Type: "server", ID: srv.ID})
-		w.RecordDone("delete_server", store.Ref{Type: "server", ID: srv.ID})
+		w.DropLocks(Ref{Type: "server", ID: srv.ID})
+		w.RecordDone("delete_server", Ref{Type: "server", ID: srv.ID})
 	case "power_off_server", "power_on_server":
 		srv, err := w.eventServer(e)
 		if err != nil {
@@ -101,11 +100,11 @@ func (w *ops) applyEvent(e Event) error {
 		if e.Type == "power_off_server" && w.Pessimistic() {
 			return nil // shut down from inside: no action
 		}
-		w.RecordDone(command, store.Ref{Type: "server", ID: srv.ID})
+		w.RecordDone(command, Ref{Type: "server", ID: srv.ID})
 	case "set_target_health":
 		return w.setTargetHealth(e)
 	case "lock":
-		ref := store.Ref{Type: e.Resource, ID: e.ID}
+		ref := Ref{Type: e.Resource, ID: e.ID}
 		if !slices.Contains([]string{"server", "load_balancer", "network", "certificate"}, e.Resource) {
 			return fmt.Errorf("resource: %q is not one of server, load_balancer, network, certificate", e.Resource)
 		}
@@ -122,7 +121,7 @@ func (w *ops) applyEvent(e Event) error {
 	return nil
 }
 
-func (w *ops) eventServer(e Event) (*StoredServer, error) {
+func (w *project) eventServer(e Event) (*StoredServer, error) {
 	srv, ok := w.Servers.Get(e.Server)
 	if !ok {
 		return nil, fmt.Errorf("server: server %d does not exist", e.Server)
@@ -130,7 +129,7 @@ func (w *ops) eventServer(e Event) (*StoredServer, error) {
 	return srv, nil
 }
 
-func (w *ops) setTargetHealth(e Event) error {
+func (w *project) setTargetHealth(e Event) error {
 	lb, ok := w.LoadBalancers.Get(e.LoadBalancer)
 	if !ok {
 		return fmt.Errorf("load_balancer: load balancer %d does not exist", e.LoadBalancer)
@@ -171,7 +170,7 @@ func (w *ops) setTargetHealth(e Event) error {
 	return nil
 }
 
-func (w *ops) setServerIP(e Event) error {
+func (w *project) setServerIP(e Event) error {
 	srv, err := w.eventServer(e)
 	if err != nil {
 		return err

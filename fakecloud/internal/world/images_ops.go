@@ -5,8 +5,6 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // ImageCreated is create_image's answer.
@@ -15,22 +13,17 @@ type ImageCreated struct {
 	Action schema.Action     `json:"action"`
 }
 
-type (
-	ImageCreateRequest = model.ImageCreateRequest
-	ImageUpdateRequest = model.ImageUpdateRequest
-)
-
 // CreateImage copies a server's disk into a snapshot or backup image,
 // available once its action ends.
 func (t *Tx) CreateImage(id int64, req ImageCreateRequest) (ImageCreated, *apierr.Error) {
 	var im *schema.Image
-	a, err := t.serverAction(id, "create_image", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	a, err := t.serverAction(id, "create_image", func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		var err *apierr.Error
 		im, err = t.w.NewImage(s, req)
 		if err != nil {
-			return nil, store.Finish{}, err
+			return nil, Finish{}, err
 		}
-		return nil, store.Finish{Image: im.ID}, nil
+		return nil, Finish{Image: im.ID}, nil
 	})
 	if err != nil {
 		return ImageCreated{}, err

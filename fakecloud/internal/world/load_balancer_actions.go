@@ -7,8 +7,6 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // lbAction checks the load balancer is free, applies the change plan
@@ -19,7 +17,7 @@ func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer
 	if err != nil {
 		return schema.Action{}, err
 	}
-	ref := store.Ref{Type: "load_balancer", ID: lb.ID}
+	ref := Ref{Type: "load_balancer", ID: lb.ID}
 	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
@@ -29,7 +27,7 @@ func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer
 	}
 	undo := w.SnapshotOf(ref)
 	apply()
-	a := w.StartAction(store.ActionSpec{Command: command, Resources: []store.Ref{ref}, Undo: undo})
+	a := w.StartAction(ActionSpec{Command: command, Resources: []Ref{ref}, Undo: undo})
 	return w.ViewAction(a), nil
 }
 
@@ -100,7 +98,7 @@ func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Error)
 		if err != nil {
 			return nil, err
 		}
-		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return model.SameTarget(o, tg) }) {
+		if slices.ContainsFunc(lb.Targets, func(o Target) bool { return SameTarget(o, tg) }) {
 			return nil, apierr.Errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
 		}
 		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
@@ -114,10 +112,10 @@ func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Error)
 // deleted can still be removed.
 func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Error) {
 	return t.lbAction(id, "remove_target", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
-		want := store.Target{Type: spec.Type}
+		want := Target{Type: spec.Type}
 		switch {
 		case spec.Type == "server" && spec.Server != nil:
-			want.Server = &store.TargetServer{ID: spec.Server.ID}
+			want.Server = &TargetServer{ID: spec.Server.ID}
 		case spec.Type == "label_selector" && spec.LabelSelector != nil:
 			want.LabelSelector = &schema.LoadBalancerTargetLabelSelector{Selector: spec.LabelSelector.Selector}
 		case spec.Type == "ip" && spec.IP != nil:
@@ -125,7 +123,7 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Err
 		default:
 			return nil, apierr.InvalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
 		}
-		match := func(o store.Target) bool { return model.SameTarget(o, want) }
+		match := func(o Target) bool { return SameTarget(o, want) }
 		if !slices.ContainsFunc(lb.Targets, match) {
 			return nil, apierr.Errorf("target_not_found", "load balancer %d has no such target", lb.ID)
 		}
@@ -158,7 +156,7 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 			return nil, err
 		}
 		return func() {
-			t.w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "load_balancer", ID: lb.ID}, IP: ip})
+			t.w.Attach(n.ID, Member{Ref: Ref{Type: "load_balancer", ID: lb.ID}, IP: ip})
 			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
 		}, nil
 	})
@@ -167,14 +165,14 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 // DetachLoadBalancerFromNetwork detaches a load balancer from a network.
 func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActionDetachFromNetworkRequest) (schema.Action, *apierr.Error) {
 	return t.lbAction(id, "detach_from_network", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
-		m, ok := t.w.MemberOf(req.Network, store.Ref{Type: "load_balancer", ID: lb.ID})
+		m, ok := t.w.MemberOf(req.Network, Ref{Type: "load_balancer", ID: lb.ID})
 		if !ok {
 			return nil, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
 		}
 		if !lb.PublicNet.Enabled {
 			return nil, apierr.Errorf("load_balancer_public_interface_disabled", "load balancer %d has no public interface; enable it before detaching its network", lb.ID)
 		}
-		if slices.ContainsFunc(lb.Targets, store.Target.Private) {
+		if slices.ContainsFunc(lb.Targets, Target.Private) {
 			return nil, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
 		}
 		return func() { t.w.Detach(m, req.Network) }, nil
@@ -226,7 +224,7 @@ func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apierr.
 		if !enabled && len(lb.PrivateNet) == 0 {
 			return nil, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
 		}
-		if !enabled && model.PublicTargets(lb) {
+		if !enabled && PublicTargets(lb) {
 			return nil, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
 		}
 		return func() { lb.PublicNet.Enabled = enabled }, nil
@@ -249,7 +247,7 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		case lb.PublicNet.IPv4.IP:
 			return func() {
 				if ptr == "" {
-					ptr = model.DefaultPTR(a)
+					ptr = DefaultPTR(a)
 				}
 				lb.PublicNet.IPv4.DNSPtr = ptr
 			}, nil

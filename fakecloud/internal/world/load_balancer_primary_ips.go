@@ -8,7 +8,7 @@ import (
 
 // lbPrimaryIPs resolves the primary IPs a new load balancer takes, with the
 // server's checks: [0] the IPv4, [1] the IPv6.
-func (w *ops) lbPrimaryIPs(f *apierr.Fields, pn *schema.LoadBalancerCreateRequestPublicNet, public bool) ([2]*schema.PrimaryIP, *apierr.Error) {
+func (w *project) lbPrimaryIPs(f *apierr.Fields, pn *schema.LoadBalancerCreateRequestPublicNet, public bool) ([2]*schema.PrimaryIP, *apierr.Error) {
 	if pn == nil {
 		return [2]*schema.PrimaryIP{}, nil
 	}

@@ -10,8 +10,8 @@ import (
 // traffic; probed gives their targets' checked health.
 func (s *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort int, target string) (trafficspec.Health, bool)) {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.LBIPv4, w.Probed = lbIPv4.Masked(), probed
 }
 
@@ -20,8 +20,8 @@ func (s *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort
 // seen, returns what the data plane should carry and the count.
 func (s *State) TrafficSpec(seen uint64) (spec []trafficspec.LoadBalancer, changes uint64, changed bool) {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.Settle()
 	if w.Changes == seen {
 		return nil, seen, false

@@ -10,8 +10,6 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // LoadBalancerCreated is what creating a load balancer answers.
@@ -41,7 +39,7 @@ func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apierr.Error) {
 // them, and how many it selects in all.
 func (t *Tx) LoadBalancers(q listing.Query) ([]LoadBalancerView, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.LoadBalancers.All(), func(lb *StoredLoadBalancer) bool { return !q.Keeps(lb.Name, lb.Labels) })
-	return listing.Page(items, q, model.LBSortKeys, t.w.ViewLB)
+	return listing.Page(items, q, LBSortKeys, t.w.ViewLB)
 }
 
 var lbAlgorithms = []string{"round_robin", "least_connections"}
@@ -51,7 +49,7 @@ var lbAlgorithms = []string{"round_robin", "least_connections"}
 func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCreated, *apierr.Error) {
 	w := t.w
 	var f apierr.Fields
-	model.CheckName(&f, "name", req.Name)
+	CheckName(&f, "name", req.Name)
 	lt, ok := w.Cat.LBType(idOrNameString(req.LoadBalancerType))
 	if !ok {
 		f.Add("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
@@ -79,8 +77,8 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 			f.Add("algorithm.type", "%q is not one of round_robin, least_connections", algo)
 		}
 	}
-	labels := model.DerefLabels(req.Labels)
-	model.ValidateLabels(&f, "labels", labels)
+	labels := DerefLabels(req.Labels)
+	ValidateLabels(&f, "labels", labels)
 	var n *schema.Network
 	if req.Network != nil {
 		if n, ok = w.Networks.Get(*req.Network); !ok {
@@ -103,7 +101,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if refused != nil {
 		return LoadBalancerCreated{}, refused
 	}
-	if err := model.CheckPrimaryIPsLocation(given, loc.Name); err != nil {
+	if err := CheckPrimaryIPsLocation(given, loc.Name); err != nil {
 		return LoadBalancerCreated{}, err
 	}
 	var netIP netip.Addr
@@ -130,7 +128,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		if err != nil {
 			return LoadBalancerCreated{}, err
 		}
-		if slices.ContainsFunc(lb.Targets, func(o store.Target) bool { return model.SameTarget(o, t) }) {
+		if slices.ContainsFunc(lb.Targets, func(o Target) bool { return SameTarget(o, t) }) {
 			return LoadBalancerCreated{}, apierr.Errorf("target_already_defined", "target %d is defined twice", i)
 		}
 		lb.Targets = append(lb.Targets, t)
@@ -138,7 +136,7 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if err := f.Err(); err != nil {
 		return LoadBalancerCreated{}, err
 	}
-	if !lb.PublicNet.Enabled && model.PublicTargets(lb) {
+	if !lb.PublicNet.Enabled && PublicTargets(lb) {
 		return LoadBalancerCreated{}, apierr.Errorf("targets_without_use_private_ip", "a load balancer without public interface needs targets that use the private IP")
 	}
 	if err := w.CheckLBLimits(lb, lt); err != nil {
@@ -149,19 +147,19 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		if !ok {
 			return LoadBalancerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
 		}
-		lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: model.DefaultPTR(ip4)}
+		lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{IP: ip4.String(), DNSPtr: DefaultPTR(ip4)}
 	}
 	lb.ID = w.NewID("load_balancer")
 	lb.Created = w.Now().UTC().Truncate(time.Second)
 	if given[1] == nil {
-		lb.PublicNet.IPv6 = model.LBIPv6(0, w.NewIPv6Net())
+		lb.PublicNet.IPv6 = LBIPv6(0, w.NewIPv6Net())
 	}
 	w.HoldLBPrimaryIPs(lb, given)
 	if n != nil {
-		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "load_balancer", ID: lb.ID}, IP: netIP})
+		w.Attach(n.ID, Member{Ref: Ref{Type: "load_balancer", ID: lb.ID}, IP: netIP})
 	}
 	w.LoadBalancers.Put(lb.ID, lb)
-	a := w.StartAction(store.ActionSpec{Command: "create_load_balancer", Resources: []store.Ref{{Type: "load_balancer", ID: lb.ID}}})
+	a := w.StartAction(ActionSpec{Command: "create_load_balancer", Resources: []Ref{{Type: "load_balancer", ID: lb.ID}}})
 	return LoadBalancerCreated{LoadBalancer: w.ViewLB(lb), Action: w.ViewAction(a)}, nil
 }
 
@@ -171,8 +169,8 @@ func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) 
 	if err != nil {
 		return LoadBalancerView{}, err
 	}
-	taken := model.NameTaken(&t.w.LoadBalancers, func(o *StoredLoadBalancer) string { return o.Name })
-	if err := model.RenameRelabel("load balancer", req.Name, req.Labels, model.CheckName, taken, &lb.Name, &lb.Labels); err != nil {
+	taken := NameTaken(&t.w.LoadBalancers, func(o *StoredLoadBalancer) string { return o.Name })
+	if err := RenameRelabel("load balancer", req.Name, req.Labels, CheckName, taken, &lb.Name, &lb.Labels); err != nil {
 		return LoadBalancerView{}, err
 	}
 	return t.w.ViewLB(lb), nil
@@ -196,6 +194,6 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	}
 	t.w.ReleaseLBPrimaryIPs(lb)
 	t.w.LoadBalancers.Del(lb.ID)
-	a := t.w.StartAction(store.ActionSpec{Command: "delete_load_balancer", Resources: []store.Ref{ref}})
+	a := t.w.StartAction(ActionSpec{Command: "delete_load_balancer", Resources: []Ref{ref}})
 	return t.w.ViewAction(a), nil
 }

@@ -5,11 +5,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
-
-// MemberFilter selects a network's members by type, subnet and status.
-type MemberFilter = model.MemberFilter
 
 // NetworkMembers lists the servers and load balancers attached to the
 // network with the ID, as GET /networks/{id}/members does.

@@ -11,8 +11,6 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 const (
@@ -40,14 +38,14 @@ func (t *Tx) Networks(q listing.Query) ([]schema.Network, int, *apierr.Error) {
 func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *apierr.Error) {
 	w := t.w
 	var f apierr.Fields
-	model.CheckName(&f, "name", req.Name)
+	CheckName(&f, "name", req.Name)
 	if _, dup := w.Networks.Find(func(n *schema.Network) bool { return n.Name == req.Name }); dup {
 		return schema.Network{}, apierr.NotUnique("name", "network name %q is already used", req.Name)
 	}
 	ipRange, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
-	n := &schema.Network{Name: req.Name, IPRange: req.IPRange, Labels: model.DerefLabels(req.Labels),
+	n := &schema.Network{Name: req.Name, IPRange: req.IPRange, Labels: DerefLabels(req.Labels),
 		ExposeRoutesToVSwitch: req.ExposeRoutesToVSwitch, Subnets: []schema.NetworkSubnet{}, Routes: []schema.NetworkRoute{}}
-	model.ValidateLabels(&f, "labels", n.Labels)
+	ValidateLabels(&f, "labels", n.Labels)
 	if ok {
 		n.IPRange = ipRange.String()
 		for i, sn := range req.Subnets {
@@ -86,8 +84,8 @@ func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Ne
 	if err != nil {
 		return schema.Network{}, err
 	}
-	taken := model.NameTaken(&t.w.Networks, func(o *schema.Network) string { return o.Name })
-	if err := model.RenameRelabel("network", model.NonEmpty(req.Name), req.Labels, model.CheckName, taken, &n.Name, &n.Labels); err != nil {
+	taken := NameTaken(&t.w.Networks, func(o *schema.Network) string { return o.Name })
+	if err := RenameRelabel("network", NonEmpty(req.Name), req.Labels, CheckName, taken, &n.Name, &n.Labels); err != nil {
 		return schema.Network{}, err
 	}
 	if req.ExposeRoutesToVSwitch != nil {
@@ -144,10 +142,10 @@ func (t *Tx) networkAction(id int64, command string, check func(n *schema.Networ
 	if aerr != nil {
 		return schema.Action{}, aerr
 	}
-	ref := store.Ref{Type: "network", ID: n.ID}
+	ref := Ref{Type: "network", ID: n.ID}
 	undo := t.w.SnapshotOf(ref)
 	apply()
-	a := t.w.StartAction(store.ActionSpec{Command: command, Resources: []store.Ref{ref}, Undo: undo})
+	a := t.w.StartAction(ActionSpec{Command: command, Resources: []Ref{ref}, Undo: undo})
 	return t.w.ViewAction(a), nil
 }
 
@@ -259,6 +257,6 @@ func parseNetworkRange(f *apierr.Fields, field, s string) (netip.Prefix, bool) {
 }
 
 // checkSubnet validates a subnet for a network in w's catalogue's zones.
-func checkSubnet(w *ops, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
+func checkSubnet(w *project, n *schema.Network, ipRange netip.Prefix, req schema.NetworkActionAddSubnetRequest) (schema.NetworkSubnet, string) {
 	return netaddr.CheckSubnet(w.Cat.NetworkZone, n, ipRange, req)
 }

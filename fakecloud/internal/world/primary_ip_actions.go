@@ -6,8 +6,6 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // ChangePrimaryIPProtection sets a primary IP's delete protection.
@@ -45,7 +43,7 @@ func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNS
 			return schema.Action{}, apierr.InvalidField("ip", "%s is not the primary IP's address %s", a, p.IP)
 		}
 		if ptr == "" {
-			ptr = model.DefaultPTR(a)
+			ptr = DefaultPTR(a)
 		}
 		return t.w.primaryIPOwnAction(p, "change_dns_ptr", func() {
 			p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
@@ -59,21 +57,21 @@ func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNS
 		return schema.Action{}, apierr.InvalidField("ip", "%s is not inside the primary IP's network %s", a, p.IP)
 	}
 	return t.w.primaryIPOwnAction(p, "change_dns_ptr", func() {
-		model.SetPrimaryIPv6PTR(p, a, ptr)
+		SetPrimaryIPv6PTR(p, a, ptr)
 		if server != nil {
-			model.SetServerIPv6PTR(server, a, ptr)
+			SetServerIPv6PTR(server, a, ptr)
 		}
 	})
 }
 
 // primaryIPOwnAction starts an action on the primary IP alone and makes
 // its change, unless the action is planned to fail: then nothing changes.
-func (w *ops) primaryIPOwnAction(p *schema.PrimaryIP, command string, change func()) (schema.Action, *apierr.Error) {
-	ref := store.Ref{Type: "primary_ip", ID: p.ID}
+func (w *project) primaryIPOwnAction(p *schema.PrimaryIP, command string, change func()) (schema.Action, *apierr.Error) {
+	ref := Ref{Type: "primary_ip", ID: p.ID}
 	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
-	a := w.StartAction(store.ActionSpec{Command: command, Resources: []store.Ref{ref}, Family: "primary_ip"})
+	a := w.StartAction(ActionSpec{Command: command, Resources: []Ref{ref}, Family: "primary_ip"})
 	if a.Fail == nil {
 		change()
 	}

@@ -6,8 +6,6 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // UnassignPrimaryIP takes a primary IP off its server, which must be off
@@ -21,7 +19,7 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 	if p.AssigneeID == nil {
 		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
-	if p.AssigneeType == model.AssigneeLB {
+	if p.AssigneeType == AssigneeLB {
 		return schema.Action{}, apierr.Errorf(apierr.CodeUnsupportedError, "primary_ip %d stays with load balancer %d for its lifetime", p.ID, *p.AssigneeID)
 	}
 	s, ok := t.w.Servers.Get(*p.AssigneeID)
@@ -35,7 +33,7 @@ func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
 		return schema.Action{}, apierr.Errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
 	}
 	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
-		p.AssigneeID, p.AssigneeType = nil, model.Unassigned
+		p.AssigneeID, p.AssigneeType = nil, Unassigned
 		if p.Type == "ipv4" {
 			s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
 		} else {
@@ -81,15 +79,15 @@ func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) 
 // action leaves the addresses where they were. It is listed under
 // /primary_ips/actions, where it started; under pessimistic realism it
 // names the primary IP alone.
-func (w *ops) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apierr.Error) {
-	ref := store.Ref{Type: "primary_ip", ID: p.ID}
+func (w *project) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apierr.Error) {
+	ref := Ref{Type: "primary_ip", ID: p.ID}
 	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
-	if err := w.CheckLock(store.Ref{Type: "server", ID: s.ID}); err != nil {
+	if err := w.CheckLock(Ref{Type: "server", ID: s.ID}); err != nil {
 		return schema.Action{}, err
 	}
-	a := w.StartAction(store.ActionSpec{Command: command, Resources: w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
+	a := w.StartAction(ActionSpec{Command: command, Resources: w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
 	if a.Fail == nil {
 		change()
 	}
@@ -120,9 +118,9 @@ type PrimaryIPCreated struct {
 // to a server that is off (and then in the server's location).
 func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *apierr.Error) {
 	var f apierr.Fields
-	model.CheckName(&f, "name", req.Name)
-	labels := model.DerefLabels(req.Labels)
-	model.ValidateLabels(&f, "labels", labels)
+	CheckName(&f, "name", req.Name)
+	labels := DerefLabels(req.Labels)
+	ValidateLabels(&f, "labels", labels)
 	if req.Type != "ipv4" && req.Type != "ipv6" {
 		f.Add("type", "%q is not one of ipv4, ipv6", req.Type)
 	}
@@ -178,15 +176,15 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 	}
 	p := t.w.NewPrimaryIP(req.Type, ip, loc, 0, t.w.Now().UTC().Truncate(time.Second))
 	p.Name, p.Labels, p.AutoDelete = req.Name, labels, req.AutoDelete != nil && *req.AutoDelete
-	p.AssigneeID, p.AssigneeType = nil, model.Unassigned
+	p.AssigneeID, p.AssigneeType = nil, Unassigned
 	out := PrimaryIPCreated{}
 	if s != nil {
-		a := t.w.StartAction(store.ActionSpec{Command: "assign_primary_ip", Resources: t.w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
+		a := t.w.StartAction(ActionSpec{Command: "assign_primary_ip", Resources: t.w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
 		t.w.AssignPrimaryIP(p, s)
 		v := t.w.ViewAction(a)
 		out.Action = &v
 	}
-	out.PrimaryIP = model.ViewPrimaryIP(p)
+	out.PrimaryIP = ViewPrimaryIP(p)
 	return out, nil
 }
 
@@ -203,7 +201,7 @@ func (t *Tx) DeletePrimaryIP(id int64) *apierr.Error {
 	if p.Protection.Delete {
 		return apierr.Errorf(apierr.CodeProtected, "primary_ip %d is delete protected", p.ID)
 	}
-	if err := t.w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID}); err != nil {
+	if err := t.w.CheckLock(Ref{Type: "primary_ip", ID: p.ID}); err != nil {
 		return err
 	}
 	if p.Type == "ipv4" {

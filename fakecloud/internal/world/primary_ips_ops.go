@@ -7,7 +7,6 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
 
 // PrimaryIP is the primary IP with the ID.
@@ -16,19 +15,19 @@ func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apierr.Error) {
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}
-	return model.ViewPrimaryIP(p), nil
+	return ViewPrimaryIP(p), nil
 }
 
 // PrimaryIPs lists the primary IPs a query and an address (any, if empty)
 // select, one page of them, and how many they select in all.
 func (t *Tx) PrimaryIPs(q listing.Query, ip string) ([]schema.PrimaryIP, int, *apierr.Error) {
 	items := slices.DeleteFunc(t.w.PrimaryIPs.All(), func(p *schema.PrimaryIP) bool {
-		return !q.Keeps(p.Name, p.Labels) || (ip != "" && !model.PrimaryIPHas(p.IP, ip))
+		return !q.Keeps(p.Name, p.Labels) || (ip != "" && !PrimaryIPHas(p.IP, ip))
 	})
 	keys := listing.ByIDNameCreated(func(p *schema.PrimaryIP) int64 { return p.ID }, func(p *schema.PrimaryIP) string { return p.Name },
 		func(p *schema.PrimaryIP) int64 { return p.Created.Unix() })
 	delete(keys, "name")
-	return listing.Page(items, q, keys, model.ViewPrimaryIP)
+	return listing.Page(items, q, keys, ViewPrimaryIP)
 }
 
 // PrimaryIPUpdateRequest is PUT /primary_ips/{id}; a name given empty is
@@ -45,12 +44,12 @@ func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.Prima
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}
-	taken := model.NameTaken(&t.w.PrimaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
-	if err := model.RenameRelabel("primary IP", req.Name, req.Labels, model.CheckName, taken, &p.Name, &p.Labels); err != nil {
+	taken := NameTaken(&t.w.PrimaryIPs, func(o *schema.PrimaryIP) string { return o.Name })
+	if err := RenameRelabel("primary IP", req.Name, req.Labels, CheckName, taken, &p.Name, &p.Labels); err != nil {
 		return schema.PrimaryIP{}, err
 	}
 	if req.AutoDelete != nil {
 		p.AutoDelete = *req.AutoDelete
 	}
-	return model.ViewPrimaryIP(p), nil
+	return ViewPrimaryIP(p), nil
 }

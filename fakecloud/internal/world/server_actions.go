@@ -7,8 +7,6 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // The power actions move a server through a transitional status (if
@@ -44,19 +42,19 @@ func (t *Tx) ResetServer(id int64) (schema.Action, *apierr.Error) {
 // other action holds it. plan validates the request and returns the
 // change; the change is applied at once, the action's end does fin, and a
 // failed action restores the server as it was.
-func (t *Tx) serverAction(id int64, command string, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
+func (t *Tx) serverAction(id int64, command string, plan func(s *StoredServer) (apply func(), fin Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
 	return t.serverActionNaming(id, command, nil, plan)
 }
 
 // serverActionNaming is serverAction for an action that names more than
 // the server: also lists the other resources.
-func (t *Tx) serverActionNaming(id int64, command string, also func() []store.Ref, plan func(s *StoredServer) (apply func(), fin store.Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
+func (t *Tx) serverActionNaming(id int64, command string, also func() []Ref, plan func(s *StoredServer) (apply func(), fin Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
 	w := t.w
 	s, err := find(&w.Servers, "server", id)
 	if err != nil {
 		return schema.Action{}, err
 	}
-	ref := store.Ref{Type: "server", ID: s.ID}
+	ref := Ref{Type: "server", ID: s.ID}
 	if err := w.CheckLock(ref); err != nil {
 		return schema.Action{}, err
 	}
@@ -68,33 +66,33 @@ func (t *Tx) serverActionNaming(id int64, command string, also func() []store.Re
 	if apply != nil {
 		apply()
 	}
-	refs := []store.Ref{ref}
+	refs := []Ref{ref}
 	if also != nil {
 		refs = append(refs, also()...)
 	}
-	a := w.StartAction(store.ActionSpec{Command: command, Resources: refs, Finish: fin, Undo: undo})
+	a := w.StartAction(ActionSpec{Command: command, Resources: refs, Finish: fin, Undo: undo})
 	return w.ViewAction(a), nil
 }
 
 // naming returns the network a network action names beside the server,
 // as the description's examples of attach_to_network and
 // detach_from_network show.
-func naming(network *int64) func() []store.Ref {
-	return func() []store.Ref { return []store.Ref{{Type: "network", ID: *network}} }
+func naming(network *int64) func() []Ref {
+	return func() []Ref { return []Ref{{Type: "network", ID: *network}} }
 }
 
 // power runs a power action.
 func (t *Tx) power(id int64, command, during, final string) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, command, func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverAction(id, command, func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		if s.Status == "initializing" {
-			return nil, store.Finish{}, apierr.Locked("server", s.ID)
+			return nil, Finish{}, apierr.Locked("server", s.ID)
 		}
 		end := final
 		if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
 			end = "off"
 		}
 		if end == "running" && !t.w.HasInterface(s) {
-			return nil, store.Finish{}, apierr.Errorf(apierr.CodeInvalidInput, "server %d has no network interface: it needs a primary IP or a network to be powered on", s.ID)
+			return nil, Finish{}, apierr.Errorf(apierr.CodeInvalidInput, "server %d has no network interface: it needs a primary IP or a network to be powered on", s.ID)
 		}
 		return func() {
 			if during != "" && s.Status != end {
@@ -103,23 +101,23 @@ func (t *Tx) power(id int64, command, during, final string) (schema.Action, *api
 			if end == "running" {
 				s.RescueEnabled = false // it boots into the rescue system, which disables it
 			}
-		}, store.Finish{ServerStatus: end}, nil
+		}, Finish{ServerStatus: end}, nil
 	})
 }
 
 // AttachServerToNetwork attaches a server to a network, at a requested or the next free address, with alias IPs.
 func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
-	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, store.Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
+			return nil, Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
 		if err := t.w.NetworkLock(n.ID); err != nil {
-			return nil, store.Finish{}, err
+			return nil, Finish{}, err
 		}
-		ref := store.Ref{Type: "server", ID: s.ID}
+		ref := Ref{Type: "server", ID: s.ID}
 		if _, ok := t.w.MemberOf(n.ID, ref); ok {
-			return nil, store.Finish{}, apierr.Errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
+			return nil, Finish{}, apierr.Errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
 		}
 		want, ipRange := "", ""
 		if req.IP != nil {
@@ -130,9 +128,9 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 		}
 		ip, err := t.w.AllocIP(n, s.Location.NetworkZone, want, ipRange)
 		if err != nil {
-			return nil, store.Finish{}, err
+			return nil, Finish{}, err
 		}
-		m := store.Member{Ref: ref, IP: ip}
+		m := Member{Ref: ref, IP: ip}
 		aliases := []string{}
 		for _, ap := range req.AliasIPs {
 			if ap == nil {
@@ -140,7 +138,7 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 			}
 			a, perr := netip.ParseAddr(*ap)
 			if perr != nil || a == ip || t.w.IPInUse(n.ID, a) || slices.Contains(m.Alias, a) {
-				return nil, store.Finish{}, apierr.Errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
+				return nil, Finish{}, apierr.Errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
 			}
 			m.Alias = append(m.Alias, a)
 			aliases = append(aliases, a.String())
@@ -148,40 +146,40 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 		return func() {
 			t.w.Attach(n.ID, m)
 			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: t.w.NewMAC()})
-		}, store.Finish{}, nil
+		}, Finish{}, nil
 	})
 }
 
 // DetachServerFromNetwork detaches a server from a network.
 func (t *Tx) DetachServerFromNetwork(id int64, req schema.ServerActionDetachFromNetworkRequest) (schema.Action, *apierr.Error) {
-	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		if _, ok := t.w.Networks.Get(req.Network); !ok {
-			return nil, store.Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
+			return nil, Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
-		m, ok := t.w.MemberOf(req.Network, store.Ref{Type: "server", ID: s.ID})
+		m, ok := t.w.MemberOf(req.Network, Ref{Type: "server", ID: s.ID})
 		if !ok {
-			return nil, store.Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
+			return nil, Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
 		}
-		return func() { t.w.Detach(m, req.Network) }, store.Finish{}, nil
+		return func() { t.w.Detach(m, req.Network) }, Finish{}, nil
 	})
 }
 
 // ChangeServerAliasIPs replaces a server's alias IPs in a network it is
 // attached to.
 func (t *Tx) ChangeServerAliasIPs(id int64, req schema.ServerActionChangeAliasIPsRequest) (schema.Action, *apierr.Error) {
-	return t.serverActionNaming(id, "change_alias_ips", naming(&req.Network), func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverActionNaming(id, "change_alias_ips", naming(&req.Network), func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, store.Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
+			return nil, Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
-		m, ok := t.w.MemberOf(n.ID, store.Ref{Type: "server", ID: s.ID})
+		m, ok := t.w.MemberOf(n.ID, Ref{Type: "server", ID: s.ID})
 		i := slices.IndexFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == n.ID })
 		if !ok || i < 0 {
-			return nil, store.Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, n.ID)
+			return nil, Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, n.ID)
 		}
 		aliases, err := t.w.CheckAliases(n, s.Location.NetworkZone, m, req.AliasIPs)
 		if err != nil {
-			return nil, store.Finish{}, err
+			return nil, Finish{}, err
 		}
 		return func() {
 			t.w.SetAliases(n.ID, m.Ref, aliases)
@@ -189,15 +187,15 @@ func (t *Tx) ChangeServerAliasIPs(id int64, req schema.ServerActionChangeAliasIP
 			for _, a := range aliases {
 				s.PrivateNet[i].AliasIPs = append(s.PrivateNet[i].AliasIPs, a.String())
 			}
-		}, store.Finish{}, nil
+		}, Finish{}, nil
 	})
 }
 
 // ChangeServerProtection sets a server's delete and rebuild protection, which go together.
 func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
-			return nil, store.Finish{}, apierr.InvalidField("rebuild", "delete and rebuild protection must be set together on servers")
+			return nil, Finish{}, apierr.InvalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
 		return func() {
 			if req.Delete != nil {
@@ -206,41 +204,41 @@ func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProte
 			if req.Rebuild != nil {
 				s.Protection.Rebuild = *req.Rebuild
 			}
-		}, store.Finish{}, nil
+		}, Finish{}, nil
 	})
 }
 
 // ChangeServerType changes the type of a server that is off.
 func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "change_server_type", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverAction(id, "change_server_type", func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		st, ok := t.w.Cat.ServerType(idOrNameString(req.ServerType))
 		if !ok {
-			return nil, store.Finish{}, apierr.InvalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+			return nil, Finish{}, apierr.InvalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 		}
 		if s.Status != "off" {
-			return nil, store.Finish{}, apierr.Errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
+			return nil, Finish{}, apierr.Errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
 		}
 		if st.Architecture != s.ServerType.Architecture {
-			return nil, store.Finish{}, apierr.Errorf("invalid_server_type", "server type %s has another architecture", st.Name)
+			return nil, Finish{}, apierr.Errorf("invalid_server_type", "server type %s has another architecture", st.Name)
 		}
-		if err := model.Orderable(t.w.Cat, st, s.Location.Name, true); err != nil {
-			return nil, store.Finish{}, err
+		if err := Orderable(t.w.Cat, st, s.Location.Name, true); err != nil {
+			return nil, Finish{}, err
 		}
 		return func() {
 			s.ServerType = st
 			if req.UpgradeDisk {
 				s.PrimaryDiskSize = st.Disk
 			}
-		}, store.Finish{}, nil
+		}, Finish{}, nil
 	})
 }
 
 // ChangeServerDNSPtr sets the reverse DNS name of one of a server's public addresses.
 func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "change_dns_ptr", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverAction(id, "change_dns_ptr", func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
-			return nil, store.Finish{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
+			return nil, Finish{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
 		}
 		ptr := ""
 		if req.DNSPtr != nil {
@@ -248,24 +246,24 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 		}
 		if a.Is4() {
 			if s.PublicNet.IPv4.IP != a.String() {
-				return nil, store.Finish{}, apierr.InvalidField("ip", "%s is not the server's public IPv4", a)
+				return nil, Finish{}, apierr.InvalidField("ip", "%s is not the server's public IPv4", a)
 			}
 			return func() {
 				if ptr == "" {
-					ptr = model.DefaultPTR(a)
+					ptr = DefaultPTR(a)
 				}
 				s.PublicNet.IPv4.DNSPtr = ptr
 				if pip, ok := t.w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); ok {
 					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
 				}
-			}, store.Finish{}, nil
+			}, Finish{}, nil
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
-			return nil, store.Finish{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
+			return nil, Finish{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
 		}
 		return func() {
-			model.SetServerIPv6PTR(s, a, ptr)
-		}, store.Finish{}, nil
+			SetServerIPv6PTR(s, a, ptr)
+		}, Finish{}, nil
 	})
 }

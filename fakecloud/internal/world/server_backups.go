@@ -4,22 +4,21 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // EnableServerBackup turns daily backups on: the server gets a
 // backup_window (the description's example's 22-02; the API chooses it).
 // On already, it stays so.
 func (t *Tx) EnableServerBackup(id int64) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "enable_backup", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
-		return func() { s.BackupWindow = new("22-02") }, store.Finish{}, nil
+	return t.serverAction(id, "enable_backup", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+		return func() { s.BackupWindow = new("22-02") }, Finish{}, nil
 	})
 }
 
 // DisableServerBackup turns backups off and deletes the server's backup
 // images at once, as the description warns.
 func (t *Tx) DisableServerBackup(id int64) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "disable_backup", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
-		return func() { s.BackupWindow = nil; t.w.DeleteBackups(s.ID) }, store.Finish{}, nil
+	return t.serverAction(id, "disable_backup", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+		return func() { s.BackupWindow = nil; t.w.DeleteBackups(s.ID) }, Finish{}, nil
 	})
 }

@@ -4,29 +4,28 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // AttachISO attaches an ISO, by ID or name, to a server, in place of one
 // attached before; its architecture must be the server's, or none.
 func (t *Tx) AttachISO(id int64, req schema.ServerActionAttachISORequest) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "attach_iso", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
+	return t.serverAction(id, "attach_iso", func(s *StoredServer) (func(), Finish, *apierr.Error) {
 		ref := idOrNameString(req.ISO)
 		iso, ok := t.w.Cat.ISO(ref)
 		switch {
 		case !ok:
-			return nil, store.Finish{}, apierr.InvalidField("iso", "ISO %q does not exist", ref)
+			return nil, Finish{}, apierr.InvalidField("iso", "ISO %q does not exist", ref)
 		case iso.Architecture != nil && *iso.Architecture != s.ServerType.Architecture:
-			return nil, store.Finish{}, apierr.InvalidField("iso", "ISO %q is for %s; server %d is %s", ref, *iso.Architecture, s.ID, s.ServerType.Architecture)
+			return nil, Finish{}, apierr.InvalidField("iso", "ISO %q is for %s; server %d is %s", ref, *iso.Architecture, s.ID, s.ServerType.Architecture)
 		}
-		return func() { s.ISO = &iso }, store.Finish{}, nil
+		return func() { s.ISO = &iso }, Finish{}, nil
 	})
 }
 
 // DetachISO detaches a server's ISO; with none attached, the action
 // succeeds all the same, as the description says.
 func (t *Tx) DetachISO(id int64) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "detach_iso", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
-		return func() { s.ISO = nil }, store.Finish{}, nil
+	return t.serverAction(id, "detach_iso", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+		return func() { s.ISO = nil }, Finish{}, nil
 	})
 }

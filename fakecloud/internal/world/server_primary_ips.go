@@ -4,7 +4,6 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // givenPrimaryIPs resolves the primary IPs a new server is created on
@@ -13,7 +12,7 @@ import (
 // off, is a field error; one of the wrong family answers 412
 // primary_ip_version_mismatch, one already assigned 422
 // primary_ip_assigned, one an action holds 423 locked.
-func (w *ops) givenPrimaryIPs(f *apierr.Fields, pn *serverCreatePublicNet) ([2]*schema.PrimaryIP, *apierr.Error) {
+func (w *project) givenPrimaryIPs(f *apierr.Fields, pn *serverCreatePublicNet) ([2]*schema.PrimaryIP, *apierr.Error) {
 	var out [2]*schema.PrimaryIP
 	if pn == nil {
 		return out, nil
@@ -45,7 +44,7 @@ func (w *ops) givenPrimaryIPs(f *apierr.Fields, pn *serverCreatePublicNet) ([2]*
 		case p.AssigneeID != nil:
 			refused = apierr.Errorf("primary_ip_assigned", "primary IP %d is assigned to %s %d", p.ID, p.AssigneeType, *p.AssigneeID)
 		default:
-			refused = w.CheckLock(store.Ref{Type: "primary_ip", ID: p.ID})
+			refused = w.CheckLock(Ref{Type: "primary_ip", ID: p.ID})
 		}
 		out[i] = p
 	}

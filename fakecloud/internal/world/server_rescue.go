@@ -4,7 +4,6 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // RescueEnabled is enable_rescue's answer: the action and the rescue
@@ -34,8 +33,8 @@ func (t *Tx) EnableServerRescue(id int64, req schema.ServerActionEnableRescueReq
 	password := t.w.NewPassword()
 	// Enabling it again is accepted (a new password): the description
 	// names no error for it, and inventing one would be a belief.
-	a, err := t.serverAction(id, "enable_rescue", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
-		return func() { s.RescueEnabled = true }, store.Finish{}, nil
+	a, err := t.serverAction(id, "enable_rescue", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+		return func() { s.RescueEnabled = true }, Finish{}, nil
 	})
 	if err != nil {
 		return RescueEnabled{}, err
@@ -46,7 +45,7 @@ func (t *Tx) EnableServerRescue(id int64, req schema.ServerActionEnableRescueReq
 // DisableServerRescue turns the rescue system off again; off already,
 // it stays so.
 func (t *Tx) DisableServerRescue(id int64) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "disable_rescue", func(s *StoredServer) (func(), store.Finish, *apierr.Error) {
-		return func() { s.RescueEnabled = false }, store.Finish{}, nil
+	return t.serverAction(id, "disable_rescue", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+		return func() { s.RescueEnabled = false }, Finish{}, nil
 	})
 }

@@ -13,8 +13,6 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Server is the server with the ID.
@@ -30,8 +28,8 @@ func (t *Tx) Server(id int64) (ServerView, *apierr.Error) {
 // select, one page of them, and how many they select in all.
 func (t *Tx) Servers(q listing.Query, statuses []string) ([]ServerView, int, *apierr.Error) {
 	for _, st := range statuses {
-		if !slices.Contains(store.ServerStatuses, st) {
-			return nil, 0, apierr.InvalidField("status", "%q is not one of %s", st, strings.Join(store.ServerStatuses, ", "))
+		if !slices.Contains(ServerStatuses, st) {
+			return nil, 0, apierr.InvalidField("status", "%q is not one of %s", st, strings.Join(ServerStatuses, ", "))
 		}
 	}
 	w := t.w
@@ -43,7 +41,7 @@ func (t *Tx) Servers(q listing.Query, statuses []string) ([]ServerView, int, *ap
 		items = append(items, s)
 	}
 	if len(q.Sort) > 0 {
-		store.TieOrder(w.State, items, func(s *StoredServer) int64 { return s.ID })
+		TieOrder(w, items, func(s *StoredServer) int64 { return s.ID })
 	}
 	return listing.Page(items, q, serverSortKeys, w.ViewServer)
 }
@@ -90,7 +88,7 @@ type ServerCreated struct {
 func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error) {
 	w := t.w
 	var f apierr.Fields
-	model.CheckHostname(&f, "name", req.Name)
+	CheckHostname(&f, "name", req.Name)
 	st, ok := w.Cat.ServerType(idOrNameString(req.ServerType))
 	if !ok {
 		f.Add("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
@@ -104,19 +102,19 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	given, refused := w.givenPrimaryIPs(&f, req.PublicNet)
 	locRef := req.Location
 	if locRef == "" {
-		locRef = cmp.Or(model.PrimaryIPsLocation(given), "fsn1")
+		locRef = cmp.Or(PrimaryIPsLocation(given), "fsn1")
 	}
 	loc, ok := w.Cat.Location(locRef)
 	if !ok {
 		f.Add("location", "location %q does not exist", req.Location)
 	}
-	labels := model.DerefLabels(req.Labels)
-	model.ValidateLabels(&f, "labels", labels)
+	labels := DerefLabels(req.Labels)
+	ValidateLabels(&f, "labels", labels)
 	if len(req.UserData) > 32*1024 {
 		f.Add("user_data", "is longer than 32 KiB")
 	}
 	apierr.CheckUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
-	model.CheckUnsimulated(&f, req.ServerCreateRequest)
+	CheckUnsimulated(&f, req.ServerCreateRequest)
 	apierr.CheckUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
@@ -136,10 +134,10 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	if refused != nil {
 		return ServerCreated{}, refused
 	}
-	if err := model.Orderable(w.Cat, st, loc.Name, false); err != nil {
+	if err := Orderable(w.Cat, st, loc.Name, false); err != nil {
 		return ServerCreated{}, err
 	}
-	if err := model.CheckPrimaryIPsLocation(given, loc.Name); err != nil {
+	if err := CheckPrimaryIPsLocation(given, loc.Name); err != nil {
 		return ServerCreated{}, err
 	}
 	// Allocate private addresses before anything is stored, so a refusal
@@ -184,7 +182,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	// shows each when its attach_to_network ends (below).
 	attached := make([]schema.ServerPrivateNet, len(nets))
 	for i, n := range nets {
-		w.Attach(n.ID, store.Member{Ref: store.Ref{Type: "server", ID: s.ID}, IP: ips[i]})
+		w.Attach(n.ID, Member{Ref: Ref{Type: "server", ID: s.ID}, IP: ips[i]})
 		attached[i] = schema.ServerPrivateNet{Network: n.ID, IP: ips[i].String(), AliasIPs: []string{}, MACAddress: w.NewMAC()}
 	}
 	var rootPassword *string
@@ -195,24 +193,24 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	}
 	w.Servers.Put(s.ID, s)
 
-	ref := store.Ref{Type: "server", ID: s.ID}
+	ref := Ref{Type: "server", ID: s.ID}
 	end := "off"
 	if start {
 		end = "running"
 	}
-	create := w.StartAction(store.ActionSpec{Command: "create_server", Resources: []store.Ref{ref},
-		Finish: store.Finish{ServerStatus: end, ServerStatusOnError: "off"}})
+	create := w.StartAction(ActionSpec{Command: "create_server", Resources: []Ref{ref},
+		Finish: Finish{ServerStatus: end, ServerStatusOnError: "off"}})
 	out := ServerCreated{Action: w.ViewAction(create), NextActions: []schema.Action{}, RootPassword: rootPassword}
 	if start {
-		next := w.StartAction(store.ActionSpec{Command: "start_server", Resources: []store.Ref{ref}})
+		next := w.StartAction(ActionSpec{Command: "start_server", Resources: []Ref{ref}})
 		out.NextActions = append(out.NextActions, w.ViewAction(next))
 	}
 	// Each network is attached by an action of its own, after start_server,
 	// as the live API answers (hcloud-ruby PR 72, 2023); private_net is
 	// empty in the answer and fills as they end (hcloud-go issue 168).
 	for _, pn := range attached {
-		attach := w.StartAction(store.ActionSpec{Command: "attach_to_network", Resources: []store.Ref{ref, {Type: "network", ID: pn.Network}},
-			Finish: store.Finish{AttachNetwork: &pn}})
+		attach := w.StartAction(ActionSpec{Command: "attach_to_network", Resources: []Ref{ref, {Type: "network", ID: pn.Network}},
+			Finish: Finish{AttachNetwork: &pn}})
 		out.NextActions = append(out.NextActions, w.ViewAction(attach))
 	}
 	out.Server = w.ViewServer(s)
@@ -220,7 +218,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 }
 
 // sshKeyIDs resolves SSH keys given by ID or by name.
-func (w *ops) sshKeyIDs(f *apierr.Fields, refs []schema.IDOrName) []int64 {
+func (w *project) sshKeyIDs(f *apierr.Fields, refs []schema.IDOrName) []int64 {
 	ids := make([]int64, 0, len(refs))
 	for _, ref := range refs {
 		k, ok := w.SSHKeys.Get(ref.ID)
@@ -249,8 +247,8 @@ func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView,
 	if err != nil {
 		return ServerView{}, err
 	}
-	taken := model.NameTaken(&t.w.Servers, func(o *StoredServer) string { return o.Name })
-	if err := model.RenameRelabel("server", model.NonEmpty(req.Name), req.Labels, model.CheckHostname, taken, &s.Name, &s.Labels); err != nil {
+	taken := NameTaken(&t.w.Servers, func(o *StoredServer) string { return o.Name })
+	if err := RenameRelabel("server", NonEmpty(req.Name), req.Labels, CheckHostname, taken, &s.Name, &s.Labels); err != nil {
 		return ServerView{}, err
 	}
 	return t.w.ViewServer(s), nil
@@ -267,7 +265,7 @@ func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 	if err != nil {
 		return schema.Action{}, err
 	}
-	ref := store.Ref{Type: "server", ID: s.ID}
+	ref := Ref{Type: "server", ID: s.ID}
 	if s.Protection.Delete {
 		return schema.Action{}, apierr.Protected("server", s.ID)
 	} else if err := t.w.CheckEventLock(ref); err != nil {
@@ -275,13 +273,13 @@ func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 	}
 	t.w.DropLocks(ref)
 	t.w.removeServer(s)
-	a := t.w.StartAction(store.ActionSpec{Command: "delete_server", Resources: []store.Ref{ref}})
+	a := t.w.StartAction(ActionSpec{Command: "delete_server", Resources: []Ref{ref}})
 	return t.w.ViewAction(a), nil
 }
 
 // removeServer deletes a server with its networks and auto-delete primary IPs.
-func (w *ops) removeServer(s *StoredServer) {
-	w.DetachAll(store.Ref{Type: "server", ID: s.ID})
+func (w *project) removeServer(s *StoredServer) {
+	w.DetachAll(Ref{Type: "server", ID: s.ID})
 	w.DeleteBackups(s.ID)
 	for _, pip := range w.PrimaryIPs.All() {
 		if pip.AssigneeID != nil && *pip.AssigneeID == s.ID && pip.AssigneeType == "server" {
@@ -291,7 +289,7 @@ func (w *ops) removeServer(s *StoredServer) {
 				}
 				w.PrimaryIPs.Del(pip.ID)
 			} else {
-				pip.AssigneeID, pip.AssigneeType = nil, model.Unassigned
+				pip.AssigneeID, pip.AssigneeType = nil, Unassigned
 			}
 		}
 	}

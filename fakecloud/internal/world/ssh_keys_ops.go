@@ -9,7 +9,6 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
 )
 
 // SSHKey is the SSH key with the ID.
@@ -35,13 +34,13 @@ func (t *Tx) SSHKeys(q listing.Query, fingerprint string) ([]schema.SSHKey, int,
 // CreateSSHKey stores a public key; its name and fingerprint are unique.
 func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apierr.Error) {
 	var f apierr.Fields
-	model.CheckName(&f, "name", req.Name)
-	fp, ok := model.SSHFingerprint(req.PublicKey)
+	CheckName(&f, "name", req.Name)
+	fp, ok := SSHFingerprint(req.PublicKey)
 	if !ok {
 		f.Add("public_key", "is not an OpenSSH public key")
 	}
-	labels := model.DerefLabels(req.Labels)
-	model.ValidateLabels(&f, "labels", labels)
+	labels := DerefLabels(req.Labels)
+	ValidateLabels(&f, "labels", labels)
 	if err := f.Err(); err != nil {
 		return schema.SSHKey{}, err
 	}
@@ -63,8 +62,8 @@ func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHK
 	if err != nil {
 		return schema.SSHKey{}, err
 	}
-	taken := model.NameTaken(&t.w.SSHKeys, func(o *schema.SSHKey) string { return o.Name })
-	if err := model.RenameRelabel("SSH key", model.NonEmpty(req.Name), req.Labels, model.CheckName, taken, &k.Name, &k.Labels); err != nil {
+	taken := NameTaken(&t.w.SSHKeys, func(o *schema.SSHKey) string { return o.Name })
+	if err := RenameRelabel("SSH key", NonEmpty(req.Name), req.Labels, CheckName, taken, &k.Name, &k.Labels); err != nil {
 		return schema.SSHKey{}, err
 	}
 	return viewSSHKey(k), nil
@@ -81,6 +80,6 @@ func (t *Tx) DeleteSSHKey(id int64) *apierr.Error {
 
 func viewSSHKey(k *schema.SSHKey) schema.SSHKey {
 	v := *k
-	v.Labels = model.CopyLabels(k.Labels)
+	v.Labels = CopyLabels(k.Labels)
 	return v
 }

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // A version 1 snapshot, which carried the copies, gives the same world.
@@ -15,7 +13,7 @@ func TestVersion1SnapshotIsRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.DecodeState(v2, fc.w.Cat)
+	st, err := DecodeState(v2, fc.w.Cat)
 	if err != nil {
 		t.Fatal(err)
 	}

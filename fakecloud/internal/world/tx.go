@@ -8,8 +8,6 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/model"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world/internal/store"
 )
 
 // Tx is one request's hold on the world: its methods are the typed
@@ -17,14 +15,14 @@ import (
 // and changing the world completely or not at all. A Tx is valid only
 // inside the function the world runs it in, under the world's lock.
 // Results are copies in the API's schema, never the stored resources.
-type Tx struct{ w *ops }
+type Tx struct{ w *project }
 
 // Read runs f under the world's lock, after settling due actions, for a
 // read that is not an API request (the metadata service).
 func (s *State) Read(f func(*Tx)) {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.Settle()
 	f(&Tx{w})
 }
@@ -39,8 +37,8 @@ func (t *Tx) Catalog() *catalog.Catalog { return t.w.Cat }
 // started, for the journal. The lock is released however f ends.
 func (s *State) Run(f func(*Tx) (changed bool)) (started []string) {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.Settle()
 	w.Started = nil
 	if f(&Tx{w}) {
@@ -53,24 +51,24 @@ func (s *State) Run(f func(*Tx) (changed bool)) (started []string) {
 // Reset empties the world back to the catalogue alone.
 func (s *State) Reset() {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.Reset()
 	w.Changes++
 }
 
 // Replace builds a new content with plant in a scratch world whose
-// actions store.Finish at once, and takes it over only when plant succeeds: a
+// actions Finish at once, and takes it over only when plant succeeds: a
 // refused content changes nothing, ID counters included. Action faults
 // are meant for API clients, so planting neither spends nor meets them.
 func (s *State) Replace(plant func(*Tx) error) error {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	w.Settle()
 	fresh := w.Scratch()
 	fresh.ActionDuration, fresh.ActionPolls, fresh.ActionFault = 0, 0, nil
-	if err := plant(&Tx{&ops{&model.Model{State: fresh}}}); err != nil {
+	if err := plant(&Tx{fresh}); err != nil {
 		return err
 	}
 	w.Adopt(fresh)
@@ -83,10 +81,10 @@ func (s *State) Replace(plant func(*Tx) error) error {
 // them.
 func (s *State) CheckIndex() error {
 	w := s.w
-	w.Mu.Lock()
-	defer w.Mu.Unlock()
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	live := usedAddrs(w.NetUsed)
-	rebuilt := &store.State{Servers: w.Servers, LoadBalancers: w.LoadBalancers, NetHint: map[int64]netip.Addr{}}
+	rebuilt := &project{Servers: w.Servers, LoadBalancers: w.LoadBalancers, NetHint: map[int64]netip.Addr{}}
 	rebuilt.ReindexNetworks()
 	if fresh := usedAddrs(rebuilt.NetUsed); !maps.EqualFunc(live, fresh, maps.Equal) {
 		return fmt.Errorf("the network index %v does not match the resources, which give %v", live, fresh)
@@ -129,7 +127,7 @@ func (t *Tx) SetSeedProtection(kind string, id int64, on bool) {
 func (t *Tx) AddDedicatedServers(ds []SeedDedicatedServer) error {
 	for i, d := range ds {
 		if _, err := t.w.AddDedicated(d); err != nil {
-			return store.PrefixLines(fmt.Sprintf("seed dedicated_servers[%d] (%s): ", i, d.Name), err)
+			return PrefixLines(fmt.Sprintf("seed dedicated_servers[%d] (%s): ", i, d.Name), err)
 		}
 	}
 	return nil
@@ -137,16 +135,16 @@ func (t *Tx) AddDedicatedServers(ds []SeedDedicatedServer) error {
 
 // deletable is the reference of a resource that may be deleted: not
 // protected, and held by no running action or lock.
-func (t *Tx) deletable(kind string, id int64, protected bool) (store.Ref, *apierr.Error) {
+func (t *Tx) deletable(kind string, id int64, protected bool) (Ref, *apierr.Error) {
 	if protected {
-		return store.Ref{}, apierr.Protected(kind, id)
+		return Ref{}, apierr.Protected(kind, id)
 	}
-	ref := store.Ref{Type: kind, ID: id}
+	ref := Ref{Type: kind, ID: id}
 	return ref, t.w.CheckLock(ref)
 }
 
 // find returns the resource of a kind with the ID, or not_found.
-func find[T any](t *store.Table[T], kind string, id int64) (*T, *apierr.Error) {
+func find[T any](t *Table[T], kind string, id int64) (*T, *apierr.Error) {
 	v, ok := t.Get(id)
 	if !ok {
 		return nil, apierr.NotFound(kind, id)
@@ -167,7 +165,7 @@ func (t *Tx) Exists(kind string, id int64) *apierr.Error {
 }
 
 // exists reports whether a resource of a kind that actions name has the ID.
-func (w *ops) exists(kind string, id int64) bool {
+func (w *project) exists(kind string, id int64) bool {
 	var ok bool
 	switch kind {
 	case "server":

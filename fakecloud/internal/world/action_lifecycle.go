@@ -1,0 +1,318 @@
+package world
+
+import (
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+)
+
+// StoredAction is a stored action: what the API shows plus how it ends. Its
+// change is applied when it starts; how it ends is data, so a snapshot
+// keeps running actions whole.
+type StoredAction struct {
+	schema.Action
+	Due       time.Time           `json:"due"`                  // completes then, unless it waits for polls
+	HoldUntil time.Time           `json:"hold_until,omitzero"`  // an action fault's delay keeps it running until then
+	PollsLeft int                 `json:"polls_left,omitempty"` // with Options.ActionPolls: completes when this reaches zero
+	Lock      Ref                 `json:"lock"`                 // the resource it locks while running
+	Family    string              `json:"family,omitempty"`     // the kind of the endpoint that started it; Lock's when empty
+	Fail      *schema.ActionError `json:"fail,omitempty"`       // it will end in this error
+	Finish    Finish              `json:"finish,omitzero"`
+	Undo      json.RawMessage     `json:"undo,omitempty"`    // the locked resource before the change, restored if it fails
+	Applied   json.RawMessage     `json:"applied,omitempty"` // ... and as the change left it, so the undo keeps others' changes
+}
+
+// Finish is what an action's end does beyond its status.
+type Finish struct {
+	ServerStatus        string `json:"server_status,omitempty"`          // success: the server's status becomes this
+	ServerStatusOnError string `json:"server_status_on_error,omitempty"` // error: ... or this
+	IssueCertificate    bool   `json:"issue_certificate,omitempty"`      // success: issued; error: issuance failed
+	// AttachNetwork is a new server's attachment, in its network already:
+	// success adds it to private_net, error takes the server out again.
+	AttachNetwork *schema.ServerPrivateNet `json:"attach_network,omitempty"`
+	// Image is create_image's image: success makes it available, error
+	// deletes it.
+	Image int64 `json:"image,omitempty"`
+}
+
+// ActionSpec describes an action to start.
+type ActionSpec struct {
+	Command   string
+	Resources []Ref  // the first is the one the action locks
+	Family    string // the kind of the endpoint that starts it, when not the first resource's
+	Finish    Finish
+	Undo      json.RawMessage
+}
+
+// CheckLock returns locked when a running action, or a lock event, holds
+// the resource.
+func (w *project) CheckLock(ref Ref) *apierr.Error {
+	if _, ok := w.LockedBy[ref]; ok {
+		return apierr.Locked(ref.Type, ref.ID)
+	}
+	return w.CheckEventLock(ref)
+}
+
+// CheckEventLock returns locked while a lock event holds the resource.
+func (w *project) CheckEventLock(ref Ref) *apierr.Error {
+	if until, ok := w.Locks[ref]; ok {
+		if w.Now().Before(until) {
+			return apierr.Locked(ref.Type, ref.ID)
+		}
+		delete(w.Locks, ref)
+	}
+	return nil
+}
+
+// StartAction records a new running action. With no configured duration and
+// no poll count it completes at once, effects included.
+func (w *project) StartAction(s ActionSpec) *StoredAction {
+	now := w.Now()
+	a := &StoredAction{
+		Action: schema.Action{
+			ID: w.NewID("action"), Command: s.Command, Status: "running",
+			Started: now.UTC().Truncate(time.Second), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.Resources)...),
+		},
+		Due:       now.Add(w.ActionDuration),
+		PollsLeft: w.ActionPolls,
+		Family:    s.Family,
+		Finish:    s.Finish,
+		Undo:      s.Undo,
+	}
+	if len(s.Resources) > 0 {
+		a.Lock = s.Resources[0]
+	}
+	if s.Undo != nil {
+		a.Applied = w.SnapshotOf(a.Lock)
+	}
+	var delay time.Duration
+	if w.ActionFault != nil {
+		code, msg, d := w.ActionFault(s.Command)
+		if code != "" {
+			a.Fail = &schema.ActionError{Code: code, Message: msg}
+		}
+		delay = d
+		a.Due = a.Due.Add(d)
+		a.HoldUntil = now.Add(d)
+	}
+	w.Actions.Put(a.ID, a)
+	w.Started = append(w.Started, s.Command)
+	if w.ActionDuration <= 0 && w.ActionPolls <= 0 && delay == 0 {
+		w.complete(a, now)
+		return a
+	}
+	w.track(a)
+	return a
+}
+
+// track lists a running action, which holds its resource unless its
+// command is shared.
+func (w *project) track(a *StoredAction) {
+	w.running = append(w.running, a.ID)
+	if a.Lock.ID != 0 && !sharedCommands[a.Command] {
+		w.LockedBy[a.Lock] = a.ID
+	}
+}
+
+// sharedCommands run without holding their resource: another action may
+// start on it meanwhile, though they still wait for one that holds it.
+// The live API lets the Terraform provider's acceptance tests run two of
+// them at once on one resource, with no retry on locked: two
+// change_dns_ptr on a server or load balancer (its IPv4 and IPv6 reverse
+// DNS), two add_service on a load balancer. Their change is applied when
+// they start, so the others of their kind (a service updated or deleted,
+// a protection changed, the algorithm) are taken to share too: where the
+// API's documentation is silent a resource is locked only while it truly
+// cannot change. Power, type, image, network, target and rescue actions
+// hold their resource; the provider retries those on locked.
+var sharedCommands = map[string]bool{
+	"change_dns_ptr": true, "change_protection": true, "change_algorithm": true,
+	"add_service": true, "update_service": true, "delete_service": true,
+}
+
+// RecordDone records an action that took effect at once, as an event's
+// change does: finished as it starts, whatever the action options and
+// action faults say. It is listed under its first resource's family.
+func (w *project) RecordDone(command string, resources ...Ref) {
+	w.RecordDoneUnder("", command, resources...)
+}
+
+// RecordDoneUnder is RecordDone for an action listed under a family other
+// than its first resource's.
+func (w *project) RecordDoneUnder(family, command string, resources ...Ref) {
+	now := w.Now()
+	at := now.UTC().Truncate(time.Second)
+	a := &StoredAction{
+		Action: schema.Action{
+			ID: w.NewID("action"), Command: command, Status: "success", Progress: 100,
+			Started: at, Finished: &at, Resources: refsToSchema(resources),
+		},
+		Due:    now,
+		Family: family,
+	}
+	if len(resources) > 0 {
+		a.Lock = resources[0]
+	}
+	w.Actions.Put(a.ID, a)
+}
+
+func refsToSchema(refs []Ref) []schema.ActionResourceReference {
+	out := make([]schema.ActionResourceReference, 0, len(refs))
+	for _, r := range refs {
+		out = append(out, schema.ActionResourceReference{ID: r.ID, Type: r.Type})
+	}
+	return out
+}
+
+// complete ends a running action with success or its planned failure.
+func (w *project) complete(a *StoredAction, at time.Time) {
+	finished := at.UTC().Truncate(time.Second)
+	a.Finished = &finished
+	a.Progress = 100
+	ok := a.Fail == nil
+	if ok {
+		a.Status = "success"
+	} else {
+		a.Status = "error"
+		a.Error = a.Fail
+		if a.Undo != nil {
+			w.restore(a.Lock, a.Undo, a.Applied)
+		}
+	}
+	w.finish(a.Lock, a.Finish, ok)
+	a.Undo, a.Applied = nil, nil
+	if w.LockedBy[a.Lock] == a.ID {
+		delete(w.LockedBy, a.Lock)
+	}
+}
+
+// finish applies what an action's end does to the resource it locked.
+func (w *project) finish(ref Ref, f Finish, ok bool) {
+	if s, found := w.Servers.Get(ref.ID); found && ref.Type == "server" {
+		switch {
+		case ok && f.ServerStatus != "":
+			s.Status = f.ServerStatus
+		case !ok && f.ServerStatusOnError != "":
+			s.Status = f.ServerStatusOnError
+		}
+	}
+	if cert, found := w.Certificates.Get(ref.ID); found && ref.Type == "certificate" && f.IssueCertificate {
+		w.endIssuance(cert, ok)
+	}
+	if f.AttachNetwork != nil && ref.Type == "server" {
+		w.endAttach(ref, *f.AttachNetwork, ok)
+	}
+	if im, found := w.Images.Get(f.Image); found && f.Image != 0 {
+		if ok {
+			im.Status = "available"
+		} else {
+			w.Images.Del(im.ID)
+		}
+	}
+}
+
+// Settle completes every running action whose time has come, under the
+// world's lock. Every request settles first, as do the metadata service,
+// a snapshot and, with load balancer traffic on, the data plane's ticker.
+func (w *project) Settle() {
+	if len(w.running) == 0 {
+		return
+	}
+	now := w.Now()
+	still := w.running[:0]
+	for _, id := range w.running {
+		a, ok := w.Actions.Get(id)
+		if !ok {
+			continue
+		}
+		done := !now.Before(a.Due)
+		if w.ActionPolls > 0 {
+			done = a.PollsLeft <= 0 && !now.Before(a.HoldUntil)
+		}
+		if done {
+			w.complete(a, now)
+			w.Changes++
+			continue
+		}
+		still = append(still, id)
+	}
+	w.running = still
+}
+
+// Polled counts a client's look at an action, for Options.ActionPolls.
+func (w *project) Polled(a *StoredAction) {
+	if a.Status == "running" && a.PollsLeft > 0 {
+		a.PollsLeft--
+	}
+}
+
+// view is the action as the API shows it, with progress for running ones.
+func (w *project) ViewAction(a *StoredAction) schema.Action {
+	v := a.Action
+	v.Resources = slices.Clone(a.Resources)
+	if v.Resources == nil {
+		v.Resources = []schema.ActionResourceReference{}
+	}
+	if a.Status == "running" && w.ActionDuration > 0 {
+		elapsed := w.Now().Sub(a.Started)
+		v.Progress = min(99, max(0, int(100*elapsed/w.ActionDuration)))
+	}
+	return v
+}
+
+// ListedUnder reports whether an action is listed under the family of a
+// kind (and under the resource of the ID, when id is not zero): an action
+// is listed under the family of the endpoint that started it, and a
+// resource's listing shows those of its family that name it.
+func ListedUnder(a *StoredAction, kind string, id int64) bool {
+	if a.StartedUnder() != kind {
+		return false
+	}
+	for _, r := range a.Resources {
+		if r.Type == kind && (id == 0 || r.ID == id) {
+			return true
+		}
+	}
+	return false
+}
+
+// StartedUnder is the kind of the endpoint that started the action.
+func (a *StoredAction) StartedUnder() string {
+	if a.Family != "" {
+		return a.Family
+	}
+	return a.Lock.Type
+}
+
+// SnapshotOf is a resource's JSON, to restore if an action fails.
+func (w *project) SnapshotOf(ref Ref) json.RawMessage {
+	var v any
+	switch ref.Type {
+	case "server":
+		v, _ = w.Servers.Get(ref.ID)
+	case "load_balancer":
+		v, _ = w.LoadBalancers.Get(ref.ID)
+	case "network":
+		v, _ = w.Networks.Get(ref.ID)
+	case "certificate":
+		v, _ = w.Certificates.Get(ref.ID)
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// NetworkLock answers conflict while an action runs on the network, as the
+// API documents for networks.
+func (w *project) NetworkLock(id int64) *apierr.Error {
+	if err := w.CheckLock(Ref{Type: "network", ID: id}); err != nil {
+		return apierr.Errorf(apierr.CodeConflict, "network %d is being changed by a running action, please retry", id)
+	}
+	return nil
+}

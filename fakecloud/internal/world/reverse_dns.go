@@ -1,0 +1,34 @@
+package world
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+)
+
+// DefaultPTR is the reverse DNS name the API gives a fresh IPv4 address.
+func DefaultPTR(a netip.Addr) string {
+	parts := strings.Split(a.String(), ".")
+	slices.Reverse(parts)
+	return "static." + strings.Join(parts, ".") + ".clients.your-server.de"
+}
+
+// SetServerIPv6PTR names a of a server's IPv6 network ptr; empty removes
+// its name.
+func SetServerIPv6PTR(s *StoredServer, a netip.Addr, ptr string) {
+	s.PublicNet.IPv6.DNSPtr = slices.DeleteFunc(s.PublicNet.IPv6.DNSPtr, func(d schema.ServerPublicNetIPv6DNSPtr) bool { return d.IP == a.String() })
+	if ptr != "" {
+		s.PublicNet.IPv6.DNSPtr = append(s.PublicNet.IPv6.DNSPtr, schema.ServerPublicNetIPv6DNSPtr{IP: a.String(), DNSPtr: ptr})
+	}
+}
+
+// SetPrimaryIPv6PTR names a of a primary IP's IPv6 network ptr; empty
+// removes its name.
+func SetPrimaryIPv6PTR(p *schema.PrimaryIP, a netip.Addr, ptr string) {
+	p.DNSPtr = slices.DeleteFunc(p.DNSPtr, func(d schema.PrimaryIPDNSPTR) bool { return d.IP == a.String() })
+	if ptr != "" {
+		p.DNSPtr = append(p.DNSPtr, schema.PrimaryIPDNSPTR{IP: a.String(), DNSPtr: ptr})
+	}
+}
