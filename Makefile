@@ -103,7 +103,7 @@ chart: ## helm lint deploy/chart with Helm 3 and Helm 4 (default values, network
 
 # The reference pages generated from the code (TestReference* beside each
 # table); make test fails when one differs, and checks every link.
-docs: ## rewrite the generated reference pages in docs/reference from the code (annotations, environment, flags, metrics, doctor checks, fakecloud's flags, events and admin routes)
+docs: ## rewrite the generated reference pages in docs/reference from the code (annotations, environment, flags, metrics, doctor checks, fakecloud's flags, events, admin routes and action commands)
 	UPDATE_DOCS=1 $(GO) test -count=1 -run '^TestReference' ./ccm/... ./cmd/... ./fakecloud/...
 	$(GO) test -count=1 ./docs/
 

@@ -158,7 +158,7 @@ func New(opts Options) *Server {
 	}
 	s := &Server{opts: opts, tokens: map[string]bool{}, closing: make(chan struct{}),
 		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize)}
-	s.faults.KnowCommands(world.Commands)
+	s.faults.KnowCommands(world.Commands())
 	s.world = world.New(world.Config{Now: opts.Now, ActionDuration: opts.ActionDuration, ActionPolls: opts.ActionPolls,
 		IDSeed: opts.IDSeed, Realism: opts.Realism, ActionFault: s.faults.ForAction})
 	if len(opts.Tokens) == 0 {

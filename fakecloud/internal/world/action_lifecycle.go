@@ -22,8 +22,9 @@ type StoredAction struct {
 	Family    string              `json:"family,omitempty"`     // the kind of the endpoint that started it; Lock's when empty
 	Fail      *schema.ActionError `json:"fail,omitempty"`       // it will end in this error
 	Finish    Finish              `json:"finish,omitzero"`
-	Undo      json.RawMessage     `json:"undo,omitempty"`    // the locked resource before the change, restored if it fails
-	Applied   json.RawMessage     `json:"applied,omitempty"` // ... and as the change left it, so the undo keeps others' changes
+	Undo      json.RawMessage     `json:"undo,omitempty"`      // the locked resource before the change, restored if it fails
+	Applied   json.RawMessage     `json:"applied,omitempty"`   // ... and as the change left it, so the undo keeps others' changes
+	UndoAlso  []UndoOf            `json:"undo_also,omitempty"` // the other resources it holds, restored with it
 }
 
 // Finish is what an action's end does beyond its status.
@@ -42,10 +43,12 @@ type Finish struct {
 // ActionSpec describes an action to start.
 type ActionSpec struct {
 	Command   string
-	Resources []Ref  // the first is the one the action locks
+	Lock      Ref    // the resource the action locks; the first of Resources when zero
+	Resources []Ref  // the resources it names
 	Family    string // the kind of the endpoint that starts it, when not the first resource's
 	Finish    Finish
-	Undo      json.RawMessage
+	Undo      json.RawMessage // the locked resource before the change
+	UndoAlso  []UndoOf        // the other resources it holds, before the change
 }
 
 // CheckLock returns locked when a running action, or a lock event, holds
@@ -68,9 +71,11 @@ func (w *project) CheckEventLock(ref Ref) *apierr.Error {
 	return nil
 }
 
-// StartAction records a new running action. With no configured duration and
-// no poll count it completes at once, effects included.
-func (w *project) StartAction(s ActionSpec) *StoredAction {
+// startAction records a new running action, with its action fault and
+// its duration: with neither, and no poll count, it completes at once,
+// effects included. The command must be one its family's kind declares.
+func (w *project) startAction(s ActionSpec) *StoredAction {
+	w.checkDeclared(s.Family, s.Command, s.Resources)
 	now := w.Now()
 	a := &StoredAction{
 		Action: schema.Action{
@@ -83,11 +88,16 @@ func (w *project) StartAction(s ActionSpec) *StoredAction {
 		Finish:    s.Finish,
 		Undo:      s.Undo,
 	}
-	if len(s.Resources) > 0 {
+	a.Lock = s.Lock
+	if a.Lock == (Ref{}) && len(s.Resources) > 0 {
 		a.Lock = s.Resources[0]
 	}
 	if s.Undo != nil {
-		a.Applied = w.SnapshotOf(a.Lock)
+		a.Applied = w.snapshotOf(a.Lock)
+	}
+	for _, u := range s.UndoAlso {
+		u.Applied = w.snapshotOf(u.Resource)
+		a.UndoAlso = append(a.UndoAlso, u)
 	}
 	var delay time.Duration
 	if w.ActionFault != nil {
@@ -109,12 +119,15 @@ func (w *project) StartAction(s ActionSpec) *StoredAction {
 	return a
 }
 
-// track lists a running action, which holds its resource unless its
-// command is shared.
+// track lists a running action, which holds its resource, and the others
+// it undoes, unless its command is shared.
 func (w *project) track(a *StoredAction) {
 	w.running = append(w.running, a.ID)
 	if a.Lock.ID != 0 && !sharedCommands[a.Command] {
 		w.LockedBy[a.Lock] = a.ID
+		for _, u := range a.UndoAlso {
+			w.LockedBy[u.Resource] = a.ID
+		}
 	}
 }
 
@@ -144,6 +157,7 @@ func (w *project) RecordDone(command string, resources ...Ref) {
 // RecordDoneUnder is RecordDone for an action listed under a family other
 // than its first resource's.
 func (w *project) RecordDoneUnder(family, command string, resources ...Ref) {
+	w.checkDeclared(family, command, resources)
 	now := w.Now()
 	at := now.UTC().Truncate(time.Second)
 	a := &StoredAction{
@@ -182,37 +196,19 @@ func (w *project) complete(a *StoredAction, at time.Time) {
 		if a.Undo != nil {
 			w.restore(a.Lock, a.Undo, a.Applied)
 		}
-	}
-	w.finish(a.Lock, a.Finish, ok)
-	a.Undo, a.Applied = nil, nil
-	if w.LockedBy[a.Lock] == a.ID {
-		delete(w.LockedBy, a.Lock)
-	}
-}
-
-// finish applies what an action's end does to the resource it locked.
-func (w *project) finish(ref Ref, f Finish, ok bool) {
-	if s, found := w.Servers.Get(ref.ID); found && ref.Type == "server" {
-		switch {
-		case ok && f.ServerStatus != "":
-			s.Status = f.ServerStatus
-		case !ok && f.ServerStatusOnError != "":
-			s.Status = f.ServerStatusOnError
+		for _, u := range a.UndoAlso {
+			w.restore(u.Resource, u.Before, u.Applied)
 		}
 	}
-	if cert, found := w.Certificates.Get(ref.ID); found && ref.Type == "certificate" && f.IssueCertificate {
-		w.endIssuance(cert, ok)
+	if k := w.kind(a.Lock.Type); k.finish != nil && a.Lock.ID != 0 {
+		k.finish(w, a.Lock.ID, a.Finish, ok)
 	}
-	if f.AttachNetwork != nil && ref.Type == "server" {
-		w.endAttach(ref, *f.AttachNetwork, ok)
-	}
-	if im, found := w.Images.Get(f.Image); found && f.Image != 0 {
-		if ok {
-			im.Status = "available"
-		} else {
-			w.Images.Del(im.ID)
+	for _, ref := range append([]Ref{a.Lock}, undone(a.UndoAlso)...) {
+		if w.LockedBy[ref] == a.ID {
+			delete(w.LockedBy, ref)
 		}
 	}
+	a.Undo, a.Applied, a.UndoAlso = nil, nil, nil
 }
 
 // Settle completes every running action whose time has come, under the
@@ -288,31 +284,22 @@ func (a *StoredAction) StartedUnder() string {
 	return a.Lock.Type
 }
 
-// SnapshotOf is a resource's JSON, to restore if an action fails.
-func (w *project) SnapshotOf(ref Ref) json.RawMessage {
-	var v any
-	switch ref.Type {
-	case "server":
-		v, _ = w.Servers.Get(ref.ID)
-	case "load_balancer":
-		v, _ = w.LoadBalancers.Get(ref.ID)
-	case "network":
-		v, _ = w.Networks.Get(ref.ID)
-	case "certificate":
-		v, _ = w.Certificates.Get(ref.ID)
+func undone(us []UndoOf) []Ref {
+	out := make([]Ref, 0, len(us))
+	for _, u := range us {
+		out = append(out, u.Resource)
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return nil
-	}
-	return data
+	return out
 }
 
-// NetworkLock answers conflict while an action runs on the network, as the
-// API documents for networks.
-func (w *project) NetworkLock(id int64) *apierr.Error {
-	if err := w.CheckLock(Ref{Type: "network", ID: id}); err != nil {
-		return apierr.Errorf(apierr.CodeConflict, "network %d is being changed by a running action, please retry", id)
+// checkDeclared panics when an action's command is not one its family's
+// kind declares: Commands, which action faults are checked against, lists
+// the declared ones, so an undeclared command is a programming error.
+func (w *project) checkDeclared(family, command string, resources []Ref) {
+	if family == "" && len(resources) > 0 {
+		family = resources[0].Type
 	}
-	return nil
+	if k := w.kind(family); !slices.Contains(k.commands, command) {
+		panic("fakecloud: kind " + family + " does not declare the command " + command)
+	}
 }

@@ -137,15 +137,8 @@ func (w *project) Detach(m Member, netID int64) {
 		}
 		return true
 	})
-	switch m.Type {
-	case "server":
-		if s, ok := w.Servers.Get(m.ID); ok {
-			s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == netID })
-		}
-	case "load_balancer":
-		if lb, ok := w.LoadBalancers.Get(m.ID); ok {
-			lb.PrivateNet = slices.DeleteFunc(lb.PrivateNet, func(p schema.LoadBalancerPrivateNet) bool { return p.Network == netID })
-		}
+	if k := w.kind(m.Type); k.leave != nil {
+		k.leave(w, m.ID, netID)
 	}
 }
 

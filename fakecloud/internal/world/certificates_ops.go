@@ -11,9 +11,26 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
+// certificates is the certificate kind's handle.
+var certificates = kindOf[schema.Certificate]{"certificate", func(w *project) *Table[schema.Certificate] { return &w.Certificates }}
+
+// certificateKind declares certificates to the world's mechanisms: a
+// managed certificate's issuance ends with its action.
+func certificateKind() kind {
+	return certificates.declare(kind{
+		idBase:   400000,
+		commands: []string{"create_certificate"},
+		finish: func(w *project, id int64, f Finish, ok bool) {
+			if cert, found := w.Certificates.Get(id); found && f.IssueCertificate {
+				w.endIssuance(cert, ok)
+			}
+		},
+	})
+}
+
 // Certificate is the certificate with the ID.
 func (t *Tx) Certificate(id int64) (schema.Certificate, *apierr.Error) {
-	cert, err := find(&t.w.Certificates, "certificate", id)
+	cert, err := certificates.find(t.w, id)
 	if err != nil {
 		return schema.Certificate{}, err
 	}
@@ -97,13 +114,13 @@ func (t *Tx) CreateCertificate(req schema.CertificateCreateRequest) (Certificate
 
 // startIssuance runs the issuance action; endIssuance applies its end.
 func (w *project) startIssuance(cert *schema.Certificate) *StoredAction {
-	return w.StartAction(ActionSpec{Command: "create_certificate", Resources: []Ref{{Type: "certificate", ID: cert.ID}},
+	return w.startAction(ActionSpec{Command: "create_certificate", Resources: []Ref{{Type: "certificate", ID: cert.ID}},
 		Finish: Finish{IssueCertificate: true}})
 }
 
 // RetryCertificate issues again a managed certificate whose issuance failed.
 func (t *Tx) RetryCertificate(id int64) (schema.Action, *apierr.Error) {
-	cert, err := find(&t.w.Certificates, "certificate", id)
+	cert, err := certificates.find(t.w, id)
 	if err != nil {
 		return schema.Action{}, err
 	}
@@ -120,7 +137,7 @@ func (t *Tx) RetryCertificate(id int64) (schema.Action, *apierr.Error) {
 
 // UpdateCertificate renames and relabels a certificate.
 func (t *Tx) UpdateCertificate(id int64, req schema.CertificateUpdateRequest) (schema.Certificate, *apierr.Error) {
-	cert, err := find(&t.w.Certificates, "certificate", id)
+	cert, err := certificates.find(t.w, id)
 	if err != nil {
 		return schema.Certificate{}, err
 	}
@@ -133,7 +150,7 @@ func (t *Tx) UpdateCertificate(id int64, req schema.CertificateUpdateRequest) (s
 
 // DeleteCertificate deletes a certificate no load balancer uses.
 func (t *Tx) DeleteCertificate(id int64) *apierr.Error {
-	cert, err := find(&t.w.Certificates, "certificate", id)
+	cert, err := certificates.find(t.w, id)
 	if err != nil {
 		return err
 	}

@@ -1,46 +1,55 @@
 package world
 
 import (
-	"os"
-	"path/filepath"
-	"regexp"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
 )
 
-// started finds the commands the code starts or records: an action
-// spec's Command, a recorded action, and the family helpers' command
-// argument.
-var started = regexp.MustCompile(`(?:Command: |RecordDone\(|(?:power|lbAction|networkAction|serverAction|serverActionNaming)\(id, |primaryIPAction\([^)]*?, |\bcommand :?= |status, command :?= "[a-z]+", )"([a-z_]+)"`)
-
-// TestCommandsListed: Commands lists every command an operation starts,
-// and no other, so an action fault cannot name one that never fires.
-func TestCommandsListed(t *testing.T) {
-	var files []string
-	for _, dir := range []string{".", "internal/store", "internal/model"} {
-		matches, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, matches...)
+// TestCommandsFromTheKinds: Commands is every command the kinds declare,
+// sorted and once each, and the runner refuses to start one its kind does
+// not declare, so an action fault can name only a command that fires.
+func TestCommandsFromTheKinds(t *testing.T) {
+	got := Commands()
+	if !slices.IsSorted(got) || len(slices.Compact(slices.Clone(got))) != len(got) {
+		t.Errorf("Commands() = %v, want sorted and unique", got)
 	}
-	var found []string
-	for _, f := range files {
-		if filepath.Base(f) == "commands.go" || regexp.MustCompile(`_test\.go$`).MatchString(f) {
+	for _, want := range []string{"start_server", "add_target", "add_subnet", "assign_primary_ip", "create_certificate"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Commands() lacks %s", want)
+		}
+	}
+	w := newProject(Config{})
+	for _, tc := range []struct{ family, command string }{
+		{"network", "start_server"}, // another kind's command
+		{"ssh_key", "change_protection"},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("startAction(%s on a %s) did not panic", tc.command, tc.family)
+				}
+			}()
+			w.startAction(ActionSpec{Command: tc.command, Resources: []Ref{{Type: tc.family, ID: 1}}})
+		}()
+	}
+}
+
+// TestReferenceActionCommands: the reference lists the commands each kind's
+// actions have, as the kinds declare them.
+func TestReferenceActionCommands(t *testing.T) {
+	var rows [][]string
+	for _, k := range registry() {
+		if len(k.commands) == 0 {
 			continue
 		}
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+		cmds := slices.Sorted(slices.Values(k.commands))
+		for i, c := range cmds {
+			cmds[i] = refdoc.Code(c)
 		}
-		for _, m := range started.FindAllStringSubmatch(string(data), -1) {
-			if !slices.Contains(found, m[1]) {
-				found = append(found, m[1])
-			}
-		}
+		rows = append(rows, []string{refdoc.Code(k.name), strings.Join(cmds, ", ")})
 	}
-	slices.Sort(found)
-	if !slices.Equal(found, Commands) {
-		t.Errorf("the operations start %v; Commands lists %v", found, Commands)
-	}
+	refdoc.Check(t, "docs/reference/fakecloud/faults-and-scenarios.md", "action-commands", refdoc.Table([]string{"kind", "commands"}, rows))
 }

@@ -1,11 +1,31 @@
 package world
 
 import (
+	"strconv"
+
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 )
+
+// images is the handle of the project's own images (snapshots and
+// backups); the catalogue's exist too.
+var images = kindOf[schema.Image]{"image", func(w *project) *Table[schema.Image] { return &w.Images }}
+
+// imageKind declares images; create_image is the server's action.
+func imageKind() kind {
+	k := images.declare(kind{idBase: 700000})
+	own := k.exists
+	k.exists = func(w *project, id int64) bool {
+		if own(w, id) {
+			return true
+		}
+		_, ok := w.Cat.Image(strconv.FormatInt(id, 10), "")
+		return ok
+	}
+	return k
+}
 
 // ImageCreated is create_image's answer.
 type ImageCreated struct {
@@ -17,13 +37,13 @@ type ImageCreated struct {
 // available once its action ends.
 func (t *Tx) CreateImage(id int64, req ImageCreateRequest) (ImageCreated, *apierr.Error) {
 	var im *schema.Image
-	a, err := t.serverAction(id, "create_image", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	a, err := act(t, servers, id, "create_image", func(s *StoredServer) (step, *apierr.Error) {
 		var err *apierr.Error
 		im, err = t.w.NewImage(s, req)
 		if err != nil {
-			return nil, Finish{}, err
+			return step{}, err
 		}
-		return nil, Finish{Image: im.ID}, nil
+		return step{finish: Finish{Image: im.ID}}, nil
 	})
 	if err != nil {
 		return ImageCreated{}, err

@@ -9,109 +9,87 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
-// lbAction checks the load balancer is free, applies the change plan
-// validated and starts its action, which undoes the change if it fails.
-func (t *Tx) lbAction(id int64, command string, plan func(lb *StoredLoadBalancer) (func(), *apierr.Error)) (schema.Action, *apierr.Error) {
-	w := t.w
-	lb, err := find(&w.LoadBalancers, "load_balancer", id)
-	if err != nil {
-		return schema.Action{}, err
-	}
-	ref := Ref{Type: "load_balancer", ID: lb.ID}
-	if err := w.CheckLock(ref); err != nil {
-		return schema.Action{}, err
-	}
-	apply, aerr := plan(lb)
-	if aerr != nil {
-		return schema.Action{}, aerr
-	}
-	undo := w.SnapshotOf(ref)
-	apply()
-	a := w.StartAction(ActionSpec{Command: command, Resources: []Ref{ref}, Undo: undo})
-	return w.ViewAction(a), nil
-}
-
 // AddService adds a service to a load balancer.
 func (t *Tx) AddService(id int64, spec ServiceSpec) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "add_service", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "add_service", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		var f apierr.Fields
 		svc := t.w.BuildService(schema.LoadBalancerService{}, spec, &f, "")
 		if err := f.Err(); err != nil {
-			return nil, err
+			return step{}, err
 		}
 		if slices.ContainsFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == svc.ListenPort }) {
-			return nil, apierr.Errorf("source_port_already_used", "listen port %d is already used by a service of load balancer %d", svc.ListenPort, lb.ID)
+			return step{}, apierr.Errorf("source_port_already_used", "listen port %d is already used by a service of load balancer %d", svc.ListenPort, lb.ID)
 		}
 		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Services = append(cp.Services, svc) }); err != nil {
-			return nil, err
+			return step{}, err
 		}
-		return func() { lb.Services = append(lb.Services, svc) }, nil
+		return step{apply: func() { lb.Services = append(lb.Services, svc) }}, nil
 	})
 }
 
 // UpdateService changes the service on a listen port.
 func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "update_service", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "update_service", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		if spec.ListenPort == nil {
-			return nil, apierr.InvalidField("listen_port", "is required")
+			return step{}, apierr.InvalidField("listen_port", "is required")
 		}
 		i := slices.IndexFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == *spec.ListenPort })
 		if i < 0 {
-			return nil, apierr.InvalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, *spec.ListenPort)
+			return step{}, apierr.InvalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, *spec.ListenPort)
 		}
 		var f apierr.Fields
 		svc := t.w.BuildService(lb.Services[i], spec, &f, "")
 		if err := f.Err(); err != nil {
-			return nil, err
+			return step{}, err
 		}
 		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Services[i] = svc }); err != nil {
-			return nil, err
+			return step{}, err
 		}
 		port := svc.ListenPort
-		return func() {
+		return step{apply: func() {
 			if j := slices.IndexFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == port }); j >= 0 {
 				lb.Services[j] = svc
 			}
-		}, nil
+		}}, nil
 	})
 }
 
 // DeleteService deletes the service on a listen port.
 func (t *Tx) DeleteService(id int64, req schema.LoadBalancerDeleteServiceRequest) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "delete_service", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "delete_service", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		match := func(o schema.LoadBalancerService) bool { return o.ListenPort == req.ListenPort }
 		if !slices.ContainsFunc(lb.Services, match) {
-			return nil, apierr.InvalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, req.ListenPort)
+			return step{}, apierr.InvalidField("listen_port", "load balancer %d has no service on port %d", lb.ID, req.ListenPort)
 		}
-		return func() { lb.Services = slices.DeleteFunc(lb.Services, match) }, nil
+		return step{apply: func() { lb.Services = slices.DeleteFunc(lb.Services, match) }}, nil
 	})
 }
 
 // AddTarget adds a server, label selector or IP target to a load balancer.
 func (t *Tx) AddTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "add_target", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "add_target", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		var f apierr.Fields
 		tg, err := t.w.BuildTarget(lb, spec, &f, "")
 		if ferr := f.Err(); ferr != nil {
-			return nil, ferr
+			return step{}, ferr
 		}
 		if err != nil {
-			return nil, err
+			return step{}, err
 		}
 		if slices.ContainsFunc(lb.Targets, func(o Target) bool { return SameTarget(o, tg) }) {
-			return nil, apierr.Errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
+			return step{}, apierr.Errorf("target_already_defined", "the target is already defined on load balancer %d", lb.ID)
 		}
 		if err := t.w.WithLimits(lb, func(cp *StoredLoadBalancer) { cp.Targets = append(cp.Targets, tg) }); err != nil {
-			return nil, err
+			return step{}, err
 		}
-		return func() { lb.Targets = append(lb.Targets, tg) }, nil
+		return step{apply: func() { lb.Targets = append(lb.Targets, tg) }}, nil
 	})
 }
 
 // RemoveTarget removes a target; a server target whose server was
 // deleted can still be removed.
 func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "remove_target", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "remove_target", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		want := Target{Type: spec.Type}
 		switch {
 		case spec.Type == "server" && spec.Server != nil:
@@ -121,28 +99,28 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Err
 		case spec.Type == "ip" && spec.IP != nil:
 			want.IP = &schema.LoadBalancerTargetIP{IP: spec.IP.IP}
 		default:
-			return nil, apierr.InvalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
+			return step{}, apierr.InvalidField("type", "%q with its matching field is required: server, label_selector or ip", spec.Type)
 		}
 		match := func(o Target) bool { return SameTarget(o, want) }
 		if !slices.ContainsFunc(lb.Targets, match) {
-			return nil, apierr.Errorf("target_not_found", "load balancer %d has no such target", lb.ID)
+			return step{}, apierr.Errorf("target_not_found", "load balancer %d has no such target", lb.ID)
 		}
-		return func() { lb.Targets = slices.DeleteFunc(lb.Targets, match) }, nil
+		return step{apply: func() { lb.Targets = slices.DeleteFunc(lb.Targets, match) }}, nil
 	})
 }
 
 // AttachLoadBalancerToNetwork attaches a load balancer to a network.
 func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "attach_to_network", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "attach_to_network", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, apierr.InvalidField("network", "network %d does not exist", req.Network)
+			return step{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
-		if err := t.w.NetworkLock(n.ID); err != nil {
-			return nil, err
+		if err := t.w.checkFree(Ref{Type: "network", ID: n.ID}); err != nil {
+			return step{}, err
 		}
 		if len(lb.PrivateNet) > 0 {
-			return nil, apierr.Errorf("load_balancer_already_attached", "load balancer %d is already attached to network %d", lb.ID, lb.PrivateNet[0].Network)
+			return step{}, apierr.Errorf("load_balancer_already_attached", "load balancer %d is already attached to network %d", lb.ID, lb.PrivateNet[0].Network)
 		}
 		want, ipRange := "", ""
 		if req.IP != nil {
@@ -153,54 +131,54 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 		}
 		ip, err := t.w.AllocIP(n, lb.Location.NetworkZone, want, ipRange)
 		if err != nil {
-			return nil, err
+			return step{}, err
 		}
-		return func() {
+		return step{apply: func() {
 			t.w.Attach(n.ID, Member{Ref: Ref{Type: "load_balancer", ID: lb.ID}, IP: ip})
 			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
-		}, nil
+		}}, nil
 	})
 }
 
 // DetachLoadBalancerFromNetwork detaches a load balancer from a network.
 func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActionDetachFromNetworkRequest) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "detach_from_network", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "detach_from_network", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		m, ok := t.w.MemberOf(req.Network, Ref{Type: "load_balancer", ID: lb.ID})
 		if !ok {
-			return nil, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
+			return step{}, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d is not attached to network %d", lb.ID, req.Network)
 		}
 		if !lb.PublicNet.Enabled {
-			return nil, apierr.Errorf("load_balancer_public_interface_disabled", "load balancer %d has no public interface; enable it before detaching its network", lb.ID)
+			return step{}, apierr.Errorf("load_balancer_public_interface_disabled", "load balancer %d has no public interface; enable it before detaching its network", lb.ID)
 		}
 		if slices.ContainsFunc(lb.Targets, Target.Private) {
-			return nil, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
+			return step{}, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
 		}
-		return func() { t.w.Detach(m, req.Network) }, nil
+		return step{apply: func() { t.w.Detach(m, req.Network) }}, nil
 	})
 }
 
 // ChangeAlgorithm sets how a load balancer spreads connections.
 func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgorithmRequest) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "change_algorithm", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "change_algorithm", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		if !slices.Contains(lbAlgorithms, req.Type) {
-			return nil, apierr.InvalidField("type", "%q is not one of round_robin, least_connections", req.Type)
+			return step{}, apierr.InvalidField("type", "%q is not one of round_robin, least_connections", req.Type)
 		}
-		return func() { lb.Algorithm.Type = req.Type }, nil
+		return step{apply: func() { lb.Algorithm.Type = req.Type }}, nil
 	})
 }
 
 // ChangeLoadBalancerType changes the type of a load balancer whose
 // services and targets fit the new one.
 func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChangeTypeRequest) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "change_load_balancer_type", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "change_load_balancer_type", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		lt, ok := t.w.Cat.LBType(idOrNameString(req.LoadBalancerType))
 		if !ok {
-			return nil, apierr.InvalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
+			return step{}, apierr.InvalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 		}
 		if err := t.w.CheckLBLimits(lb, lt); err != nil {
-			return nil, apierr.Errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
+			return step{}, apierr.Errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
 		}
-		return func() { lb.LoadBalancerType = lt }, nil
+		return step{apply: func() { lb.LoadBalancerType = lt }}, nil
 	})
 }
 
@@ -220,24 +198,24 @@ func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apierr.
 	if enabled {
 		command = "enable_public_interface"
 	}
-	return t.lbAction(id, command, func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, command, func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		if !enabled && len(lb.PrivateNet) == 0 {
-			return nil, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
+			return step{}, apierr.Errorf("load_balancer_not_attached_to_network", "load balancer %d must be attached to a network before its public interface is disabled", lb.ID)
 		}
 		if !enabled && PublicTargets(lb) {
-			return nil, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
+			return step{}, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the public IP instead of the private IP", lb.ID)
 		}
-		return func() { lb.PublicNet.Enabled = enabled }, nil
+		return step{apply: func() { lb.PublicNet.Enabled = enabled }}, nil
 	})
 }
 
 // ChangeLoadBalancerDNSPtr sets the reverse DNS name of a load
 // balancer's public address.
 func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "change_dns_ptr", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
+	return act(t, loadBalancers, id, "change_dns_ptr", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
-			return nil, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
+			return step{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
 		}
 		ptr := ""
 		if req.DNSPtr != nil {
@@ -245,26 +223,26 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		}
 		switch a.String() {
 		case lb.PublicNet.IPv4.IP:
-			return func() {
+			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
 				}
 				lb.PublicNet.IPv4.DNSPtr = ptr
-			}, nil
+			}}, nil
 		case lb.PublicNet.IPv6.IP:
-			return func() { lb.PublicNet.IPv6.DNSPtr = ptr }, nil
+			return step{apply: func() { lb.PublicNet.IPv6.DNSPtr = ptr }}, nil
 		}
-		return nil, apierr.InvalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
+		return step{}, apierr.InvalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
 	})
 }
 
 // ChangeLoadBalancerProtection sets a load balancer's delete protection.
 func (t *Tx) ChangeLoadBalancerProtection(id int64, req schema.LoadBalancerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
-	return t.lbAction(id, "change_protection", func(lb *StoredLoadBalancer) (func(), *apierr.Error) {
-		return func() {
+	return act(t, loadBalancers, id, "change_protection", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
+		return step{apply: func() {
 			if req.Delete != nil {
 				lb.Protection.Delete = *req.Delete
 			}
-		}, nil
+		}}, nil
 	})
 }

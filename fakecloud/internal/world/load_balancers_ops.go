@@ -12,6 +12,48 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
+// loadBalancers is the load balancer kind's handle.
+var loadBalancers = kindOf[StoredLoadBalancer]{"load_balancer", func(w *project) *Table[StoredLoadBalancer] { return &w.LoadBalancers }}
+
+// loadBalancerKind declares load balancers to the world's mechanisms.
+func loadBalancerKind() kind {
+	return loadBalancers.declare(kind{
+		idBase: 200000,
+		commands: []string{
+			"create_load_balancer", "delete_load_balancer", "add_service", "update_service", "delete_service",
+			"add_target", "remove_target", "attach_to_network", "detach_from_network", "change_algorithm",
+			"change_load_balancer_type", "enable_public_interface", "disable_public_interface", "change_dns_ptr",
+			"change_protection",
+		},
+		// A restored load balancer keeps only the attachments and the
+		// certificates that still exist.
+		fit: func(w *project, id int64) {
+			lb, ok := w.LoadBalancers.Get(id)
+			if !ok {
+				return
+			}
+			lb.PrivateNet = slices.DeleteFunc(lb.PrivateNet, func(pn schema.LoadBalancerPrivateNet) bool {
+				return !w.fitsNetwork(Ref{Type: "load_balancer", ID: id}, pn.Network, pn.IP)
+			})
+			for _, svc := range lb.Services {
+				if svc.HTTP != nil {
+					svc.HTTP.Certificates = slices.DeleteFunc(svc.HTTP.Certificates, func(id int64) bool { _, ok := w.Certificates.Get(id); return !ok })
+				}
+			}
+		},
+		leave: func(w *project, id, network int64) {
+			if lb, ok := w.LoadBalancers.Get(id); ok {
+				lb.PrivateNet = slices.DeleteFunc(lb.PrivateNet, func(p schema.LoadBalancerPrivateNet) bool { return p.Network == network })
+			}
+		},
+		protect: func(w *project, id int64, on bool) {
+			if lb, ok := w.LoadBalancers.Get(id); ok {
+				lb.Protection.Delete = on
+			}
+		},
+	})
+}
+
 // LoadBalancerCreated is what creating a load balancer answers.
 type LoadBalancerCreated struct {
 	LoadBalancer LoadBalancerView `json:"load_balancer"`
@@ -28,7 +70,7 @@ type LoadBalancerCreateRequest struct {
 
 // LoadBalancer is the load balancer with the ID.
 func (t *Tx) LoadBalancer(id int64) (LoadBalancerView, *apierr.Error) {
-	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
+	lb, err := loadBalancers.find(t.w, id)
 	if err != nil {
 		return LoadBalancerView{}, err
 	}
@@ -159,13 +201,13 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 		w.Attach(n.ID, Member{Ref: Ref{Type: "load_balancer", ID: lb.ID}, IP: netIP})
 	}
 	w.LoadBalancers.Put(lb.ID, lb)
-	a := w.StartAction(ActionSpec{Command: "create_load_balancer", Resources: []Ref{{Type: "load_balancer", ID: lb.ID}}})
+	a := w.startAction(ActionSpec{Command: "create_load_balancer", Resources: []Ref{{Type: "load_balancer", ID: lb.ID}}})
 	return LoadBalancerCreated{LoadBalancer: w.ViewLB(lb), Action: w.ViewAction(a)}, nil
 }
 
 // UpdateLoadBalancer renames and relabels a load balancer.
 func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) (LoadBalancerView, *apierr.Error) {
-	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
+	lb, err := loadBalancers.find(t.w, id)
 	if err != nil {
 		return LoadBalancerView{}, err
 	}
@@ -180,7 +222,7 @@ func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) 
 // action, as the live API has since October 2026 (the vendored OpenAPI
 // copy says 204, with none).
 func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
-	lb, err := find(&t.w.LoadBalancers, "load_balancer", id)
+	lb, err := loadBalancers.find(t.w, id)
 	if err != nil {
 		return schema.Action{}, err
 	}
@@ -194,6 +236,6 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	}
 	t.w.ReleaseLBPrimaryIPs(lb)
 	t.w.LoadBalancers.Del(lb.ID)
-	a := t.w.StartAction(ActionSpec{Command: "delete_load_balancer", Resources: []Ref{ref}})
+	a := t.w.startAction(ActionSpec{Command: "delete_load_balancer", Resources: []Ref{ref}})
 	return t.w.ViewAction(a), nil
 }

@@ -10,7 +10,7 @@ import (
 // NetworkMembers lists the servers and load balancers attached to the
 // network with the ID, as GET /networks/{id}/members does.
 func (t *Tx) NetworkMembers(id int64, q listing.Query, filter MemberFilter) ([]schema.NetworkMember, int, *apierr.Error) {
-	n, err := find(&t.w.Networks, "network", id)
+	n, err := networks.find(t.w, id)
 	if err != nil {
 		return nil, 0, err
 	}

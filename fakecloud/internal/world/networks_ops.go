@@ -13,6 +13,21 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
+// networks is the network kind's handle.
+var networks = kindOf[schema.Network]{"network", func(w *project) *Table[schema.Network] { return &w.Networks }}
+
+// networkKind declares networks to the world's mechanisms. A network held
+// by an action answers conflict, as the API documents for networks.
+func networkKind() kind {
+	return networks.declare(kind{
+		idBase:   300000,
+		commands: []string{"add_subnet", "delete_subnet", "add_route", "delete_route", "change_ip_range", "change_protection"},
+		locked: func(id int64) *apierr.Error {
+			return apierr.Errorf(apierr.CodeConflict, "network %d is being changed by a running action, please retry", id)
+		},
+	})
+}
+
 const (
 	maxRoutes  = 100
 	maxSubnets = 50
@@ -20,7 +35,7 @@ const (
 
 // Network is the network with the ID.
 func (t *Tx) Network(id int64) (schema.Network, *apierr.Error) {
-	n, err := find(&t.w.Networks, "network", id)
+	n, err := networks.find(t.w, id)
 	if err != nil {
 		return schema.Network{}, err
 	}
@@ -80,7 +95,7 @@ func (t *Tx) CreateNetwork(req schema.NetworkCreateRequest) (schema.Network, *ap
 // UpdateNetwork renames and relabels a network and sets whether its
 // routes are exposed to a vSwitch.
 func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Network, *apierr.Error) {
-	n, err := find(&t.w.Networks, "network", id)
+	n, err := networks.find(t.w, id)
 	if err != nil {
 		return schema.Network{}, err
 	}
@@ -98,14 +113,14 @@ func (t *Tx) UpdateNetwork(id int64, req schema.NetworkUpdateRequest) (schema.Ne
 // the API documents.
 func (t *Tx) DeleteNetwork(id int64) *apierr.Error {
 	w := t.w
-	n, err := find(&w.Networks, "network", id)
+	n, err := networks.find(w, id)
 	if err != nil {
 		return err
 	}
 	if n.Protection.Delete {
 		return apierr.Protected("network", n.ID)
 	}
-	if err := w.NetworkLock(n.ID); err != nil {
+	if err := w.checkFree(Ref{Type: "network", ID: n.ID}); err != nil {
 		return err
 	}
 	for _, m := range slices.Clone(w.NetMembers[n.ID]) {
@@ -127,39 +142,18 @@ var networkSortKeys = listing.ByIDNameCreated(
 	func(n *schema.Network) string { return n.Name },
 	func(n *schema.Network) int64 { return n.Created.Unix() })
 
-// networkAction validates the network for an action, applies the change
-// and starts the action, which undoes it if it fails.
-func (t *Tx) networkAction(id int64, command string, check func(n *schema.Network, ipRange netip.Prefix) (func(), *apierr.Error)) (schema.Action, *apierr.Error) {
-	n, err := find(&t.w.Networks, "network", id)
-	if err != nil {
-		return schema.Action{}, err
-	}
-	if err := t.w.NetworkLock(n.ID); err != nil {
-		return schema.Action{}, err
-	}
-	ipRange, _ := netip.ParsePrefix(n.IPRange)
-	apply, aerr := check(n, ipRange)
-	if aerr != nil {
-		return schema.Action{}, aerr
-	}
-	ref := Ref{Type: "network", ID: n.ID}
-	undo := t.w.SnapshotOf(ref)
-	apply()
-	a := t.w.StartAction(ActionSpec{Command: command, Resources: []Ref{ref}, Undo: undo})
-	return t.w.ViewAction(a), nil
-}
-
 // AddSubnet adds a subnet to a network.
 func (t *Tx) AddSubnet(id int64, req schema.NetworkActionAddSubnetRequest) (schema.Action, *apierr.Error) {
-	return t.networkAction(id, "add_subnet", func(n *schema.Network, ipRange netip.Prefix) (func(), *apierr.Error) {
+	return act(t, networks, id, "add_subnet", func(n *schema.Network) (step, *apierr.Error) {
+		ipRange, _ := netip.ParsePrefix(n.IPRange)
 		if len(n.Subnets) >= maxSubnets {
-			return nil, apierr.LimitExceeded("subnets", "a network has at most %d subnets", maxSubnets)
+			return step{}, apierr.LimitExceeded("subnets", "a network has at most %d subnets", maxSubnets)
 		}
 		sub, msg := checkSubnet(t.w, n, ipRange, req)
 		if msg != "" {
-			return nil, apierr.InvalidField("ip_range", "%s", msg)
+			return step{}, apierr.InvalidField("ip_range", "%s", msg)
 		}
-		return func() { n.Subnets = append(n.Subnets, sub) }, nil
+		return step{apply: func() { n.Subnets = append(n.Subnets, sub) }}, nil
 	})
 }
 
@@ -168,81 +162,83 @@ func (t *Tx) AddSubnet(id int64, req schema.NetworkActionAddSubnetRequest) (sche
 // answer the Terraform provider retries on (and its older "servers are
 // attached") while the servers it detaches in parallel let go.
 func (t *Tx) DeleteSubnet(id int64, req schema.NetworkActionDeleteSubnetRequest) (schema.Action, *apierr.Error) {
-	return t.networkAction(id, "delete_subnet", func(n *schema.Network, _ netip.Prefix) (func(), *apierr.Error) {
+	return act(t, networks, id, "delete_subnet", func(n *schema.Network) (step, *apierr.Error) {
 		p, msg := netaddr.ParseIPv4Net(req.IPRange)
 		if msg != "" {
-			return nil, apierr.InvalidField("ip_range", "%s", msg)
+			return step{}, apierr.InvalidField("ip_range", "%s", msg)
 		}
 		i := slices.IndexFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.String() })
 		if i < 0 {
-			return nil, apierr.InvalidField("ip_range", "network %d has no subnet %q", n.ID, req.IPRange)
+			return step{}, apierr.InvalidField("ip_range", "network %d has no subnet %q", n.ID, req.IPRange)
 		}
 		for _, m := range t.w.NetMembers[n.ID] {
 			if p.Contains(m.IP) {
-				return nil, apierr.Errorf(apierr.CodeServiceError, "network has attached resources in subnet %s; detach them first", p)
+				return step{}, apierr.Errorf(apierr.CodeServiceError, "network has attached resources in subnet %s; detach them first", p)
 			}
 		}
-		return func() {
+		return step{apply: func() {
 			n.Subnets = slices.DeleteFunc(n.Subnets, func(s schema.NetworkSubnet) bool { return s.IPRange == p.String() })
-		}, nil
+		}}, nil
 	})
 }
 
 // AddRoute adds a route to a network.
 func (t *Tx) AddRoute(id int64, req schema.NetworkActionAddRouteRequest) (schema.Action, *apierr.Error) {
-	return t.networkAction(id, "add_route", func(n *schema.Network, ipRange netip.Prefix) (func(), *apierr.Error) {
+	return act(t, networks, id, "add_route", func(n *schema.Network) (step, *apierr.Error) {
+		ipRange, _ := netip.ParsePrefix(n.IPRange)
 		if len(n.Routes) >= maxRoutes {
-			return nil, apierr.LimitExceeded("routes", "a network has at most %d routes", maxRoutes)
+			return step{}, apierr.LimitExceeded("routes", "a network has at most %d routes", maxRoutes)
 		}
 		route, msg := netaddr.CheckRoute(n, ipRange, req.Destination, req.Gateway)
 		if msg != "" {
-			return nil, apierr.InvalidField("destination", "%s", msg)
+			return step{}, apierr.InvalidField("destination", "%s", msg)
 		}
-		return func() { n.Routes = append(n.Routes, route) }, nil
+		return step{apply: func() { n.Routes = append(n.Routes, route) }}, nil
 	})
 }
 
 // DeleteRoute deletes a route of a network.
 func (t *Tx) DeleteRoute(id int64, req schema.NetworkActionDeleteRouteRequest) (schema.Action, *apierr.Error) {
-	return t.networkAction(id, "delete_route", func(n *schema.Network, _ netip.Prefix) (func(), *apierr.Error) {
+	return act(t, networks, id, "delete_route", func(n *schema.Network) (step, *apierr.Error) {
 		d, msg := netaddr.ParseIPv4Net(req.Destination)
 		if msg != "" {
-			return nil, apierr.InvalidField("destination", "%s", msg)
+			return step{}, apierr.InvalidField("destination", "%s", msg)
 		}
 		g, gerr := netip.ParseAddr(req.Gateway)
 		match := func(r schema.NetworkRoute) bool {
 			return gerr == nil && r.Destination == d.String() && r.Gateway == g.String()
 		}
 		if !slices.ContainsFunc(n.Routes, match) {
-			return nil, apierr.InvalidField("destination", "network %d has no route %s via %s", n.ID, req.Destination, req.Gateway)
+			return step{}, apierr.InvalidField("destination", "network %d has no route %s via %s", n.ID, req.Destination, req.Gateway)
 		}
-		return func() { n.Routes = slices.DeleteFunc(n.Routes, match) }, nil
+		return step{apply: func() { n.Routes = slices.DeleteFunc(n.Routes, match) }}, nil
 	})
 }
 
 // ChangeIPRange widens a network's range.
 func (t *Tx) ChangeIPRange(id int64, req schema.NetworkActionChangeIPRangeRequest) (schema.Action, *apierr.Error) {
-	return t.networkAction(id, "change_ip_range", func(n *schema.Network, old netip.Prefix) (func(), *apierr.Error) {
+	return act(t, networks, id, "change_ip_range", func(n *schema.Network) (step, *apierr.Error) {
+		old, _ := netip.ParsePrefix(n.IPRange)
 		var f apierr.Fields
 		p, ok := parseNetworkRange(&f, "ip_range", req.IPRange)
 		if ok && !netaddr.Within(old, p) {
 			f.Add("ip_range", "the new range %s must contain the current range %s", p, old)
 		}
 		if err := f.Err(); err != nil {
-			return nil, err
+			return step{}, err
 		}
-		return func() { n.IPRange = p.String() }, nil
+		return step{apply: func() { n.IPRange = p.String() }}, nil
 	})
 }
 
 // ChangeNetworkProtection sets a network's delete protection.
 func (t *Tx) ChangeNetworkProtection(id int64, req schema.NetworkActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
-	return t.networkAction(id, "change_protection", func(n *schema.Network, _ netip.Prefix) (func(), *apierr.Error) {
-		return func() {
+	return act(t, networks, id, "change_protection", func(n *schema.Network) (step, *apierr.Error) {
+		return step{apply: func() {
 			if req.Delete != nil {
 				n.Protection.Delete = *req.Delete
 			}
-		}, nil
+		}}, nil
 	})
 }
 

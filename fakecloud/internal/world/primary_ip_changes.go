@@ -12,86 +12,80 @@ import (
 // (the spec's server_not_stopped), and whose IPv4 must not be a load
 // balancer's target (server_is_load_balancer_target).
 func (t *Tx) UnassignPrimaryIP(id int64) (schema.Action, *apierr.Error) {
-	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
-	if err != nil {
-		return schema.Action{}, err
-	}
+	return act(t, primaryIPs, id, "unassign_primary_ip", func(p *schema.PrimaryIP) (step, *apierr.Error) {
+		return t.unassignPrimaryIP(p)
+	})
+}
+
+// unassignPrimaryIP plans unassign_primary_ip.
+func (t *Tx) unassignPrimaryIP(p *schema.PrimaryIP) (step, *apierr.Error) {
 	if p.AssigneeID == nil {
-		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
+		return step{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
 	if p.AssigneeType == AssigneeLB {
-		return schema.Action{}, apierr.Errorf(apierr.CodeUnsupportedError, "primary_ip %d stays with load balancer %d for its lifetime", p.ID, *p.AssigneeID)
+		return step{}, apierr.Errorf(apierr.CodeUnsupportedError, "primary_ip %d stays with load balancer %d for its lifetime", p.ID, *p.AssigneeID)
 	}
 	s, ok := t.w.Servers.Get(*p.AssigneeID)
 	if !ok {
-		return schema.Action{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
+		return step{}, apierr.Errorf(apierr.CodeInvalidInput, "primary_ip %d is not assigned", p.ID)
 	}
 	if s.Status != "off" {
-		return schema.Action{}, apierr.Errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
+		return step{}, apierr.Errorf("server_not_stopped", "server %d must be off to unassign a primary IP", s.ID)
 	}
 	if p.Type == "ipv4" && t.w.PublicTarget(s.ID) {
-		return schema.Action{}, apierr.Errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
+		return step{}, apierr.Errorf("server_is_load_balancer_target", "server %d is a load balancer target by its public IPv4", s.ID)
 	}
-	return t.w.primaryIPAction(p, s, "unassign_primary_ip", func() {
+	return t.w.primaryIPStep(p, s, func() {
 		p.AssigneeID, p.AssigneeType = nil, Unassigned
 		if p.Type == "ipv4" {
 			s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
 		} else {
 			s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{}
 		}
-	})
+	}), nil
 }
 
 // AssignPrimaryIP gives an unassigned primary IP to a server that is off,
 // in its location, and without an address of that family.
 func (t *Tx) AssignPrimaryIP(id int64, req schema.PrimaryIPActionAssignRequest) (schema.Action, *apierr.Error) {
-	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
-	if err != nil {
-		return schema.Action{}, err
-	}
+	return act(t, primaryIPs, id, "assign_primary_ip", func(p *schema.PrimaryIP) (step, *apierr.Error) {
+		return t.assignPrimaryIP(p, req)
+	})
+}
+
+// assignPrimaryIP plans assign_primary_ip.
+func (t *Tx) assignPrimaryIP(p *schema.PrimaryIP, req schema.PrimaryIPActionAssignRequest) (step, *apierr.Error) {
 	if req.AssigneeType != "server" {
-		return schema.Action{}, apierr.InvalidField("assignee_type", "must be server")
+		return step{}, apierr.InvalidField("assignee_type", "must be server")
 	}
 	if p.AssigneeID != nil {
-		return schema.Action{}, apierr.Errorf("primary_ip_already_assigned", "primary_ip %d is assigned to %s %d", p.ID, p.AssigneeType, *p.AssigneeID)
+		return step{}, apierr.Errorf("primary_ip_already_assigned", "primary_ip %d is assigned to %s %d", p.ID, p.AssigneeType, *p.AssigneeID)
 	}
 	s, ok := t.w.Servers.Get(req.AssigneeID)
 	if !ok {
-		return schema.Action{}, apierr.InvalidField("assignee_id", "server %d does not exist", req.AssigneeID)
+		return step{}, apierr.InvalidField("assignee_id", "server %d does not exist", req.AssigneeID)
 	}
 	if s.Status != "off" {
-		return schema.Action{}, apierr.Errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
+		return step{}, apierr.Errorf("server_not_stopped", "server %d must be off to be assigned a primary IP", s.ID)
 	}
 	if s.Location.Name != p.Location.Name {
-		return schema.Action{}, apierr.InvalidField("assignee_id", "server %d is in %s, the primary IP in %s", s.ID, s.Location.Name, p.Location.Name)
+		return step{}, apierr.InvalidField("assignee_id", "server %d is in %s, the primary IP in %s", s.ID, s.Location.Name, p.Location.Name)
 	}
 	if p.Type == "ipv4" && s.PublicNet.IPv4.IP != "" {
-		return schema.Action{}, apierr.Errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
+		return step{}, apierr.Errorf("server_has_ipv4", "server %d already has an IPv4 address", s.ID)
 	}
 	if p.Type == "ipv6" && s.PublicNet.IPv6.IP != "" {
-		return schema.Action{}, apierr.Errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
+		return step{}, apierr.Errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 	}
-	return t.w.primaryIPAction(p, s, "assign_primary_ip", func() { t.w.AssignPrimaryIP(p, s) })
+	return t.w.primaryIPStep(p, s, func() { t.w.AssignPrimaryIP(p, s) }), nil
 }
 
-// primaryIPAction starts a primary IP action and makes its change, unless
-// the action is planned to fail: then nothing changes, as the API's failed
-// action leaves the addresses where they were. It is listed under
+// primaryIPStep is what assign and unassign do: the change to the primary
+// IP and its server, which the action holds too. It is listed under
 // /primary_ips/actions, where it started; under pessimistic realism it
 // names the primary IP alone.
-func (w *project) primaryIPAction(p *schema.PrimaryIP, s *StoredServer, command string, change func()) (schema.Action, *apierr.Error) {
-	ref := Ref{Type: "primary_ip", ID: p.ID}
-	if err := w.CheckLock(ref); err != nil {
-		return schema.Action{}, err
-	}
-	if err := w.CheckLock(Ref{Type: "server", ID: s.ID}); err != nil {
-		return schema.Action{}, err
-	}
-	a := w.StartAction(ActionSpec{Command: command, Resources: w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
-	if a.Fail == nil {
-		change()
-	}
-	return w.ViewAction(a), nil
+func (w *project) primaryIPStep(p *schema.PrimaryIP, s *StoredServer, change func()) step {
+	return step{apply: change, holds: []Ref{{Type: "server", ID: s.ID}}, resources: w.PrimaryIPRefs(p.ID, s.ID), family: "primary_ip"}
 }
 
 // PrimaryIPCreateRequest is POST /primary_ips; location takes an ID or a
@@ -179,7 +173,7 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 	p.AssigneeID, p.AssigneeType = nil, Unassigned
 	out := PrimaryIPCreated{}
 	if s != nil {
-		a := t.w.StartAction(ActionSpec{Command: "assign_primary_ip", Resources: t.w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
+		a := t.w.startAction(ActionSpec{Command: "assign_primary_ip", Resources: t.w.PrimaryIPRefs(p.ID, s.ID), Family: "primary_ip"})
 		t.w.AssignPrimaryIP(p, s)
 		v := t.w.ViewAction(a)
 		out.Action = &v
@@ -191,7 +185,7 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 // DeletePrimaryIP deletes an unassigned primary IP (must_be_unassigned
 // otherwise, as the API answers since May 2026).
 func (t *Tx) DeletePrimaryIP(id int64) *apierr.Error {
-	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
+	p, err := primaryIPs.find(t.w, id)
 	if err != nil {
 		return err
 	}

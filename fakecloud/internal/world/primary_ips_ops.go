@@ -9,9 +9,30 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
+// primaryIPs is the primary IP kind's handle.
+var primaryIPs = kindOf[schema.PrimaryIP]{"primary_ip", func(w *project) *Table[schema.PrimaryIP] { return &w.PrimaryIPs }}
+
+// primaryIPKind declares primary IPs to the world's mechanisms.
+func primaryIPKind() kind {
+	return primaryIPs.declare(kind{
+		idBase:   600000,
+		commands: []string{"assign_primary_ip", "unassign_primary_ip", "change_dns_ptr", "change_protection"},
+		// A restored primary IP is not given back to a server deleted since.
+		fit: func(w *project, id int64) {
+			p, ok := w.PrimaryIPs.Get(id)
+			if !ok || p.AssigneeID == nil || p.AssigneeType != "server" {
+				return
+			}
+			if _, ok := w.Servers.Get(*p.AssigneeID); !ok {
+				p.AssigneeID, p.AssigneeType = nil, Unassigned
+			}
+		},
+	})
+}
+
 // PrimaryIP is the primary IP with the ID.
 func (t *Tx) PrimaryIP(id int64) (schema.PrimaryIP, *apierr.Error) {
-	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
+	p, err := primaryIPs.find(t.w, id)
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}
@@ -40,7 +61,7 @@ type PrimaryIPUpdateRequest struct {
 
 // UpdatePrimaryIP renames, relabels or sets auto_delete, with no action.
 func (t *Tx) UpdatePrimaryIP(id int64, req PrimaryIPUpdateRequest) (schema.PrimaryIP, *apierr.Error) {
-	p, err := find(&t.w.PrimaryIPs, "primary_ip", id)
+	p, err := primaryIPs.find(t.w, id)
 	if err != nil {
 		return schema.PrimaryIP{}, err
 	}

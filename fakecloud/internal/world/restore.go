@@ -13,19 +13,13 @@ import (
 // before is the resource before the change, applied as the change left it
 // (nil in snapshots older than the merge: then before is put back whole).
 // Changes made since by others stay (revertJSON), and what the undo
-// would put back that no longer fits the world is left out (fitRestored).
+// would put back that no longer fits the world is left out (its kind's fit).
 func (w *project) restore(ref Ref, before, applied json.RawMessage) {
-	switch ref.Type {
-	case "server":
-		restoreInto(&w.Servers, ref.ID, before, applied)
-	case "load_balancer":
-		restoreInto(&w.LoadBalancers, ref.ID, before, applied)
-	case "network":
-		restoreInto(&w.Networks, ref.ID, before, applied)
-	case "certificate":
-		restoreInto(&w.Certificates, ref.ID, before, applied)
+	k := w.kind(ref.Type)
+	k.restore(w, ref.ID, before, applied)
+	if k.fit != nil {
+		k.fit(w, ref.ID)
 	}
-	w.fitRestored(ref)
 	w.ReindexNetworks()
 }
 
@@ -88,47 +82,28 @@ func ParseAddr(s string) netip.Addr {
 	return a
 }
 
-// fitRestored leaves out of a restored resource what another change made
-// impossible meanwhile: an attachment to a network deleted since, or to an
-// address another resource took since, and a certificate deleted since.
-func (w *project) fitRestored(ref Ref) {
-	keep := func(netID int64, ips ...string) bool {
-		n, ok := w.Networks.Get(netID)
-		if !ok {
+// fitsNetwork reports whether a restored resource's attachment still
+// fits the world: the network exists, each address is inside one of its
+// subnets, and no other resource took it meanwhile (the index still holds
+// the resource's own addresses).
+func (w *project) fitsNetwork(ref Ref, netID int64, ips ...string) bool {
+	n, ok := w.Networks.Get(netID)
+	if !ok {
+		return false
+	}
+	for _, ip := range ips {
+		a := ParseAddr(ip)
+		if !slices.ContainsFunc(n.Subnets, func(sub schema.NetworkSubnet) bool {
+			p, err := netip.ParsePrefix(sub.IPRange)
+			return err == nil && p.Contains(a)
+		}) {
 			return false
 		}
-		for _, ip := range ips {
-			a := ParseAddr(ip)
-			if !slices.ContainsFunc(n.Subnets, func(sub schema.NetworkSubnet) bool {
-				p, err := netip.ParsePrefix(sub.IPRange)
-				return err == nil && p.Contains(a)
-			}) {
-				return false
-			}
-			// The index still holds this resource's own addresses.
-			if own, ok := w.MemberOf(netID, ref); w.IPInUse(netID, a) && (!ok || (own.IP != a && !slices.Contains(own.Alias, a))) {
-				return false
-			}
-		}
-		return true
-	}
-	switch ref.Type {
-	case "server":
-		if s, ok := w.Servers.Get(ref.ID); ok {
-			s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(pn schema.ServerPrivateNet) bool {
-				return !keep(pn.Network, append([]string{pn.IP}, pn.AliasIPs...)...)
-			})
-		}
-	case "load_balancer":
-		if lb, ok := w.LoadBalancers.Get(ref.ID); ok {
-			lb.PrivateNet = slices.DeleteFunc(lb.PrivateNet, func(pn schema.LoadBalancerPrivateNet) bool { return !keep(pn.Network, pn.IP) })
-			for _, svc := range lb.Services {
-				if svc.HTTP != nil {
-					svc.HTTP.Certificates = slices.DeleteFunc(svc.HTTP.Certificates, func(id int64) bool { _, ok := w.Certificates.Get(id); return !ok })
-				}
-			}
+		if own, ok := w.MemberOf(netID, ref); w.IPInUse(netID, a) && (!ok || (own.IP != a && !slices.Contains(own.Alias, a))) {
+			return false
 		}
 	}
+	return true
 }
 
 // CertHeldByAction reports the load balancer whose running action may put

@@ -38,86 +38,43 @@ func (t *Tx) ResetServer(id int64) (schema.Action, *apierr.Error) {
 	return t.power(id, "reset_server", "", "running")
 }
 
-// serverAction validates the server for an action: it exists and no
-// other action holds it. plan validates the request and returns the
-// change; the change is applied at once, the action's end does fin, and a
-// failed action restores the server as it was.
-func (t *Tx) serverAction(id int64, command string, plan func(s *StoredServer) (apply func(), fin Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
-	return t.serverActionNaming(id, command, nil, plan)
-}
-
-// serverActionNaming is serverAction for an action that names more than
-// the server: also lists the other resources.
-func (t *Tx) serverActionNaming(id int64, command string, also func() []Ref, plan func(s *StoredServer) (apply func(), fin Finish, err *apierr.Error)) (schema.Action, *apierr.Error) {
-	w := t.w
-	s, err := find(&w.Servers, "server", id)
-	if err != nil {
-		return schema.Action{}, err
-	}
-	ref := Ref{Type: "server", ID: s.ID}
-	if err := w.CheckLock(ref); err != nil {
-		return schema.Action{}, err
-	}
-	apply, fin, aerr := plan(s)
-	if aerr != nil {
-		return schema.Action{}, aerr
-	}
-	undo := w.SnapshotOf(ref)
-	if apply != nil {
-		apply()
-	}
-	refs := []Ref{ref}
-	if also != nil {
-		refs = append(refs, also()...)
-	}
-	a := w.StartAction(ActionSpec{Command: command, Resources: refs, Finish: fin, Undo: undo})
-	return w.ViewAction(a), nil
-}
-
-// naming returns the network a network action names beside the server,
-// as the description's examples of attach_to_network and
-// detach_from_network show.
-func naming(network *int64) func() []Ref {
-	return func() []Ref { return []Ref{{Type: "network", ID: *network}} }
-}
-
 // power runs a power action.
 func (t *Tx) power(id int64, command, during, final string) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, command, func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	return act(t, servers, id, command, func(s *StoredServer) (step, *apierr.Error) {
 		if s.Status == "initializing" {
-			return nil, Finish{}, apierr.Locked("server", s.ID)
+			return step{}, apierr.Locked("server", s.ID)
 		}
 		end := final
 		if (command == "reboot_server" || command == "reset_server") && s.Status == "off" {
 			end = "off"
 		}
 		if end == "running" && !t.w.HasInterface(s) {
-			return nil, Finish{}, apierr.Errorf(apierr.CodeInvalidInput, "server %d has no network interface: it needs a primary IP or a network to be powered on", s.ID)
+			return step{}, apierr.Errorf(apierr.CodeInvalidInput, "server %d has no network interface: it needs a primary IP or a network to be powered on", s.ID)
 		}
-		return func() {
+		return step{apply: func() {
 			if during != "" && s.Status != end {
 				s.Status = during
 			}
 			if end == "running" {
 				s.RescueEnabled = false // it boots into the rescue system, which disables it
 			}
-		}, Finish{ServerStatus: end}, nil
+		}, finish: Finish{ServerStatus: end}}, nil
 	})
 }
 
 // AttachServerToNetwork attaches a server to a network, at a requested or the next free address, with alias IPs.
 func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
-	return t.serverActionNaming(id, "attach_to_network", naming(&req.Network), func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	return act(t, servers, id, "attach_to_network", func(s *StoredServer) (step, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
+			return step{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
-		if err := t.w.NetworkLock(n.ID); err != nil {
-			return nil, Finish{}, err
+		if err := t.w.checkFree(Ref{Type: "network", ID: n.ID}); err != nil {
+			return step{}, err
 		}
 		ref := Ref{Type: "server", ID: s.ID}
 		if _, ok := t.w.MemberOf(n.ID, ref); ok {
-			return nil, Finish{}, apierr.Errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
+			return step{}, apierr.Errorf("server_already_attached", "server %d is already attached to network %d", s.ID, n.ID)
 		}
 		want, ipRange := "", ""
 		if req.IP != nil {
@@ -128,7 +85,7 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 		}
 		ip, err := t.w.AllocIP(n, s.Location.NetworkZone, want, ipRange)
 		if err != nil {
-			return nil, Finish{}, err
+			return step{}, err
 		}
 		m := Member{Ref: ref, IP: ip}
 		aliases := []string{}
@@ -138,107 +95,107 @@ func (t *Tx) AttachServerToNetwork(id int64, req schema.ServerActionAttachToNetw
 			}
 			a, perr := netip.ParseAddr(*ap)
 			if perr != nil || a == ip || t.w.IPInUse(n.ID, a) || slices.Contains(m.Alias, a) {
-				return nil, Finish{}, apierr.Errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
+				return step{}, apierr.Errorf("ip_not_available", "alias IP %q is not available in network %d", *ap, n.ID)
 			}
 			m.Alias = append(m.Alias, a)
 			aliases = append(aliases, a.String())
 		}
-		return func() {
+		return step{apply: func() {
 			t.w.Attach(n.ID, m)
 			s.PrivateNet = append(s.PrivateNet, schema.ServerPrivateNet{Network: n.ID, IP: ip.String(), AliasIPs: aliases, MACAddress: t.w.NewMAC()})
-		}, Finish{}, nil
+		}, names: []Ref{{Type: "network", ID: req.Network}}}, nil
 	})
 }
 
 // DetachServerFromNetwork detaches a server from a network.
 func (t *Tx) DetachServerFromNetwork(id int64, req schema.ServerActionDetachFromNetworkRequest) (schema.Action, *apierr.Error) {
-	return t.serverActionNaming(id, "detach_from_network", naming(&req.Network), func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	return act(t, servers, id, "detach_from_network", func(s *StoredServer) (step, *apierr.Error) {
 		if _, ok := t.w.Networks.Get(req.Network); !ok {
-			return nil, Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
+			return step{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
 		m, ok := t.w.MemberOf(req.Network, Ref{Type: "server", ID: s.ID})
 		if !ok {
-			return nil, Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
+			return step{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, req.Network)
 		}
-		return func() { t.w.Detach(m, req.Network) }, Finish{}, nil
+		return step{apply: func() { t.w.Detach(m, req.Network) }, names: []Ref{{Type: "network", ID: req.Network}}}, nil
 	})
 }
 
 // ChangeServerAliasIPs replaces a server's alias IPs in a network it is
 // attached to.
 func (t *Tx) ChangeServerAliasIPs(id int64, req schema.ServerActionChangeAliasIPsRequest) (schema.Action, *apierr.Error) {
-	return t.serverActionNaming(id, "change_alias_ips", naming(&req.Network), func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	return act(t, servers, id, "change_alias_ips", func(s *StoredServer) (step, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
 		if !ok {
-			return nil, Finish{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
+			return step{}, apierr.InvalidField("network", "network %d does not exist", req.Network)
 		}
 		m, ok := t.w.MemberOf(n.ID, Ref{Type: "server", ID: s.ID})
 		i := slices.IndexFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == n.ID })
 		if !ok || i < 0 {
-			return nil, Finish{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, n.ID)
+			return step{}, apierr.Errorf("server_not_attached_to_network", "server %d is not attached to network %d", s.ID, n.ID)
 		}
 		aliases, err := t.w.CheckAliases(n, s.Location.NetworkZone, m, req.AliasIPs)
 		if err != nil {
-			return nil, Finish{}, err
+			return step{}, err
 		}
-		return func() {
+		return step{apply: func() {
 			t.w.SetAliases(n.ID, m.Ref, aliases)
 			s.PrivateNet[i].AliasIPs = []string{}
 			for _, a := range aliases {
 				s.PrivateNet[i].AliasIPs = append(s.PrivateNet[i].AliasIPs, a.String())
 			}
-		}, Finish{}, nil
+		}, names: []Ref{{Type: "network", ID: req.Network}}}, nil
 	})
 }
 
 // ChangeServerProtection sets a server's delete and rebuild protection, which go together.
 func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "change_protection", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	return act(t, servers, id, "change_protection", func(s *StoredServer) (step, *apierr.Error) {
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
-			return nil, Finish{}, apierr.InvalidField("rebuild", "delete and rebuild protection must be set together on servers")
+			return step{}, apierr.InvalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
-		return func() {
+		return step{apply: func() {
 			if req.Delete != nil {
 				s.Protection.Delete = *req.Delete
 			}
 			if req.Rebuild != nil {
 				s.Protection.Rebuild = *req.Rebuild
 			}
-		}, Finish{}, nil
+		}}, nil
 	})
 }
 
 // ChangeServerType changes the type of a server that is off.
 func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "change_server_type", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	return act(t, servers, id, "change_server_type", func(s *StoredServer) (step, *apierr.Error) {
 		st, ok := t.w.Cat.ServerType(idOrNameString(req.ServerType))
 		if !ok {
-			return nil, Finish{}, apierr.InvalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
+			return step{}, apierr.InvalidField("server_type", "server type %q does not exist", idOrNameString(req.ServerType))
 		}
 		if s.Status != "off" {
-			return nil, Finish{}, apierr.Errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
+			return step{}, apierr.Errorf("server_not_stopped", "server %d must be off to change its type", s.ID)
 		}
 		if st.Architecture != s.ServerType.Architecture {
-			return nil, Finish{}, apierr.Errorf("invalid_server_type", "server type %s has another architecture", st.Name)
+			return step{}, apierr.Errorf("invalid_server_type", "server type %s has another architecture", st.Name)
 		}
 		if err := Orderable(t.w.Cat, st, s.Location.Name, true); err != nil {
-			return nil, Finish{}, err
+			return step{}, err
 		}
-		return func() {
+		return step{apply: func() {
 			s.ServerType = st
 			if req.UpgradeDisk {
 				s.PrimaryDiskSize = st.Disk
 			}
-		}, Finish{}, nil
+		}}, nil
 	})
 }
 
 // ChangeServerDNSPtr sets the reverse DNS name of one of a server's public addresses.
 func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "change_dns_ptr", func(s *StoredServer) (func(), Finish, *apierr.Error) {
+	return act(t, servers, id, "change_dns_ptr", func(s *StoredServer) (step, *apierr.Error) {
 		a, err := netip.ParseAddr(req.IP)
 		if err != nil {
-			return nil, Finish{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
+			return step{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
 		}
 		ptr := ""
 		if req.DNSPtr != nil {
@@ -246,9 +203,9 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 		}
 		if a.Is4() {
 			if s.PublicNet.IPv4.IP != a.String() {
-				return nil, Finish{}, apierr.InvalidField("ip", "%s is not the server's public IPv4", a)
+				return step{}, apierr.InvalidField("ip", "%s is not the server's public IPv4", a)
 			}
-			return func() {
+			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
 				}
@@ -256,14 +213,14 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 				if pip, ok := t.w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); ok {
 					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
 				}
-			}, Finish{}, nil
+			}}, nil
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
-			return nil, Finish{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
+			return step{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
 		}
-		return func() {
+		return step{apply: func() {
 			SetServerIPv6PTR(s, a, ptr)
-		}, Finish{}, nil
+		}}, nil
 	})
 }

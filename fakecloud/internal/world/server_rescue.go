@@ -33,8 +33,8 @@ func (t *Tx) EnableServerRescue(id int64, req schema.ServerActionEnableRescueReq
 	password := t.w.NewPassword()
 	// Enabling it again is accepted (a new password): the description
 	// names no error for it, and inventing one would be a belief.
-	a, err := t.serverAction(id, "enable_rescue", func(s *StoredServer) (func(), Finish, *apierr.Error) {
-		return func() { s.RescueEnabled = true }, Finish{}, nil
+	a, err := act(t, servers, id, "enable_rescue", func(s *StoredServer) (step, *apierr.Error) {
+		return step{apply: func() { s.RescueEnabled = true }}, nil
 	})
 	if err != nil {
 		return RescueEnabled{}, err
@@ -45,7 +45,7 @@ func (t *Tx) EnableServerRescue(id int64, req schema.ServerActionEnableRescueReq
 // DisableServerRescue turns the rescue system off again; off already,
 // it stays so.
 func (t *Tx) DisableServerRescue(id int64) (schema.Action, *apierr.Error) {
-	return t.serverAction(id, "disable_rescue", func(s *StoredServer) (func(), Finish, *apierr.Error) {
-		return func() { s.RescueEnabled = false }, Finish{}, nil
+	return act(t, servers, id, "disable_rescue", func(s *StoredServer) (step, *apierr.Error) {
+		return step{apply: func() { s.RescueEnabled = false }}, nil
 	})
 }

@@ -15,9 +15,74 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
+// servers is the server kind's handle.
+var servers = kindOf[StoredServer]{"server", func(w *project) *Table[StoredServer] { return &w.Servers }}
+
+// serverKind declares servers to the world's mechanisms.
+func serverKind() kind {
+	return servers.declare(kind{
+		idBase: 100000,
+		commands: []string{
+			"create_server", "delete_server", "start_server", "stop_server", "shutdown_server", "reboot_server", "reset_server",
+			"attach_to_network", "detach_from_network", "change_alias_ips", "change_protection", "change_server_type",
+			"change_dns_ptr", "create_image", "enable_backup", "disable_backup", "attach_iso", "detach_iso",
+			"enable_rescue", "disable_rescue",
+			// recorded by an event that moves a server's address
+			"assign_primary_ip", "unassign_primary_ip",
+		},
+		// A restored server keeps the attachments that still fit, and the
+		// public addresses whose primary IPs still exist.
+		fit: func(w *project, id int64) {
+			s, ok := w.Servers.Get(id)
+			if !ok {
+				return
+			}
+			s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(pn schema.ServerPrivateNet) bool {
+				return !w.fitsNetwork(Ref{Type: "server", ID: id}, pn.Network, append([]string{pn.IP}, pn.AliasIPs...)...)
+			})
+			if _, ok := w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); !ok && s.PublicNet.IPv4.IP != "" {
+				s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
+			}
+			if _, ok := w.PrimaryIPs.Get(s.PublicNet.IPv6.ID); !ok && s.PublicNet.IPv6.IP != "" {
+				s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{}
+			}
+		},
+		leave: func(w *project, id, network int64) {
+			if s, ok := w.Servers.Get(id); ok {
+				s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == network })
+			}
+		},
+		protect: func(w *project, id int64, on bool) {
+			if s, ok := w.Servers.Get(id); ok {
+				s.Protection.Delete, s.Protection.Rebuild = on, on
+			}
+		},
+		finish: func(w *project, id int64, f Finish, ok bool) {
+			if s, found := w.Servers.Get(id); found {
+				switch {
+				case ok && f.ServerStatus != "":
+					s.Status = f.ServerStatus
+				case !ok && f.ServerStatusOnError != "":
+					s.Status = f.ServerStatusOnError
+				}
+			}
+			if f.AttachNetwork != nil {
+				w.endAttach(Ref{Type: "server", ID: id}, *f.AttachNetwork, ok)
+			}
+			if im, found := w.Images.Get(f.Image); found && f.Image != 0 {
+				if ok {
+					im.Status = "available"
+				} else {
+					w.Images.Del(im.ID)
+				}
+			}
+		},
+	})
+}
+
 // Server is the server with the ID.
 func (t *Tx) Server(id int64) (ServerView, *apierr.Error) {
-	s, err := find(&t.w.Servers, "server", id)
+	s, err := servers.find(t.w, id)
 	if err != nil {
 		return ServerView{}, err
 	}
@@ -198,18 +263,18 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	if start {
 		end = "running"
 	}
-	create := w.StartAction(ActionSpec{Command: "create_server", Resources: []Ref{ref},
+	create := w.startAction(ActionSpec{Command: "create_server", Resources: []Ref{ref},
 		Finish: Finish{ServerStatus: end, ServerStatusOnError: "off"}})
 	out := ServerCreated{Action: w.ViewAction(create), NextActions: []schema.Action{}, RootPassword: rootPassword}
 	if start {
-		next := w.StartAction(ActionSpec{Command: "start_server", Resources: []Ref{ref}})
+		next := w.startAction(ActionSpec{Command: "start_server", Resources: []Ref{ref}})
 		out.NextActions = append(out.NextActions, w.ViewAction(next))
 	}
 	// Each network is attached by an action of its own, after start_server,
 	// as the live API answers (hcloud-ruby PR 72, 2023); private_net is
 	// empty in the answer and fills as they end (hcloud-go issue 168).
 	for _, pn := range attached {
-		attach := w.StartAction(ActionSpec{Command: "attach_to_network", Resources: []Ref{ref, {Type: "network", ID: pn.Network}},
+		attach := w.startAction(ActionSpec{Command: "attach_to_network", Resources: []Ref{ref, {Type: "network", ID: pn.Network}},
 			Finish: Finish{AttachNetwork: &pn}})
 		out.NextActions = append(out.NextActions, w.ViewAction(attach))
 	}
@@ -243,7 +308,7 @@ func idOrNameString(v schema.IDOrName) string {
 
 // UpdateServer renames and relabels a server.
 func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView, *apierr.Error) {
-	s, err := find(&t.w.Servers, "server", id)
+	s, err := servers.find(t.w, id)
 	if err != nil {
 		return ServerView{}, err
 	}
@@ -261,7 +326,7 @@ func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView,
 // deletes a server while it powers it off to unassign its primary IPs,
 // with no retry on locked; a lock event does.
 func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
-	s, err := find(&t.w.Servers, "server", id)
+	s, err := servers.find(t.w, id)
 	if err != nil {
 		return schema.Action{}, err
 	}
@@ -273,7 +338,7 @@ func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 	}
 	t.w.DropLocks(ref)
 	t.w.removeServer(s)
-	a := t.w.StartAction(ActionSpec{Command: "delete_server", Resources: []Ref{ref}})
+	a := t.w.startAction(ActionSpec{Command: "delete_server", Resources: []Ref{ref}})
 	return t.w.ViewAction(a), nil
 }
 

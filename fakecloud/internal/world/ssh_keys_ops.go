@@ -11,9 +11,15 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
 )
 
+// sshKeys is the SSH key kind's handle.
+var sshKeys = kindOf[schema.SSHKey]{"ssh_key", func(w *project) *Table[schema.SSHKey] { return &w.SSHKeys }}
+
+// sshKeyKind declares SSH keys, which have no actions.
+func sshKeyKind() kind { return sshKeys.declare(kind{idBase: 500000}) }
+
 // SSHKey is the SSH key with the ID.
 func (t *Tx) SSHKey(id int64) (schema.SSHKey, *apierr.Error) {
-	k, err := find(&t.w.SSHKeys, "ssh_key", id)
+	k, err := sshKeys.find(t.w, id)
 	if err != nil {
 		return schema.SSHKey{}, err
 	}
@@ -58,7 +64,7 @@ func (t *Tx) CreateSSHKey(req schema.SSHKeyCreateRequest) (schema.SSHKey, *apier
 
 // UpdateSSHKey renames and relabels an SSH key.
 func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHKey, *apierr.Error) {
-	k, err := find(&t.w.SSHKeys, "ssh_key", id)
+	k, err := sshKeys.find(t.w, id)
 	if err != nil {
 		return schema.SSHKey{}, err
 	}
@@ -71,7 +77,7 @@ func (t *Tx) UpdateSSHKey(id int64, req schema.SSHKeyUpdateRequest) (schema.SSHK
 
 // DeleteSSHKey deletes an SSH key.
 func (t *Tx) DeleteSSHKey(id int64) *apierr.Error {
-	if _, err := find(&t.w.SSHKeys, "ssh_key", id); err != nil {
+	if _, err := sshKeys.find(t.w, id); err != nil {
 		return err
 	}
 	t.w.SSHKeys.Del(id)

@@ -2,6 +2,7 @@ package world
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -42,6 +43,9 @@ type Snapshot struct {
 	PublicIPv4       PoolState           `json:"public_ipv4"`
 	PublicIPv6       uint64              `json:"public_ipv6"`
 	Random           []byte              `json:"random"` // the seeded generator's state
+	// Kinds are the tables of the kinds whose table the registry keeps,
+	// by kind: absent in files written before them.
+	Kinds map[string]json.RawMessage `json:"kinds,omitempty"`
 }
 
 type lockUntil struct {
@@ -79,6 +83,19 @@ func (w *project) Snapshot() (Snapshot, error) {
 	}
 	for ref, until := range w.Locks {
 		st.Locks = append(st.Locks, lockUntil{ref, until})
+	}
+	for _, k := range w.kindList {
+		if k.own == nil {
+			continue
+		}
+		data, err := k.own.export(w)
+		if err != nil {
+			return Snapshot{}, err
+		}
+		if st.Kinds == nil {
+			st.Kinds = map[string]json.RawMessage{}
+		}
+		st.Kinds[k.name] = data
 	}
 	slices.SortFunc(st.Locks, func(a, b lockUntil) int { return int(a.Resource.ID - b.Resource.ID) })
 	return deepCopy(st), nil
@@ -132,7 +149,7 @@ func (w *project) Import(data []byte) error {
 // content in before w adopts it.
 func (w *project) Scratch() *project {
 	fresh := &project{Now: w.Now, ActionDuration: w.ActionDuration, ActionPolls: w.ActionPolls, seed: w.seed, Realism: w.Realism,
-		ActionFault: w.ActionFault, LBIPv4: w.LBIPv4, Probed: w.Probed}
+		ActionFault: w.ActionFault, LBIPv4: w.LBIPv4, Probed: w.Probed, kinds: w.kinds, kindList: w.kindList}
 	fresh.Reset()
 	return fresh
 }
@@ -144,7 +161,7 @@ func (w *project) Adopt(o *project) {
 	w.Servers, w.LoadBalancers, w.Networks, w.Certificates = o.Servers, o.LoadBalancers, o.Networks, o.Certificates
 	w.SSHKeys, w.PrimaryIPs, w.Actions, w.running, w.LockedBy = o.SSHKeys, o.PrimaryIPs, o.Actions, o.running, o.LockedBy
 	w.Locks, w.PubIPv4, w.pubIPv6, w.Dedicated, w.Images = o.Locks, o.PubIPv4, o.pubIPv6, o.Dedicated, o.Images
-	w.NetMembers, w.NetUsed, w.NetHint = o.NetMembers, o.NetUsed, o.NetHint
+	w.NetMembers, w.NetUsed, w.NetHint, w.owned = o.NetMembers, o.NetUsed, o.NetHint, o.owned
 }
 
 // uniqueIDs checks each kind's IDs and its ID counter, and that the names
@@ -241,6 +258,9 @@ func (w *project) load(st Snapshot) error {
 	putAll(&w.PrimaryIPs, st.PrimaryIPs, func(p *schema.PrimaryIP) int64 { return p.ID })
 	putAll(&w.Images, st.Images, func(im *schema.Image) int64 { return im.ID })
 	putAll(&w.Actions, st.Actions, func(a *StoredAction) int64 { return a.ID })
+	if errs := w.loadOwned(st); len(errs) > 0 {
+		return errors.Join(errs...)
+	}
 	for _, a := range st.Actions {
 		if a.Status == "running" {
 			w.track(a)
@@ -308,5 +328,23 @@ func uniqueField[T any](kind, field string, items []*T, of func(*T) string) []er
 		}
 		seen[v] = true
 	}
+	return errs
+}
+
+// loadOwned fills the tables the registry keeps from the snapshot's
+// kinds: a kind it does not know, or a malformed table, is an error.
+func (w *project) loadOwned(st Snapshot) []error {
+	var errs []error
+	for name, data := range st.Kinds {
+		k, ok := w.kinds[name]
+		if !ok || k.own == nil {
+			errs = append(errs, fmt.Errorf("kinds.%s: is not a kind fakecloud keeps", name))
+			continue
+		}
+		if err := k.own.load(w, data, st.LastIDs[name]); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errs
 }

@@ -64,6 +64,11 @@ type project struct {
 	// API never answers with one; the data plane serves them. Not in a
 	// state file: a restored certificate is served self-signed.
 	CertKeys map[int64]string
+	// kinds are the registered resource kinds, by name and in registration
+	// order; owned holds the tables of the kinds that have no field here.
+	kinds    map[string]*kind
+	kindList []*kind
+	owned    map[string]any
 	NetUsed  map[int64]map[netip.Addr]struct{} // network ID -> addresses held
 	NetHint  map[int64]netip.Addr              // network ID -> where the next search starts
 }
@@ -106,8 +111,8 @@ type Config struct {
 	ActionFault func(command string) (code, message string, delay time.Duration)
 }
 
-// New returns an empty world with the catalogue. A Realism that does
-// not check panics: the caller checks it first.
+// newProject returns an empty world with the catalogue. A Realism that
+// does not check panics: the caller checks it first.
 func newProject(c Config) *project {
 	w := &project{
 		Now:            c.Now,
@@ -123,6 +128,10 @@ func newProject(c Config) *project {
 	w.Realism = r
 	if w.Now == nil {
 		w.Now = time.Now
+	}
+	w.kinds = kinds()
+	for _, k := range registry() {
+		w.kindList = append(w.kindList, w.kinds[k.name])
 	}
 	w.Reset()
 	return w
@@ -152,14 +161,13 @@ func (w *project) Reset() {
 	w.Locks = map[Ref]time.Time{}
 	w.NetUsed = map[int64]map[netip.Addr]struct{}{}
 	w.NetHint = map[int64]netip.Addr{}
+	w.owned = map[string]any{}
 }
 
-// idBase is where each kind's IDs start, so IDs of different kinds rarely
-// coincide and a mix-up in a client shows as not_found.
-var idBase = map[string]int64{
-	"server": 100000, "load_balancer": 200000, "network": 300000, "certificate": 400000,
-	"ssh_key": 500000, "primary_ip": 600000, "image": 700000, "action": 1000000,
-}
+// actionIDBase is where action IDs start; each kind's start is its
+// idBase, so IDs of different kinds rarely coincide and a mix-up in a
+// client shows as not_found.
+const actionIDBase = 1000000
 
 // NewID hands out the next ID of a kind: ascending, with small seeded gaps
 // like the real API's, and the same sequence for the same seed.
@@ -169,7 +177,11 @@ func (w *project) NewID(kind string) int64 {
 	}
 	last, ok := w.LastID[kind]
 	if !ok {
-		last = idBase[kind] + int64(w.seed%1000)*1000
+		base := int64(actionIDBase)
+		if kind != "action" {
+			base = w.kind(kind).idBase
+		}
+		last = base + int64(w.seed%1000)*1000
 	}
 	last += 1 + int64(w.Rng.IntN(3))
 	w.LastID[kind] = last

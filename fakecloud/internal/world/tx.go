@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"strconv"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
@@ -107,18 +106,12 @@ func usedAddrs(index map[int64]map[netip.Addr]struct{}) map[int64]map[string]boo
 	return out
 }
 
-// SetSeedProtection protects a seed's server (delete and rebuild) or
-// load balancer (delete) as it is created, recording no action.
+// SetSeedProtection protects a seed's resource as it is created, as its
+// kind protects one (a server against delete and rebuild, a load balancer
+// against delete), recording no action.
 func (t *Tx) SetSeedProtection(kind string, id int64, on bool) {
-	switch kind {
-	case "server":
-		if s, ok := t.w.Servers.Get(id); ok {
-			s.Protection.Delete, s.Protection.Rebuild = on, on
-		}
-	case "load_balancer":
-		if lb, ok := t.w.LoadBalancers.Get(id); ok {
-			lb.Protection.Delete = on
-		}
+	if k := t.w.kind(kind); k.protect != nil {
+		k.protect(t.w, id, on)
 	}
 }
 
@@ -143,46 +136,16 @@ func (t *Tx) deletable(kind string, id int64, protected bool) (Ref, *apierr.Erro
 	return ref, t.w.CheckLock(ref)
 }
 
-// find returns the resource of a kind with the ID, or not_found.
-func find[T any](t *Table[T], kind string, id int64) (*T, *apierr.Error) {
-	v, ok := t.Get(id)
-	if !ok {
-		return nil, apierr.NotFound(kind, id)
-	}
-	return v, nil
-}
-
 // Exists answers not_found unless a resource of the kind has the ID.
 func (t *Tx) Exists(kind string, id int64) *apierr.Error {
-	ok := t.w.exists(kind, id)
-	if kind == "ssh_key" {
-		_, ok = t.w.SSHKeys.Get(id)
-	}
-	if !ok {
+	if !t.w.exists(kind, id) {
 		return apierr.NotFound(kind, id)
 	}
 	return nil
 }
 
-// exists reports whether a resource of a kind that actions name has the ID.
+// exists reports whether a resource of a kind has the ID.
 func (w *project) exists(kind string, id int64) bool {
-	var ok bool
-	switch kind {
-	case "server":
-		_, ok = w.Servers.Get(id)
-	case "load_balancer":
-		_, ok = w.LoadBalancers.Get(id)
-	case "network":
-		_, ok = w.Networks.Get(id)
-	case "certificate":
-		_, ok = w.Certificates.Get(id)
-	case "primary_ip":
-		_, ok = w.PrimaryIPs.Get(id)
-	case "image":
-		_, ok = w.Images.Get(id)
-		if !ok {
-			_, ok = w.Cat.Image(strconv.FormatInt(id, 10), "")
-		}
-	}
-	return ok
+	k, ok := w.kinds[kind]
+	return ok && k.exists(w, id)
 }

@@ -1,0 +1,198 @@
+package world
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+)
+
+// kind is what the world's shared mechanisms know of one resource kind:
+// the undo of a failed action, existence, locks, a seed's protection,
+// what an action's end and another resource's deletion do to it, where
+// its IDs start and which actions it runs. Each kind declares itself once,
+// in its own file, with a function that kindOf.declare completes from its
+// table; registry lists those functions, one line a kind. No switch on a
+// kind's name stands anywhere else.
+type kind struct {
+	name     string   // the API's resource type, as an action's resources name it
+	idBase   int64    // where its IDs start
+	commands []string // the commands of the actions its endpoints start
+
+	// From the table (kindOf.declare):
+	exists   func(w *project, id int64) bool
+	snapshot func(w *project, id int64) json.RawMessage // JSON of the stored resource, for an action's undo
+	restore  func(w *project, id int64, before, applied json.RawMessage)
+
+	// Optional:
+	// fit leaves out of a restored resource what no longer fits the world.
+	fit func(w *project, id int64)
+	// protect sets a seed resource's protection as it is created.
+	protect func(w *project, id int64, on bool)
+	// finish applies what an action's end does to the resource it locked.
+	finish func(w *project, id int64, f Finish, ok bool)
+	// leave takes a network member of this kind out of the network's
+	// entry in its private_net.
+	leave func(w *project, id, network int64)
+	// forget drops this kind's references to a resource being deleted.
+	forget func(w *project, gone Ref)
+	// locked is what a request on a resource held by an action answers
+	// (locked by default).
+	locked func(id int64) *apierr.Error
+	// own is a table the registry keeps, for a kind whose table is not a
+	// field of the project: its snapshot under the snapshot's "kinds".
+	own *ownTable
+}
+
+// ownTable is how a kind's table kept by the registry is reset, saved
+// and restored.
+type ownTable struct {
+	reset  func(w *project)
+	export func(w *project) (json.RawMessage, error)
+	// load fills the table; last is the kind's ID counter, which must not
+	// be below an ID of the table.
+	load func(w *project, data json.RawMessage, last int64) error
+}
+
+// registry is every kind the world simulates, one line each.
+func registry() []kind {
+	return []kind{
+		serverKind(),
+		loadBalancerKind(),
+		networkKind(),
+		certificateKind(),
+		sshKeyKind(),
+		primaryIPKind(),
+		imageKind(),
+	}
+}
+
+// kinds indexes the registry by name; a name given twice is a programming
+// error.
+func kinds() map[string]*kind {
+	out := map[string]*kind{}
+	for _, k := range registry() {
+		if _, dup := out[k.name]; dup {
+			panic("fakecloud: kind " + k.name + " registered twice")
+		}
+		out[k.name] = &k
+	}
+	return out
+}
+
+// Commands are the commands of the actions fakecloud records, sorted: an
+// action fault may name only these (or *). They come from the kinds'
+// declarations, and the runner starts no other (startAction panics).
+func Commands() []string {
+	var out []string
+	for _, k := range registry() {
+		for _, c := range k.commands {
+			if !slices.Contains(out, c) {
+				out = append(out, c)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// kindOf is a kind's typed handle: its name and its table. The kind's
+// file holds it as a package-level value and uses it to find, list and
+// act on its resources.
+type kindOf[T any] struct {
+	name  string
+	table func(w *project) *Table[T]
+}
+
+// declare completes a kind's declaration with what its table gives.
+func (k kindOf[T]) declare(d kind) kind {
+	d.name = k.name
+	d.exists = func(w *project, id int64) bool { _, ok := k.table(w).Get(id); return ok }
+	d.snapshot = func(w *project, id int64) json.RawMessage {
+		v, ok := k.table(w).Get(id)
+		if !ok {
+			return nil
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil
+		}
+		return data
+	}
+	d.restore = func(w *project, id int64, before, applied json.RawMessage) {
+		restoreInto(k.table(w), id, before, applied)
+	}
+	return d
+}
+
+// find returns the resource with the ID, or not_found.
+func (k kindOf[T]) find(w *project, id int64) (*T, *apierr.Error) {
+	v, ok := k.table(w).Get(id)
+	if !ok {
+		return nil, apierr.NotFound(k.name, id)
+	}
+	return v, nil
+}
+
+// ownKind is the handle of a kind whose table the registry keeps (no
+// field of the project): it is reset with the world, adopted with it and
+// saved under the snapshot's "kinds", as a list in ID order.
+func ownKind[T any](name string, id func(*T) int64) (kindOf[T], *ownTable) {
+	k := kindOf[T]{name: name, table: func(w *project) *Table[T] {
+		t, ok := w.owned[name].(*Table[T])
+		if !ok {
+			nt := NewTable[T]()
+			t = &nt
+			w.owned[name] = t
+		}
+		return t
+	}}
+	own := &ownTable{
+		reset: func(w *project) { delete(w.owned, name) },
+		export: func(w *project) (json.RawMessage, error) {
+			return json.Marshal(deepCopy(k.table(w).All()))
+		},
+		load: func(w *project, data json.RawMessage, last int64) error {
+			var items []*T
+			if err := strictDecode(data, &items); err != nil {
+				return fmt.Errorf("kinds.%s: %w", name, err)
+			}
+			t := k.table(w)
+			for i, it := range items {
+				if it == nil || id(it) < 1 {
+					return fmt.Errorf("kinds.%s[%d]: not a resource with a positive ID", name, i)
+				}
+				if _, dup := t.Get(id(it)); dup {
+					return fmt.Errorf("kinds.%s[%d].id: %d appears twice", name, i, id(it))
+				}
+				if id(it) > last {
+					return fmt.Errorf("last_ids.%s: %d is below the largest %s ID %d", name, last, name, id(it))
+				}
+				t.Put(id(it), it)
+			}
+			return nil
+		},
+	}
+	return k, own
+}
+
+// kind returns the registered kind of the name; an unregistered name is a
+// programming error.
+func (w *project) kind(name string) *kind {
+	k, ok := w.kinds[name]
+	if !ok {
+		panic("fakecloud: kind " + name + " is not registered")
+	}
+	return k
+}
+
+// forgetAll tells every kind that a resource is being deleted, so each
+// drops its references to it.
+func (w *project) forgetAll(gone Ref) {
+	for _, k := range w.kindList {
+		if k.forget != nil {
+			k.forget(w, gone)
+		}
+	}
+}
