@@ -15,7 +15,15 @@ var images = kindOf[schema.Image]{"image", func(w *project) *Table[schema.Image]
 
 // imageKind declares images; create_image is the server's action.
 func imageKind() kind {
-	k := images.declare(kind{idBase: 700000})
+	k := images.declare(kind{
+		idBase: 700000,
+		// A deleted server's backups go with it.
+		forget: func(w *project, gone Ref) {
+			if gone.Type == "server" {
+				w.DeleteBackups(gone.ID)
+			}
+		},
+	})
 	own := k.exists
 	k.exists = func(w *project, id int64) bool {
 		if own(w, id) {

@@ -37,6 +37,12 @@ type kind struct {
 	leave func(w *project, id, network int64)
 	// forget drops this kind's references to a resource being deleted.
 	forget func(w *project, gone Ref)
+	// onServer fills what a server's view shows of this kind (a server's
+	// load balancers, its placement group).
+	onServer func(w *project, s *StoredServer, v *ServerView)
+	// order checks what a server order asks of this kind, adding to f,
+	// and returns what to do once the server exists (nil for nothing).
+	order func(w *project, f *apierr.Fields, req ServerCreateRequest) (join func(s *StoredServer))
 	// locked is what a request on a resource held by an action answers
 	// (locked by default).
 	locked func(id int64) *apierr.Error
@@ -45,10 +51,9 @@ type kind struct {
 	own *ownTable
 }
 
-// ownTable is how a kind's table kept by the registry is reset, saved
-// and restored.
+// ownTable is how a kind's table kept by the registry is saved and
+// restored (the world's Reset empties it).
 type ownTable struct {
-	reset  func(w *project)
 	export func(w *project) (json.RawMessage, error)
 	// load fills the table; last is the kind's ID counter, which must not
 	// be below an ID of the table.
@@ -149,7 +154,6 @@ func ownKind[T any](name string, id func(*T) int64) (kindOf[T], *ownTable) {
 		return t
 	}}
 	own := &ownTable{
-		reset: func(w *project) { delete(w.owned, name) },
 		export: func(w *project) (json.RawMessage, error) {
 			return json.Marshal(deepCopy(k.table(w).All()))
 		},
@@ -195,4 +199,28 @@ func (w *project) forgetAll(gone Ref) {
 			k.forget(w, gone)
 		}
 	}
+}
+
+// showOnServer fills what every kind shows on a server's view.
+func (w *project) showOnServer(s *StoredServer, v *ServerView) {
+	for _, k := range w.kindList {
+		if k.onServer != nil {
+			k.onServer(w, s, v)
+		}
+	}
+}
+
+// orderServer checks what a server order asks of every kind, and returns
+// what each does once the server exists.
+func (w *project) orderServer(f *apierr.Fields, req ServerCreateRequest) []func(s *StoredServer) {
+	var joins []func(s *StoredServer)
+	for _, k := range w.kindList {
+		if k.order == nil {
+			continue
+		}
+		if join := k.order(w, f, req); join != nil {
+			joins = append(joins, join)
+		}
+	}
+	return joins
 }

@@ -51,6 +51,7 @@ func loadBalancerKind() kind {
 				lb.Protection.Delete = on
 			}
 		},
+		onServer: func(w *project, s *StoredServer, v *ServerView) { v.LoadBalancers = w.loadBalancersOf(s.ID) },
 	})
 }
 

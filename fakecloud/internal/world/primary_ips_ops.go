@@ -17,6 +17,26 @@ func primaryIPKind() kind {
 	return primaryIPs.declare(kind{
 		idBase:   600000,
 		commands: []string{"assign_primary_ip", "unassign_primary_ip", "change_dns_ptr", "change_protection"},
+		// A deleted server's primary IPs go with it when they auto-delete,
+		// and are unassigned otherwise.
+		forget: func(w *project, gone Ref) {
+			if gone.Type != "server" {
+				return
+			}
+			for _, pip := range w.PrimaryIPs.All() {
+				if pip.AssigneeID == nil || *pip.AssigneeID != gone.ID || pip.AssigneeType != "server" {
+					continue
+				}
+				if !pip.AutoDelete {
+					pip.AssigneeID, pip.AssigneeType = nil, Unassigned
+					continue
+				}
+				if pip.Type == "ipv4" {
+					w.PubIPv4.Release(pip.IP)
+				}
+				w.PrimaryIPs.Del(pip.ID)
+			}
+		},
 		// A restored primary IP is not given back to a server deleted since.
 		fit: func(w *project, id int64) {
 			p, ok := w.PrimaryIPs.Get(id)

@@ -30,18 +30,22 @@ func Orderable(cat *catalog.Catalog, st schema.ServerType, location string, chan
 	return nil
 }
 
-// CheckUnsimulated refuses references to resources fakecloud does not
-// simulate: no volume, firewall or placement group exists here, so any ID
-// names a missing one (which the API refuses), and a request naming one
-// must not quietly create a server without it.
-func CheckUnsimulated(f *apierr.Fields, req schema.ServerCreateRequest) {
-	for _, id := range req.Volumes {
-		f.Add("volumes", "volume %d does not exist", id)
+// checkUnsimulated refuses references to kinds fakecloud does not
+// simulate (no kind of the name is registered): none of them exists here,
+// so any ID names a missing one (which the API refuses), and a request
+// naming one must not quietly create a server without it.
+func (w *project) checkUnsimulated(f *apierr.Fields, req schema.ServerCreateRequest) {
+	if _, ok := w.kinds["volume"]; !ok {
+		for _, id := range req.Volumes {
+			f.Add("volumes", "volume %d does not exist", id)
+		}
 	}
-	for _, fw := range req.Firewalls {
-		f.Add("firewalls", "firewall %d does not exist", fw.Firewall)
+	if _, ok := w.kinds["firewall"]; !ok {
+		for _, fw := range req.Firewalls {
+			f.Add("firewalls", "firewall %d does not exist", fw.Firewall)
+		}
 	}
-	if req.PlacementGroup != 0 {
+	if _, ok := w.kinds["placement_group"]; !ok && req.PlacementGroup != 0 {
 		f.Add("placement_group", "placement group %d does not exist", req.PlacementGroup)
 	}
 }

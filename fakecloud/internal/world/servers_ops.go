@@ -179,7 +179,8 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		f.Add("user_data", "is longer than 32 KiB")
 	}
 	apierr.CheckUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
-	CheckUnsimulated(&f, req.ServerCreateRequest)
+	w.checkUnsimulated(&f, req.ServerCreateRequest)
+	joins := w.orderServer(&f, req)
 	apierr.CheckUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
@@ -257,6 +258,9 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		s.RootPassword = pw
 	}
 	w.Servers.Put(s.ID, s)
+	for _, join := range joins {
+		join(s)
+	}
 
 	ref := Ref{Type: "server", ID: s.ID}
 	end := "off"
@@ -344,19 +348,8 @@ func (t *Tx) DeleteServer(id int64) (schema.Action, *apierr.Error) {
 
 // removeServer deletes a server with its networks and auto-delete primary IPs.
 func (w *project) removeServer(s *StoredServer) {
-	w.DetachAll(Ref{Type: "server", ID: s.ID})
-	w.DeleteBackups(s.ID)
-	for _, pip := range w.PrimaryIPs.All() {
-		if pip.AssigneeID != nil && *pip.AssigneeID == s.ID && pip.AssigneeType == "server" {
-			if pip.AutoDelete {
-				if pip.Type == "ipv4" {
-					w.PubIPv4.Release(pip.IP)
-				}
-				w.PrimaryIPs.Del(pip.ID)
-			} else {
-				pip.AssigneeID, pip.AssigneeType = nil, Unassigned
-			}
-		}
-	}
+	ref := Ref{Type: "server", ID: s.ID}
+	w.DetachAll(ref)
+	w.forgetAll(ref)
 	w.Servers.Del(s.ID)
 }

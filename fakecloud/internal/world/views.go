@@ -39,7 +39,7 @@ func (w *project) ViewServer(s *StoredServer) ServerView {
 		v.PrivateNet = append(v.PrivateNet, p)
 	}
 	v.Volumes = []int64{}
-	v.LoadBalancers = w.loadBalancersOf(s.ID)
+	v.LoadBalancers = []int64{}
 	v.PublicNet = serverPublicNet{FloatingIPs: []int64{}, Firewalls: []schema.ServerFirewall{}}
 	if s.PublicNet.IPv4.IP != "" {
 		ip4 := s.PublicNet.IPv4
@@ -50,6 +50,7 @@ func (w *project) ViewServer(s *StoredServer) ServerView {
 		ip6.DNSPtr = append([]schema.ServerPublicNetIPv6DNSPtr{}, ip6.DNSPtr...)
 		v.PublicNet.IPv6 = &ip6
 	}
+	w.showOnServer(s, &v)
 	return v
 }
 
