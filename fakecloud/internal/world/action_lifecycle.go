@@ -299,7 +299,7 @@ func (w *project) checkDeclared(family, command string, resources []Ref) {
 	if family == "" && len(resources) > 0 {
 		family = resources[0].Type
 	}
-	if k := w.kind(family); !slices.Contains(k.commands, command) {
-		panic("fakecloud: kind " + family + " does not declare the command " + command)
+	if !slices.Contains(w.commands[family], command) {
+		panic("fakecloud: no kind declares the command " + command + " on a " + family)
 	}
 }

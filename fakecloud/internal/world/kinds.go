@@ -19,6 +19,10 @@ type kind struct {
 	name     string   // the API's resource type, as an action's resources name it
 	idBase   int64    // where its IDs start
 	commands []string // the commands of the actions its endpoints start
+	// actionsOn are commands this kind's operations start on another
+	// kind's resources, listed under that kind's endpoints, by its name
+	// (a placement group's add_to_placement_group is a server's action).
+	actionsOn map[string][]string
 
 	// From the table (kindOf.declare):
 	exists   func(w *project, id int64) bool
@@ -42,7 +46,7 @@ type kind struct {
 	onServer func(w *project, s *StoredServer, v *ServerView)
 	// order checks what a server order asks of this kind, adding to f,
 	// and returns what to do once the server exists (nil for nothing).
-	order func(w *project, f *apierr.Fields, req ServerCreateRequest) (join func(s *StoredServer))
+	order func(w *project, f *apierr.Fields, req ServerCreateRequest) (join func(s *StoredServer), err *apierr.Error)
 	// locked is what a request on a resource held by an action answers
 	// (locked by default).
 	locked func(id int64) *apierr.Error
@@ -91,14 +95,31 @@ func kinds() map[string]*kind {
 // declarations, and the runner starts no other (startAction panics).
 func Commands() []string {
 	var out []string
-	for _, k := range registry() {
-		for _, c := range k.commands {
+	for _, cmds := range commandsByFamily(registry()) {
+		for _, c := range cmds {
 			if !slices.Contains(out, c) {
 				out = append(out, c)
 			}
 		}
 	}
 	slices.Sort(out)
+	return out
+}
+
+// commandsByFamily are the commands listed under each kind's endpoints:
+// its own and those other kinds start on its resources, sorted.
+func commandsByFamily(ks []kind) map[string][]string {
+	out := map[string][]string{}
+	for _, k := range ks {
+		out[k.name] = append(out[k.name], k.commands...)
+		for family, cmds := range k.actionsOn {
+			out[family] = append(out[family], cmds...)
+		}
+	}
+	for family, cmds := range out {
+		slices.Sort(cmds)
+		out[family] = slices.Compact(cmds)
+	}
 	return out
 }
 
@@ -211,16 +232,21 @@ func (w *project) showOnServer(s *StoredServer, v *ServerView) {
 }
 
 // orderServer checks what a server order asks of every kind, and returns
-// what each does once the server exists.
-func (w *project) orderServer(f *apierr.Fields, req ServerCreateRequest) []func(s *StoredServer) {
+// what each does once the server exists, or the first kind's refusal.
+func (w *project) orderServer(f *apierr.Fields, req ServerCreateRequest) ([]func(s *StoredServer), *apierr.Error) {
 	var joins []func(s *StoredServer)
+	var refused *apierr.Error
 	for _, k := range w.kindList {
 		if k.order == nil {
 			continue
 		}
-		if join := k.order(w, f, req); join != nil {
+		join, err := k.order(w, f, req)
+		if err != nil && refused == nil {
+			refused = err
+		}
+		if join != nil {
 			joins = append(joins, join)
 		}
 	}
-	return joins
+	return joins, refused
 }

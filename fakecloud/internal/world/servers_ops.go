@@ -180,7 +180,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	}
 	apierr.CheckUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
 	w.checkUnsimulated(&f, req.ServerCreateRequest)
-	joins := w.orderServer(&f, req)
+	joins, refusedByKind := w.orderServer(&f, req)
 	apierr.CheckUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
@@ -199,6 +199,9 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	}
 	if refused != nil {
 		return ServerCreated{}, refused
+	}
+	if refusedByKind != nil {
+		return ServerCreated{}, refusedByKind
 	}
 	if err := Orderable(w.Cat, st, loc.Name, false); err != nil {
 		return ServerCreated{}, err

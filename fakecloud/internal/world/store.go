@@ -68,6 +68,7 @@ type project struct {
 	// order; owned holds the tables of the kinds that have no field here.
 	kinds    map[string]*kind
 	kindList []*kind
+	commands map[string][]string // the commands listed under each kind's endpoints
 	owned    map[string]any
 	NetUsed  map[int64]map[netip.Addr]struct{} // network ID -> addresses held
 	NetHint  map[int64]netip.Addr              // network ID -> where the next search starts
@@ -133,6 +134,7 @@ func newProject(c Config) *project {
 	for _, k := range registry() {
 		w.kindList = append(w.kindList, w.kinds[k.name])
 	}
+	w.commands = commandsByFamily(registry())
 	w.Reset()
 	return w
 }
