@@ -153,8 +153,8 @@ bench: ## run the benchmarks recorded in BENCHMARKS.md
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./fakecloud/...
 
 fuzz: ## fuzz fakecloud's requests and the label selector for 30 s each (FUZZTIME=5m for longer)
-	$(GO) test -run '^$$' -fuzz FuzzHostile -fuzztime $(FUZZTIME) ./fakecloud/internal/hcloudapi/
-	$(GO) test -run '^$$' -fuzz FuzzDecodeRequests -fuzztime $(FUZZTIME) ./fakecloud/internal/hcloudapi/
+	$(GO) test -run '^$$' -fuzz FuzzHostile -fuzztime $(FUZZTIME) ./fakecloud/
+	$(GO) test -run '^$$' -fuzz FuzzDecodeRequests -fuzztime $(FUZZTIME) ./fakecloud/
 	$(GO) test -run '^$$' -fuzz FuzzLabelSelector -fuzztime $(FUZZTIME) ./fakecloud/internal/labelselector/
 
 demo: build-fakecloud build-ccm ## run the whole system offline (kube-apiserver built from source the first time) and narrate it; Ctrl-C stops it

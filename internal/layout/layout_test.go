@@ -111,8 +111,8 @@ func TestSizes(t *testing.T) {
 
 // TestFakecloudWalls: under fakecloud/, only the admin client and the
 // fault sweep import the root package (so the root can use every other
-// package); the mechanisms in fakecloud/internal import no HTTP where
-// they need none, and import each other one way only.
+// package); every other package under fakecloud/ has a wall: what of
+// fakecloud it may import, and whether it may reach HTTP.
 func TestFakecloudWalls(t *testing.T) {
 	pkgs := list(t)
 	root := module + "/fakecloud"
@@ -155,11 +155,28 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/script":        {imports: in("faults", "event", "dedicated", "jsontime", "strict", "realism"), http: true},
 		// The admin API: HTTP over the server's operations, which it knows
 		// only as an interface.
-		root + "/internal/fidelity": {},
-		root + "/internal/admin":    {imports: append(in("apierr", "strict", "wire", "faults", "fidelity", "event", "script", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
+		root + "/internal/fidelity":       {},
+		root + "/internal/contract":       {},
+		root + "/internal/contract/gen":   {imports: in("contract")},
+		root + "/internal/faults":         {imports: in("jsontime"), http: true},
+		root + "/internal/journal":        {imports: in("jsontime")},
+		root + "/internal/ratelimit":      {},
+		root + "/lbtraffic":               {imports: in("trafficspec"), http: true},
+		root + "/lbtraffic/lbtraffictest": {},
+		root + "/robot":                   {imports: in("dedicated"), http: true},
+		// The admin API's Go client and the fault sweep drive a fakecloud
+		// through the root package, as any user does.
+		root + "/adminclient":    {imports: []string{root}, http: true},
+		root + "/faultsweep":     {imports: []string{root}, http: true},
+		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "fidelity", "event", "script", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, unexported behind typed operations; no HTTP.
 		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "realism")},
+	}
+	for _, p := range pkgs {
+		if _, ok := walls[p.path]; !ok && strings.HasPrefix(p.path, root+"/") {
+			t.Errorf("%s has no wall: add what it may import to the walls", p.path)
+		}
 	}
 	for path, w := range walls {
 		p, ok := pkgs[path]

@@ -1,0 +1,97 @@
+package fakecloud
+
+import (
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/realism"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/script"
+)
+
+// World is a seed: the networks, servers, load balancers, certificates,
+// SSH keys, spare primary IPs and dedicated servers a fakecloud starts
+// with. Resources refer to each other by name.
+// It is read from YAML (see testdata/worlds) or built in Go.
+type World = script.World
+
+// SeedPrimaryIP is a primary IP assigned to no server (servers bring
+// their own).
+type SeedPrimaryIP = script.SeedPrimaryIP
+
+// SeedSSHKey is an SSH key of a seed world.
+type SeedSSHKey = script.SeedSSHKey
+
+// SeedCertificate is an uploaded (certificate, private_key) or managed
+// (domain_names) certificate.
+type SeedCertificate = script.SeedCertificate
+
+// SeedNetwork is a network with its subnets and routes.
+type SeedNetwork = script.SeedNetwork
+
+// SeedServer is a server; Status "off" seeds it powered off.
+type SeedServer = script.SeedServer
+
+// SeedServerNetwork attaches a server to a network, optionally at an IP.
+type SeedServerNetwork = script.SeedServerNetwork
+
+// SeedLoadBalancer is a load balancer; targets name servers.
+type SeedLoadBalancer = script.SeedLoadBalancer
+
+// SeedTarget is a load balancer target: a server by name, a label
+// selector or an IP.
+type SeedTarget = script.SeedTarget
+
+// Scenario is a script of cloud trouble: timed steps, each a fault rule,
+// an action fault, an event or a rate-limit change. Times count from when
+// the scenario is loaded.
+type Scenario = script.Scenario
+
+// Step is one timed step of a scenario; exactly one of its parts is set.
+type Step = script.Step
+
+// RateLimitSet changes the rate limit: the remaining budget and the refill
+// rate in requests per second; an omitted field keeps its value.
+type RateLimitSet = script.RateLimitSet
+
+// Event is something that happens to the cloud behind its clients' back.
+// Like an operator's change through the Console or the API, every change
+// records the actions the real API records for it, already finished.
+type Event = event.Event
+
+// Realism says how fakecloud reads what the API's documentation leaves
+// open. The default, optimistic, is the reading clients were built on:
+// small IDs in creation order, actions kept for ever, an action for every
+// change. Pessimistic takes the unhelpful reading of each, so a client
+// that relies on one of them fails its tests here rather than in
+// production.
+type Realism = realism.Realism
+
+// SeedDedicatedServer is a dedicated server of a seed world or an
+// add_dedicated_server event; the fields are named as the webservice
+// names them, and every one but server_name has a default.
+type SeedDedicatedServer = dedicated.SeedDedicatedServer
+
+// Duration is a time.Duration written as text ("15s", "2m") in JSON and
+// YAML, as rules, events and scenarios use it.
+type Duration = jsontime.Duration
+
+// The modes of Realism.
+const (
+	RealismOptimistic  = realism.RealismOptimistic
+	RealismPessimistic = realism.RealismPessimistic
+)
+
+// DefaultActionRetention is how long finished actions stay listed under
+// pessimistic realism unless ActionRetention says otherwise.
+const DefaultActionRetention = realism.DefaultActionRetention
+
+// LoadWorld reads a seed world from a YAML (or JSON) file. Unknown fields
+// are refused, so a typo does not silently seed less than intended.
+func LoadWorld(path string) (World, error) { return script.LoadWorld(path) }
+
+// ParseWorld parses a seed world from YAML or JSON: an object, so an
+// empty or null document is refused rather than read as an empty world.
+func ParseWorld(data []byte) (World, error) { return script.ParseWorld(data) }
+
+// ParseScenario reads a scenario from YAML or JSON; unknown fields are refused.
+func ParseScenario(data []byte) (Scenario, error) { return script.ParseScenario(data) }
