@@ -20,9 +20,9 @@ func hostileOptions(adminToken string) Options {
 // hostileSeed is the world the generated requests start from: small (an
 // export per request is much of the suite's time) and holding what the
 // valid requests need: two networks, a route and an empty subnet, a
-// running server and one powered off, a load balancer in a network with
-// a service and a target, one in no network, a certificate and an SSH key,
-// and a dedicated server.
+// running server and one powered off in a placement group, a load
+// balancer in a network with a service and a target, one in no network,
+// a certificate and an SSH key, and a dedicated server.
 const hostileSeed = `
 ssh_keys: [{name: key, public_key: "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl x"}]
 certificates: [{name: cert, type: managed, domain_names: [example.com]}]
@@ -38,9 +38,10 @@ networks:
     subnets: [{type: cloud, ip_range: 10.1.0.0/24, network_zone: eu-central}]
 servers:
   - {name: control-plane-1, labels: {role: control-plane}, networks: [{network: cluster, ip: 10.0.0.2}]}
-  - {name: worker-1, server_type: cx33, status: "off", labels: {role: worker}, networks: [{network: cluster}]}
+  - {name: worker-1, server_type: cx33, status: "off", labels: {role: worker}, networks: [{network: cluster}], placement_group: spread-1}
   - {name: bare-1, status: "off", public_ipv4: false}
 primary_ips: [{name: spare-ipv4, type: ipv4}]
+placement_groups: [{name: spread-1, labels: {role: worker}}]
 load_balancers:
   - name: ingress
     location: fsn1
@@ -102,6 +103,13 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 	for _, im := range st.Images {
 		refs["{image}"] = fmt.Sprint(im.ID)
 	}
+	var groups []struct {
+		ID int64 `json:"id"`
+	}
+	if err := json.Unmarshal(st.Kinds["placement_group"], &groups); err != nil || len(groups) == 0 {
+		t.Fatalf("the seed's placement groups in the export: %v %s", err, st.Kinds["placement_group"])
+	}
+	refs["{pg}"] = fmt.Sprint(groups[0].ID)
 	for _, p := range st.PrimaryIPs {
 		if p.Name == "spare-ipv4" {
 			refs["{pip_free}"], refs["{pip_free_ip}"] = fmt.Sprint(p.ID), p.IP
@@ -175,7 +183,12 @@ var validRequests = map[string]validRequest{
 	"POST /servers/{id}/actions/enable_rescue":         {id: "{server_off}", body: `{"type":"linux64"}`},
 	"POST /primary_ips/{id}/actions/change_dns_ptr":    {id: "{pip_free}", body: `{"ip":"{pip_free_ip}","dns_ptr":"spare.example.com"}`},
 
-	"POST /ssh_keys":     {body: `{"name":"key-2","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDlRNrF3U6ZSu1AszStn8856LzzPgRk8nsuDkfvaUFgo x","labels":{"env":"prod"}}`},
+	"POST /ssh_keys":                                         {body: `{"name":"key-2","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDlRNrF3U6ZSu1AszStn8856LzzPgRk8nsuDkfvaUFgo x","labels":{"env":"prod"}}`},
+	"POST /placement_groups":                                 {body: `{"name":"pg-2","type":"spread","labels":{"env":"prod"}}`},
+	"PUT /placement_groups/{id}":                             {id: "{pg}", body: `{"name":"pg-renamed","labels":{"env":"prod"}}`},
+	"POST /servers/{id}/actions/add_to_placement_group":      {id: "{server_bare}", body: `{"placement_group":{pg}}`},
+	"POST /servers/{id}/actions/remove_from_placement_group": {id: "{server_off}"},
+
 	"PUT /ssh_keys/{id}": {body: `{"name":"key-renamed","labels":{"env":"prod"}}`},
 }
 

@@ -49,6 +49,8 @@ func apiRoutes() []route {
 		{"POST", "/servers/{id}/actions/create_image", onExisting("server", 201, (*tx).CreateImage, asIs[world.ImageCreated])},
 		{"POST", "/servers/{id}/actions/enable_backup", actOnBodyless("server", (*tx).EnableServerBackup)},
 		{"POST", "/servers/{id}/actions/disable_backup", actOnBodyless("server", (*tx).DisableServerBackup)},
+		{"POST", "/servers/{id}/actions/add_to_placement_group", actOn("server", (*tx).AddServerToPlacementGroup)},
+		{"POST", "/servers/{id}/actions/remove_from_placement_group", actOnBodyless("server", (*tx).RemoveServerFromPlacementGroup)},
 		{"POST", "/servers/{id}/actions/{action}", unknownAction("servers")},
 
 		{"GET", "/load_balancers", listLoadBalancers},
@@ -104,6 +106,12 @@ func apiRoutes() []route {
 		{"GET", "/certificates/{id}/actions/{action}", getResourceAction("certificate")},
 		{"POST", "/certificates/{id}/actions/retry", actOnBodyless("certificate", (*tx).RetryCertificate)},
 		{"POST", "/certificates/{id}/actions/{action}", unknownAction("certificates")},
+
+		{"GET", "/placement_groups", listPlacementGroups},
+		{"POST", "/placement_groups", create((*tx).CreatePlacementGroup, asIs[world.PlacementGroupCreated])},
+		{"GET", "/placement_groups/{id}", get((*tx).PlacementGroup, onePlacementGroup)},
+		{"PUT", "/placement_groups/{id}", update("placement_group", (*tx).UpdatePlacementGroup, onePlacementGroup)},
+		{"DELETE", "/placement_groups/{id}", del((*tx).DeletePlacementGroup)},
 
 		{"GET", "/primary_ips", listPrimaryIPs},
 		{"POST", "/primary_ips", create((*tx).CreatePrimaryIP, asIs[world.PrimaryIPCreated])},

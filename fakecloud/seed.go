@@ -54,6 +54,14 @@ func plant(tx *world.Tx, seed World) error {
 		}
 		byName["network/"+n.Name] = created.ID
 	}
+	for _, g := range seed.PlacementGroups {
+		req := schema.PlacementGroupCreateRequest{Name: g.Name, Type: "spread", Labels: labelsOf(g.Labels)}
+		created, err := seedOp(tx, "/placement_groups", "placement_group "+g.Name, req, (*world.Tx).CreatePlacementGroup)
+		if err != nil {
+			return err
+		}
+		byName["placement_group/"+g.Name] = created.PlacementGroup.ID
+	}
 	for _, sv := range seed.Servers {
 		if err := seedServer(tx, sv, byName); err != nil {
 			return fmt.Errorf("seed server %s: %w", sv.Name, err)
@@ -80,6 +88,11 @@ func seedServer(tx *world.Tx, sv SeedServer, byName map[string]int64) error {
 		PublicNet: &schema.ServerCreatePublicNet{EnableIPv4: sv.PublicIPv4 == nil || *sv.PublicIPv4, EnableIPv6: sv.PublicIPv6 == nil || *sv.PublicIPv6}}
 	start := sv.Status != "off"
 	req.StartAfterCreate = &start
+	if sv.PlacementGroup != "" {
+		if req.PlacementGroup = byName["placement_group/"+sv.PlacementGroup]; req.PlacementGroup == 0 {
+			return fmt.Errorf("placement group %q is not in the seed world", sv.PlacementGroup)
+		}
+	}
 	switch sv.Status {
 	case "", "running", "off":
 	case "false", "true":

@@ -9,14 +9,18 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs and dedicated servers a fakecloud starts
-// with. Resources refer to each other by name.
+// SSH keys, spare primary IPs, placement groups and dedicated servers a
+// fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World = script.World
 
 // SeedPrimaryIP is a primary IP assigned to no server (servers bring
 // their own).
 type SeedPrimaryIP = script.SeedPrimaryIP
+
+// SeedPlacementGroup is a placement group of type spread; servers join
+// it by name.
+type SeedPlacementGroup = script.SeedPlacementGroup
 
 // SeedSSHKey is an SSH key of a seed world.
 type SeedSSHKey = script.SeedSSHKey

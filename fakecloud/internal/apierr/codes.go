@@ -22,7 +22,7 @@ var known = map[string]bool{
 	"load_balancer_public_interface_disabled": true, "locked": true, "maintenance": true,
 	"method_not_allowed": true, "must_be_unassigned": true, "network_has_no_vswitch_subnet": true,
 	"networks_overlap": true, "no_space_left_in_location": true, "no_subnet_available": true, "not_found": true,
-	"placement_error": true, "primary_ip_already_assigned": true, "primary_ip_assigned": true,
+	"placement_error": true, "placement_group_member_limit_reached": true, "primary_ip_already_assigned": true, "primary_ip_assigned": true,
 	"primary_ip_datacenter_mismatch": true, "primary_ip_version_mismatch": true,
 	"private_net_only_server": true, "protected": true, "rate_limit_exceeded": true, "request_too_large": true,
 	"resolve_cloud_private_targets_error": true, "resolve_cloud_public_targets_error": true,

@@ -12,8 +12,8 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs and dedicated servers a fakecloud starts
-// with. Resources refer to each other by name.
+// SSH keys, spare primary IPs, placement groups and dedicated servers a
+// fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World struct {
 	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
@@ -22,6 +22,8 @@ type World struct {
 	Servers       []SeedServer       `json:"servers,omitempty"`
 	LoadBalancers []SeedLoadBalancer `json:"load_balancers,omitempty"`
 	PrimaryIPs    []SeedPrimaryIP    `json:"primary_ips,omitempty"`
+	// PlacementGroups are spread groups; servers join one by name.
+	PlacementGroups []SeedPlacementGroup `json:"placement_groups,omitempty"`
 	// DedicatedServers are the Robot webservice's servers.
 	DedicatedServers []dedicated.SeedDedicatedServer `json:"dedicated_servers,omitempty"`
 }
@@ -33,6 +35,12 @@ type SeedPrimaryIP struct {
 	Type     string            `json:"type"`               // ipv4 or ipv6
 	Location string            `json:"location,omitempty"` // default fsn1
 	Labels   map[string]string `json:"labels,omitempty"`
+}
+
+// SeedPlacementGroup is a placement group of type spread.
+type SeedPlacementGroup struct {
+	Name   string            `json:"name"`
+	Labels map[string]string `json:"labels,omitempty"`
 }
 
 // SeedSSHKey is an SSH key of a seed world.
@@ -74,6 +82,9 @@ type SeedServer struct {
 	PublicIPv6 *bool               `json:"public_ipv6,omitempty"` // default true
 	Networks   []SeedServerNetwork `json:"networks,omitempty"`
 	Protected  bool                `json:"protected,omitempty"`
+	// PlacementGroup names the seed's placement group the server is
+	// created in.
+	PlacementGroup string `json:"placement_group,omitempty"`
 }
 
 // SeedServerNetwork attaches a server to a network, optionally at an IP.

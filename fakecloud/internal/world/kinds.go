@@ -74,6 +74,7 @@ func registry() []kind {
 		sshKeyKind(),
 		primaryIPKind(),
 		imageKind(),
+		placementGroupKind(),
 	}
 }
 
