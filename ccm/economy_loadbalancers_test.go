@@ -17,6 +17,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // actionTime is how long each fakecloud action runs in these figures.
@@ -40,17 +41,17 @@ func TestLBEconomyNodeJoinAt100(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, "100 load balancers with 10 targets", func() bool { return c.targetsEverywhere(t, services, 10) })
-	eventually(t, "every create action done", func() bool { return c.noActionRunning() })
+	fakecloudtest.Eventually(t, 20*time.Second, "100 load balancers with 10 targets", func() bool { return c.targetsEverywhere(t, services, 10) })
+	fakecloudtest.Eventually(t, 20*time.Second, "every create action done", func() bool { return c.noActionRunning() })
 
 	c.FC.ResetCounters()
 	start := time.Now()
 	if _, err := c.kube.CoreV1().Nodes().Create(c.ctx, c.nodes[10], metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the new node on all 100", func() bool { return c.targetsEverywhere(t, services, 11) })
+	fakecloudtest.Eventually(t, 20*time.Second, "the new node on all 100", func() bool { return c.targetsEverywhere(t, services, 11) })
 	reached := time.Since(start)
-	eventually(t, "every add_target done", func() bool { return c.noActionRunning() })
+	fakecloudtest.Eventually(t, 20*time.Second, "every add_target done", func() bool { return c.noActionRunning() })
 	done := time.Since(start)
 	join := c.Requests()
 	if posts := c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target"); posts != services {
@@ -61,8 +62,8 @@ func TestLBEconomyNodeJoinAt100(t *testing.T) {
 	if err := c.kube.CoreV1().Nodes().Delete(c.ctx, c.nodes[10].Name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the node off all 100", func() bool { return c.targetsEverywhere(t, services, 10) })
-	eventually(t, "every remove_target done", func() bool { return c.noActionRunning() })
+	fakecloudtest.Eventually(t, 20*time.Second, "the node off all 100", func() bool { return c.targetsEverywhere(t, services, 10) })
+	fakecloudtest.Eventually(t, 20*time.Second, "every remove_target done", func() bool { return c.noActionRunning() })
 	leave := c.Requests()
 
 	c.FC.ResetCounters()

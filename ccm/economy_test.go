@@ -20,9 +20,9 @@ import (
 	cloudnode "k8s.io/cloud-provider/controllers/node"
 	"k8s.io/cloud-provider/controllers/nodelifecycle"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // economy drives the provider as the upstream controllers do, on the
@@ -48,7 +48,7 @@ func newEconomy(t *testing.T, m int) *economy {
 	t.Helper()
 	// fakecloud follows the simulated clock, as the API's action times
 	// and Date headers follow real time; the servers are older than the CCM.
-	clk := cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	clk := fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	fx := newCloud(t, m, fakecloud.Options{Now: clk.Now})
 	clk.Advance(time.Hour)
 	c := newClusterOn(t, clk, fx, func(cfg *Config) { cfg.RoutesEnabled = m <= maxRoutes })
@@ -138,7 +138,7 @@ func (e *economy) seen(t *testing.T, node string, ready bool) {
 	if ready {
 		want = "True"
 	}
-	eventually(t, "the informer sees "+node+" Ready="+want, func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "the informer sees "+node+" Ready="+want, func() bool {
 		n, err := e.factory.Core().V1().Nodes().Lister().Get(node)
 		return err == nil && len(n.Status.Conditions) == 1 && string(n.Status.Conditions[0].Status) == want
 	})
@@ -150,7 +150,7 @@ func (e *economy) join(t *testing.T, i int) (initCost, routeCost uint64) {
 	t.Helper()
 	createServers(t, e.cluster, i, 1)
 	e.register(t, name(i), "")
-	eventually(t, name(i)+" initialised", func() bool { return initialised(e.node(t, name(i))) })
+	fakecloudtest.Eventually(t, 20*time.Second, name(i)+" initialised", func() bool { return initialised(e.node(t, name(i))) })
 	initCost = e.requests()
 	if e.routes == nil {
 		return initCost, 0

@@ -10,9 +10,9 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // sweepCluster is a cluster for one run of the fault matrix, with what
@@ -48,7 +48,7 @@ func newSweepCluster(t *testing.T, op sweepOp) *sweepCluster {
 	t.Helper()
 	fx := newCloud(t, op.servers, fakecloud.Options{RateLimit: 3600, ActionDuration: sweepActionDuration,
 		Realism: fakecloud.Realism{Mode: *faultsReal}})
-	clk := cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	clk := fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	c := newClusterWith(t, clk, fx, sweepBuild, func(c *Config) {
 		c.LoadBalancers = annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}
 		c.BudgetReserve = sweepReserve

@@ -58,5 +58,3 @@ func mustCIDR(s string) *net.IPNet {
 }
 
 func (c *cloudFixture) requests() uint64 { return c.Requests() }
-
-var eventually = cloudtest.Eventually

@@ -7,10 +7,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // notReady is a node whose Ready condition turned False at since.
@@ -27,7 +27,7 @@ func notReady(name, providerID string, since time.Time) *corev1.Node {
 // and the last ask within the run's spacing, so the Node goes at once.
 func TestLifecycleNewNotReadyReadsServer(t *testing.T) {
 	c := newCloud(t, 3, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	clk := fakecloudtest.NewClock(time.Unix(1e9, 0))
 	i, _ := newInstances(t, c, AddressFamilyIPv4)
 	i.inv = inventory.NewInventory(c.Client, clk.Now).WithFeed(inventory.NewFeed(c.Client), time.Hour)
 	s := c.Server(t, "node-0001")

@@ -9,14 +9,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/tools/record"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // newRobotInstances is newInstances with Robot on and the dedicated
 // servers ded-1 (321) and ded-2 (322) in fakecloud's webservice.
-func newRobotInstances(t *testing.T, c *cloudFixture, family string) (*instances, *record.FakeRecorder, *cloudtest.Clock) {
+func newRobotInstances(t *testing.T, c *cloudFixture, family string) (*instances, *record.FakeRecorder, *fakecloudtest.Clock) {
 	t.Helper()
 	for _, d := range []fakecloud.SeedDedicatedServer{
 		{Number: 321, Name: "ded-1", IPv4: "198.51.100.7", IPv6Net: "2a01:4f8:111:4221::", Product: "DS 3000", DC: "FSN1-DC16"},
@@ -27,7 +27,7 @@ func newRobotInstances(t *testing.T, c *cloudFixture, family string) (*instances
 		}
 	}
 	i, rec := newInstances(t, c, family)
-	clock := cloudtest.NewClock(time.Now())
+	clock := fakecloudtest.NewClock(time.Now())
 	i.cfg.Robot = RobotConfig{Enabled: true, User: fakecloud.DefaultRobotUser, Password: fakecloud.DefaultRobotPassword, ForwardInternalIPs: true}
 	i.robot = robotclient.NewCache(robotclient.NewClient(c.URL+"/robot", fakecloud.DefaultRobotUser, fakecloud.DefaultRobotPassword, "test", 5*time.Second),
 		robotclient.CacheOptions{MaxAge: 5 * time.Minute, ResetMaxAge: time.Minute, Now: clock.Now})

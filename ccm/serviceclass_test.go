@@ -8,6 +8,7 @@ package ccm
 import (
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -15,6 +16,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // classCluster is newLBCluster serving class, with three nodes and the
@@ -71,7 +73,7 @@ func TestServiceControllerServesItsClass(t *testing.T) {
 	c := classCluster(t, loadbalancer.Class{Name: loadbalancer.DefaultClass, WithoutClass: true})
 	c.create(t, classed("ours", loadbalancer.DefaultClass), classed("plain", ""), classed("metallb", "metallb.io/metallb"))
 	for _, name := range []string{"ours", "plain"} {
-		eventually(t, name+" gets its address", func() bool { return len(c.service(t, name).Status.LoadBalancer.Ingress) > 0 })
+		fakecloudtest.Eventually(t, 20*time.Second, name+" gets its address", func() bool { return len(c.service(t, name).Status.LoadBalancer.Ingress) > 0 })
 	}
 	if n := len(c.LoadBalancers(t)); n != 2 {
 		t.Errorf("%d load balancers, want 2: ours and plain", n)
@@ -97,7 +99,7 @@ func TestServiceControllerServesItsClass(t *testing.T) {
 func TestServiceControllerOnlyItsClass(t *testing.T) {
 	c := classCluster(t, loadbalancer.Class{Name: "example.com/hcloud", WithoutClass: false})
 	c.create(t, classed("ours", "example.com/hcloud"), classed("plain", ""))
-	eventually(t, "ours gets its address", func() bool { return len(c.service(t, "ours").Status.LoadBalancer.Ingress) > 0 })
+	fakecloudtest.Eventually(t, 20*time.Second, "ours gets its address", func() bool { return len(c.service(t, "ours").Status.LoadBalancer.Ingress) > 0 })
 	if lbs := c.LoadBalancers(t); len(lbs) != 1 || lbs[0].Labels["hcloud-ccm/service-uid"] != string(c.service(t, "ours").UID) {
 		t.Fatalf("%d load balancers, want only that of ours", len(lbs))
 	}
@@ -110,7 +112,7 @@ func TestServiceControllerOnlyItsClass(t *testing.T) {
 	if _, err := c.kube.CoreV1().Services("default").Update(c.ctx, s, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "its load balancer deleted and the finalizer released", func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "its load balancer deleted and the finalizer released", func() bool {
 		return len(c.LoadBalancers(t)) == 0 && !slices.Contains(c.service(t, "ours").Finalizers, finalizer)
 	})
 }

@@ -4,12 +4,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"k8s.io/client-go/tools/record"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/inventory"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestUninitializedNodeExplained: a Node the CCM cannot match gets a
@@ -51,7 +51,7 @@ func TestUninitializedNodeExplained(t *testing.T) {
 func TestUninitializedNodeBadToken(t *testing.T) {
 	c := newCloud(t, 1, fakecloud.Options{})
 	i, rec := newInstances(t, c, AddressFamilyDualStack)
-	i.inv = inventory.NewInventory(hcloud.NewClient(hcloud.WithEndpoint(c.URL+"/v1"), hcloud.WithToken(strings.Repeat("x", 64))), nil)
+	i.inv = inventory.NewInventory(fakecloudtest.Client(c.URL, strings.Repeat("x", 64)), nil)
 	if _, err := i.InstanceMetadata(t.Context(), node("node-0000", "")); err == nil {
 		t.Fatal("metadata with a bad token")
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // cluster is the provider on fakecloud with the upstream controllers of
@@ -38,7 +39,7 @@ type cluster struct {
 	*cloudFixture
 	cloud   *Cloud
 	kube    *fake.Clientset
-	clock   *cloudtest.Clock
+	clock   *fakecloudtest.Clock
 	ctx     context.Context
 	factory informers.SharedInformerFactory
 
@@ -53,11 +54,11 @@ type cluster struct {
 // (newClusterWith).
 func newCluster(t *testing.T, n int, opts fakecloud.Options, configure ...func(*Config)) *cluster {
 	t.Helper()
-	return newClusterOn(t, cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)), newCloud(t, n, opts), configure...)
+	return newClusterOn(t, fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)), newCloud(t, n, opts), configure...)
 }
 
 // newClusterOn is newCluster on a clock and a cloud of the caller's.
-func newClusterOn(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, configure ...func(*Config)) *cluster {
+func newClusterOn(t *testing.T, clk *fakecloudtest.Clock, fx *cloudFixture, configure ...func(*Config)) *cluster {
 	t.Helper()
 	return newClusterWith(t, clk, fx, buildOptions{httpTimeout: 5 * time.Second, retry: &fastRetry}, configure...)
 }
@@ -66,7 +67,7 @@ func newClusterOn(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, configur
 var fastRetry = hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(10 * time.Millisecond), MaxRetries: 2}
 
 // newClusterWith is newClusterOn with the caller's timeout and retries.
-func newClusterWith(t *testing.T, clk *cloudtest.Clock, fx *cloudFixture, o buildOptions, configure ...func(*Config)) *cluster {
+func newClusterWith(t *testing.T, clk *fakecloudtest.Clock, fx *cloudFixture, o buildOptions, configure ...func(*Config)) *cluster {
 	t.Helper()
 	cfg := testConfig(fx)
 	cfg.Network, cfg.RoutesEnabled, cfg.ZoneLabelEnabled = "k8s", true, true

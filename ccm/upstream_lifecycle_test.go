@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // joinAll registers a Node for each server, initialised (provider ID set,
@@ -70,7 +70,7 @@ func TestLifecycleDeletesTheNodeOfADeletedServer(t *testing.T) {
 		t.Errorf("%d requests within the freshness bound", got)
 	}
 	c.clock.Advance(61 * time.Second)
-	eventually(t, "node-0001 deleted", func() bool { return !c.nodeExists("node-0001") })
+	fakecloudtest.Eventually(t, 20*time.Second, "node-0001 deleted", func() bool { return !c.nodeExists("node-0001") })
 	if !c.nodeExists("node-0000") || !c.nodeExists("node-0002") {
 		t.Error("a Ready node was deleted")
 	}
@@ -78,7 +78,7 @@ func TestLifecycleDeletesTheNodeOfADeletedServer(t *testing.T) {
 	if got, gone := c.requests(), c.FC.Requests("GET", "/servers/{id}"); got != 1 || gone != 1 {
 		t.Errorf("deleting the node cost %d requests (%d GET /servers/{id}), want 1", got, gone)
 	}
-	eventually(t, "DeletingNode event", func() bool { return c.hasEvent(t, corev1.EventTypeNormal, "DeletingNode", "node-0001") })
+	fakecloudtest.Eventually(t, 20*time.Second, "DeletingNode event", func() bool { return c.hasEvent(t, corev1.EventTypeNormal, "DeletingNode", "node-0001") })
 }
 
 // TestLifecycleKeepsNodesThroughAnOutage: for an hour of 500s, 429s or
@@ -100,7 +100,7 @@ func TestLifecycleKeepsNodesThroughAnOutage(t *testing.T) {
 			t.Parallel() // each outage has a cluster and a clock of its own; they mostly wait
 			var c *cluster
 			if tc.rule.Hang {
-				c = newClusterWith(t, cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)), newCloud(t, 3, fakecloud.Options{}),
+				c = newClusterWith(t, fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)), newCloud(t, 3, fakecloud.Options{}),
 					buildOptions{httpTimeout: 300 * time.Millisecond, retry: &fastRetry})
 			} else {
 				c = newCluster(t, 3, fakecloud.Options{})
@@ -120,14 +120,14 @@ func TestLifecycleKeepsNodesThroughAnOutage(t *testing.T) {
 			for range tc.minutes {
 				c.clock.Advance(61 * time.Second)
 				before := c.requests()
-				eventually(t, "the controller asking again", func() bool { return c.requests() > before })
+				fakecloudtest.Eventually(t, 20*time.Second, "the controller asking again", func() bool { return c.requests() > before })
 				if !c.nodeExists("node-0001") || !c.nodeExists("node-0002") {
 					t.Fatalf("a Node was deleted during the outage (%d requests)", c.requests())
 				}
 			}
 			c.FC.ClearFaults()
 			c.clock.Advance(time.Minute)
-			eventually(t, "node-0002 deleted once the API answers", func() bool { return !c.nodeExists("node-0002") })
+			fakecloudtest.Eventually(t, 20*time.Second, "node-0002 deleted once the API answers", func() bool { return !c.nodeExists("node-0002") })
 			stays(t, "node-0001 kept", func() bool { return c.nodeExists("node-0001") })
 		})
 	}
@@ -143,7 +143,7 @@ func TestLifecycleShutdownTaint(t *testing.T) {
 	}
 	c.setReady(t, "node-0001", false)
 	c.clock.Advance(61 * time.Second)
-	eventually(t, "shutdown taint", func() bool { return hasTaint(c.node(t, "node-0001"), cloudproviderapi.TaintNodeShutdown) })
+	fakecloudtest.Eventually(t, 20*time.Second, "shutdown taint", func() bool { return hasTaint(c.node(t, "node-0001"), cloudproviderapi.TaintNodeShutdown) })
 	// Exists and shutdown share one targeted request.
 	if got := c.requests(); got != 1 {
 		t.Errorf("the shutdown check cost %d requests, want 1", got)
@@ -154,7 +154,7 @@ func TestLifecycleShutdownTaint(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.setReady(t, "node-0001", true)
-	eventually(t, "shutdown taint removed", func() bool { return !hasTaint(c.node(t, "node-0001"), cloudproviderapi.TaintNodeShutdown) })
+	fakecloudtest.Eventually(t, 20*time.Second, "shutdown taint removed", func() bool { return !hasTaint(c.node(t, "node-0001"), cloudproviderapi.TaintNodeShutdown) })
 	if hasTaint(c.node(t, "node-0000"), cloudproviderapi.TaintNodeShutdown) {
 		t.Error("the running node got the shutdown taint")
 	}

@@ -3,10 +3,12 @@ package ccm
 import (
 	"strconv"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // createServers adds servers behind the CCM's back, as an autoscaler does.
@@ -28,7 +30,7 @@ func TestNodeControllerInitialisesANodeWithOneRequest(t *testing.T) {
 	c.runNodeController(t)
 	c.start(t)
 	c.register(t, "node-0002", "")
-	eventually(t, "node-0002 initialised", func() bool { return initialised(c.node(t, "node-0002")) })
+	fakecloudtest.Eventually(t, 20*time.Second, "node-0002 initialised", func() bool { return initialised(c.node(t, "node-0002")) })
 
 	if got := c.requests(); got != 1 {
 		t.Errorf("initialisation cost %d requests, want 1 (GET /servers?name=node-0002)", got)
@@ -46,7 +48,7 @@ func TestNodeControllerInitialisesANodeWithOneRequest(t *testing.T) {
 			t.Errorf("label %s = %q, want %q", k, n.Labels[k], v)
 		}
 	}
-	eventually(t, "addresses", func() bool { return len(c.node(t, "node-0002").Status.Addresses) == 3 })
+	fakecloudtest.Eventually(t, 20*time.Second, "addresses", func() bool { return len(c.node(t, "node-0002").Status.Addresses) == 3 })
 	addrs := c.node(t, "node-0002").Status.Addresses
 	if addrs[0].Type != corev1.NodeHostName || addrs[1].Address != s.PublicNet.IPv4.IP.String() || addrs[2].Address != s.PrivateNet[0].IP.String() {
 		t.Errorf("addresses %v", addrs)
@@ -61,7 +63,7 @@ func TestNodeControllerInitialisesABurstOfAHundred(t *testing.T) {
 	for i := 10; i < 110; i++ {
 		c.register(t, name(i), "")
 	}
-	eventually(t, "100 nodes initialised", func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "100 nodes initialised", func() bool {
 		for i := 10; i < 110; i++ {
 			if !initialised(c.node(t, name(i))) {
 				return false

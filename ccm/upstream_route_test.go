@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // networkRoutes lists the routes in fakecloud as "destination via node".
@@ -69,7 +70,7 @@ func TestRouteController(t *testing.T) {
 	c.start(t)
 
 	want := []string{"10.244.0.0/24 via node-0000", "10.244.1.0/24 via node-0001", "10.244.2.0/24 via node-0002"}
-	eventually(t, "routes converged", func() bool { return slices.Equal(networkRoutes(t, c), want) })
+	fakecloudtest.Eventually(t, 20*time.Second, "routes converged", func() bool { return slices.Equal(networkRoutes(t, c), want) })
 	networkUnavailable := func(n string) corev1.ConditionStatus {
 		for _, cond := range c.node(t, n).Status.Conditions {
 			if cond.Type == corev1.NodeNetworkUnavailable {
@@ -79,11 +80,11 @@ func TestRouteController(t *testing.T) {
 		return corev1.ConditionUnknown
 	}
 	for _, n := range []string{"node-0000", "node-0001"} {
-		eventually(t, n+" network available", func() bool { return networkUnavailable(n) == corev1.ConditionFalse })
+		fakecloudtest.Eventually(t, 20*time.Second, n+" network available", func() bool { return networkUnavailable(n) == corev1.ConditionFalse })
 	}
 	// node-0002's IPv6 pod CIDR has no route, so its network stays unavailable.
-	eventually(t, "node-0002 network unavailable", func() bool { return networkUnavailable("node-0002") == corev1.ConditionTrue })
-	eventually(t, "RouteRefused event for the IPv6 pod CIDR", func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "node-0002 network unavailable", func() bool { return networkUnavailable("node-0002") == corev1.ConditionTrue })
+	fakecloudtest.Eventually(t, 20*time.Second, "RouteRefused event for the IPv6 pod CIDR", func() bool {
 		return c.hasEvent(t, corev1.EventTypeWarning, eventRouteRefused, "node-0002")
 	})
 	// The network was read once; the controller's later reconciles used the copy.
@@ -98,5 +99,5 @@ func TestRouteController(t *testing.T) {
 	if err := c.kube.CoreV1().Nodes().Delete(c.ctx, "node-0000", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "route of the deleted Node removed", func() bool { return slices.Equal(networkRoutes(t, c), want[1:]) })
+	fakecloudtest.Eventually(t, 20*time.Second, "route of the deleted Node removed", func() bool { return slices.Equal(networkRoutes(t, c), want[1:]) })
 }

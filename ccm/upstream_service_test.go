@@ -10,11 +10,13 @@ package ccm
 import (
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 const finalizer = "service.kubernetes.io/load-balancer-cleanup"
@@ -43,7 +45,7 @@ func TestServiceControllerLifecycle(t *testing.T) {
 		}
 		return s
 	}
-	eventually(t, "status.loadBalancer.ingress", func() bool { return len(get().Status.LoadBalancer.Ingress) == 3 })
+	fakecloudtest.Eventually(t, 20*time.Second, "status.loadBalancer.ingress", func() bool { return len(get().Status.LoadBalancer.Ingress) == 3 })
 	if !slices.Contains(get().Finalizers, finalizer) {
 		t.Errorf("finalizers %v, want %s", get().Finalizers, finalizer)
 	}
@@ -59,7 +61,7 @@ func TestServiceControllerLifecycle(t *testing.T) {
 	if _, err := c.kube.CoreV1().Nodes().Create(c.ctx, c.nodes[3], metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the joining node as a target", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+	fakecloudtest.Eventually(t, 20*time.Second, "the joining node as a target", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
 	if n := c.requests() - before - (c.FC.Requests("GET", "/load_balancers") - reads); n != 1 { // less the test's own reads
 		t.Errorf("a node join sent %d requests, want 1", n)
 	}
@@ -72,7 +74,7 @@ func TestServiceControllerLifecycle(t *testing.T) {
 	if _, err := c.kube.CoreV1().Services("default").Update(c.ctx, s, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the finalizer released", func() bool { return !slices.Contains(get().Finalizers, finalizer) })
+	fakecloudtest.Eventually(t, 20*time.Second, "the finalizer released", func() bool { return !slices.Contains(get().Finalizers, finalizer) })
 	if all := c.LoadBalancers(t); len(all) != 0 {
 		t.Errorf("%d load balancers left after the Service was deleted", len(all))
 	}

@@ -9,6 +9,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestSteadyStateBudget: scenario 8. Once converged, a cluster of four
@@ -23,8 +25,8 @@ func TestSteadyStateBudget(t *testing.T) {
 	if _, err := env.Kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "load balancer status", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
-	eventually(t, time.Minute, "four routes", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "load balancer status", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
+	fakecloudtest.Eventually(t, time.Minute, "four routes", func() bool {
 		nw, _, err := env.Cloud().Client.Network.Get(ctx, "cluster")
 		return err == nil && len(nw.Routes) == 4
 	})

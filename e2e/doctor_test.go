@@ -18,6 +18,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/doctor"
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestDoctor: ccm doctor on the real control plane. A healthy cluster has
@@ -42,7 +43,7 @@ func TestDoctor(t *testing.T) {
 	if _, err := svcs.Create(ctx, lbSvc("web", nil), metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "Nodes initialised, routed, and web's address", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "Nodes initialised, routed, and web's address", func() bool {
 		return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 && len(network(t, env).Routes) == 3
 	})
 	cloud := env.Cloud().Client
@@ -67,7 +68,7 @@ func TestDoctor(t *testing.T) {
 		}
 		defer removeNode(t, env, "worker-3.example.com")
 		// The CCM explains it on the Node, too.
-		eventually(t, time.Minute, "a ServerNotFound event naming worker-3", func() bool {
+		fakecloudtest.Eventually(t, time.Minute, "a ServerNotFound event naming worker-3", func() bool {
 			return hasEvent(t, env, "worker-3.example.com", "ServerNotFound", "closest server names: worker-3")
 		})
 		rep, code := runDoctor(t, env)

@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestOutage: scenario 6. A minute of 500s, then a minute of hanging
@@ -22,7 +23,7 @@ func TestOutage(t *testing.T) {
 	if _, err := env.Kube.CoreV1().Services("default").Create(ctx, web, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "web's load balancer", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
+	fakecloudtest.Eventually(t, time.Minute, "web's load balancer", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
 
 	cloud := env.Cloud()
 	const phase = time.Minute
@@ -59,7 +60,7 @@ func TestOutage(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := timed(t, "converged after the outage")
-	eventually(t, 6*time.Minute, "worker-3 initialised, api's load balancer, worker-3 a target of both", func() bool {
+	fakecloudtest.Eventually(t, 6*time.Minute, "worker-3 initialised, api's load balancer, worker-3 a target of both", func() bool {
 		if node(t, env, "worker-3").Spec.ProviderID == "" || len(get(t, env, "api").Status.LoadBalancer.Ingress) == 0 {
 			return false
 		}

@@ -17,6 +17,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
@@ -34,7 +35,7 @@ func clusterWith(t *testing.T, env []string, nodes ...string) (*harness.Env, con
 		}
 	}
 	for _, n := range nodes {
-		eventually(t, time.Minute, n+" initialised", func() bool { return node(t, e, n).Spec.ProviderID != "" })
+		fakecloudtest.Eventually(t, time.Minute, n+" initialised", func() bool { return node(t, e, n).Spec.ProviderID != "" })
 	}
 	return e, ctx
 }
@@ -65,7 +66,7 @@ func TestLoadBalancerClass(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, time.Minute, "the Service of the class served gets its address", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "the Service of the class served gets its address", func() bool {
 		return len(get(t, env, "ours").Status.LoadBalancer.Ingress) > 0
 	})
 	done()
@@ -127,8 +128,8 @@ func TestLoadBalancerBesideTerraform(t *testing.T) {
 	shop.Annotations = map[string]string{"load-balancer.hetzner.cloud/name": "shop", "load-balancer.hetzner.cloud/keep-other-services": "true",
 		"load-balancer.hetzner.cloud/retain-on-delete": "true"}
 	create(shop)
-	eventually(t, time.Minute, "shop's address", func() bool { return address("shop") != "" })
-	eventually(t, 30*time.Second, "ports 80 and 5432", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "shop's address", func() bool { return address("shop") != "" })
+	fakecloudtest.Eventually(t, 30*time.Second, "ports 80 and 5432", func() bool {
 		lb := named("shop")
 		return len(lb.Services) == 2 && lb.Labels["managed-by"] == "terraform" && lb.Labels["hcloud-ccm/ports"] == "80"
 	})
@@ -139,7 +140,7 @@ func TestLoadBalancerBesideTerraform(t *testing.T) {
 	if err := svcs.Delete(ctx, "shop", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "shop deleted", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "shop deleted", func() bool {
 		_, err := svcs.Get(ctx, "shop", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
@@ -149,7 +150,7 @@ func TestLoadBalancerBesideTerraform(t *testing.T) {
 	again := classService("shop-v2", "")
 	again.Annotations = map[string]string{"load-balancer.hetzner.cloud/name": "shop"}
 	create(again)
-	eventually(t, time.Minute, "the new Service's address", func() bool { return address("shop-v2") != "" })
+	fakecloudtest.Eventually(t, time.Minute, "the new Service's address", func() bool { return address("shop-v2") != "" })
 	if got := address("shop-v2"); got != ip {
 		t.Errorf("the new Service got %s, want the retained %s", got, ip)
 	}
@@ -160,14 +161,14 @@ func TestLoadBalancerBesideTerraform(t *testing.T) {
 	ext := classService("edge", "")
 	ext.Annotations = map[string]string{"load-balancer.hetzner.cloud/name": "edge", "load-balancer.hetzner.cloud/externally-managed": "true"}
 	create(ext)
-	eventually(t, time.Minute, "edge's address", func() bool { return address("edge") == edge.PublicNet.IPv4.IP.String() })
+	fakecloudtest.Eventually(t, time.Minute, "edge's address", func() bool { return address("edge") == edge.PublicNet.IPv4.IP.String() })
 	if lb := named("edge"); len(lb.Services) != 1 || lb.Services[0].ListenPort != 443 || len(lb.Targets) != 0 || lb.Labels["hcloud-ccm/service-uid"] != "" {
 		t.Errorf("the externally managed load balancer changed: %d services, %d targets, labels %v", len(lb.Services), len(lb.Targets), lb.Labels)
 	}
 	if err := svcs.Delete(ctx, "edge", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "edge deleted", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "edge deleted", func() bool {
 		_, err := svcs.Get(ctx, "edge", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})
@@ -219,7 +220,7 @@ func TestCertificateFromSecret(t *testing.T) {
 		t.Fatal(err)
 	}
 	var first int64
-	eventually(t, time.Minute, "port 443 serves the uploaded certificate", func() bool { first, _ = served(); return first != 0 })
+	fakecloudtest.Eventually(t, time.Minute, "port 443 serves the uploaded certificate", func() bool { first, _ = served(); return first != 0 })
 	done()
 
 	done = timed(t, "the renewed Secret replaces the certificate, the old one deleted")
@@ -228,7 +229,7 @@ func TestCertificateFromSecret(t *testing.T) {
 	if _, err := kube.CoreV1().Secrets("default").Update(ctx, secret, metav1.UpdateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "a new certificate served, the old one gone", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "a new certificate served, the old one gone", func() bool {
 		id, n := served()
 		return id != 0 && id != first && n == 1
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 const shutdownTaint = "node.cloudprovider.kubernetes.io/shutdown"
@@ -52,7 +53,7 @@ func TestDeletedServerDeletesItsNode(t *testing.T) {
 	if err := env.Cloud().Apply(ctx, fakecloud.Event{Type: "delete_server", ServerName: "worker-2"}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "worker-2's Node deleted", func() bool { return node(t, env, "worker-2") == nil })
+	fakecloudtest.Eventually(t, time.Minute, "worker-2's Node deleted", func() bool { return node(t, env, "worker-2") == nil })
 	done()
 	env.ForgetNode("worker-2")
 	// Several lifecycle passes later, worker-1 (NotReady, server running) is still there.
@@ -72,13 +73,13 @@ func TestPowerOffTaintsTheNode(t *testing.T) {
 	}
 	// Its kubelet stops posting, so the node turns NotReady.
 	done := timed(t, "shutdown taint on")
-	eventually(t, time.Minute, "shutdown taint", func() bool { return tainted(node(t, env, "worker-1"), shutdownTaint) })
+	fakecloudtest.Eventually(t, time.Minute, "shutdown taint", func() bool { return tainted(node(t, env, "worker-1"), shutdownTaint) })
 	done()
 	if err := cloud.Apply(ctx, fakecloud.Event{Type: "power_on_server", ServerName: "worker-1"}); err != nil {
 		t.Fatal(err)
 	}
 	done = timed(t, "shutdown taint off")
-	eventually(t, time.Minute, "shutdown taint removed", func() bool { return !tainted(node(t, env, "worker-1"), shutdownTaint) })
+	fakecloudtest.Eventually(t, time.Minute, "shutdown taint removed", func() bool { return !tainted(node(t, env, "worker-1"), shutdownTaint) })
 	done()
 }
 
@@ -88,7 +89,7 @@ func TestRoutesFollowTheNodes(t *testing.T) {
 	env, ctx := cluster(t, "control-plane-1", "worker-1", "worker-2")
 	want := map[string]string{"10.244.0.0/24": "10.0.0.2", "10.244.1.0/24": "10.0.0.3", "10.244.2.0/24": "10.0.0.4"}
 	done := timed(t, "three routes")
-	eventually(t, time.Minute, "a route per node", func() bool { return sameRoutes(t, env, want) })
+	fakecloudtest.Eventually(t, time.Minute, "a route per node", func() bool { return sameRoutes(t, env, want) })
 	done()
 	if err := env.Kube.CoreV1().Nodes().Delete(ctx, "worker-2", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
@@ -96,7 +97,7 @@ func TestRoutesFollowTheNodes(t *testing.T) {
 	env.ForgetNode("worker-2")
 	delete(want, "10.244.2.0/24")
 	done = timed(t, "route of a deleted node removed")
-	eventually(t, time.Minute, "worker-2's route removed", func() bool { return sameRoutes(t, env, want) })
+	fakecloudtest.Eventually(t, time.Minute, "worker-2's route removed", func() bool { return sameRoutes(t, env, want) })
 	done()
 }
 

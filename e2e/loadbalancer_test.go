@@ -17,6 +17,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 const lbFinalizer = "service.kubernetes.io/load-balancer-cleanup"
@@ -37,7 +38,7 @@ func TestLoadBalancerService(t *testing.T) {
 	if _, err := svcs.Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "status.loadBalancer.ingress", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
+	fakecloudtest.Eventually(t, time.Minute, "status.loadBalancer.ingress", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
 	done()
 	cur := get(t, env, "web")
 	lb := onlyLB(t, env)
@@ -53,14 +54,14 @@ func TestLoadBalancerService(t *testing.T) {
 
 	done = timed(t, "port change")
 	update(t, env, "web", func(s *corev1.Service) { s.Spec.Ports[0].Port = 8080 })
-	eventually(t, time.Minute, "port 8080", func() bool { l := onlyLB(t, env); return len(l.Services) == 1 && l.Services[0].ListenPort == 8080 })
+	fakecloudtest.Eventually(t, time.Minute, "port 8080", func() bool { l := onlyLB(t, env); return len(l.Services) == 1 && l.Services[0].ListenPort == 8080 })
 	done()
 
 	done = timed(t, "node join")
 	if err := env.RegisterNode(ctx, "worker-3", cidr(3)); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "worker-3 as a target", func() bool { return len(onlyLB(t, env).Targets) == 4 })
+	fakecloudtest.Eventually(t, time.Minute, "worker-3 as a target", func() bool { return len(onlyLB(t, env).Targets) == 4 })
 	done()
 
 	done = timed(t, "node leave")
@@ -68,14 +69,14 @@ func TestLoadBalancerService(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.ForgetNode("worker-1")
-	eventually(t, time.Minute, "worker-1 no longer a target", func() bool { return len(onlyLB(t, env).Targets) == 3 })
+	fakecloudtest.Eventually(t, time.Minute, "worker-1 no longer a target", func() bool { return len(onlyLB(t, env).Targets) == 3 })
 	done()
 
 	done = timed(t, "annotation change")
 	update(t, env, "web", func(s *corev1.Service) {
 		s.Annotations = map[string]string{"load-balancer.hetzner.cloud/algorithm-type": "least_connections"}
 	})
-	eventually(t, time.Minute, "least_connections", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "least_connections", func() bool {
 		return onlyLB(t, env).Algorithm.Type == hcloud.LoadBalancerAlgorithmTypeLeastConnections
 	})
 	done()
@@ -88,7 +89,7 @@ func TestLoadBalancerService(t *testing.T) {
 		s.Annotations["load-balancer.hetzner.cloud/port-8080.protocol"] = "http"
 		s.Annotations["load-balancer.hetzner.cloud/port-8080.http-sticky-sessions"] = "true"
 	})
-	eventually(t, time.Minute, "http with PROXY and sticky sessions on 8080, plain tcp on 22", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "http with PROXY and sticky sessions on 8080, plain tcp on 22", func() bool {
 		l := onlyLB(t, env)
 		got := map[int]string{}
 		for _, s := range l.Services {
@@ -106,18 +107,18 @@ func TestLoadBalancerService(t *testing.T) {
 	done = timed(t, "node labels moving targets")
 	labelNode(t, env, "worker-2", "pool", "web")
 	update(t, env, "web", func(s *corev1.Service) { s.Annotations["load-balancer.hetzner.cloud/node-selector"] = "pool=web" })
-	eventually(t, time.Minute, "worker-2 the only target", func() bool { return len(onlyLB(t, env).Targets) == 1 })
+	fakecloudtest.Eventually(t, time.Minute, "worker-2 the only target", func() bool { return len(onlyLB(t, env).Targets) == 1 })
 	labelNode(t, env, "worker-3", "pool", "web")
-	eventually(t, 30*time.Second, "worker-3 a target once labelled", func() bool { return len(onlyLB(t, env).Targets) == 2 })
+	fakecloudtest.Eventually(t, 30*time.Second, "worker-3 a target once labelled", func() bool { return len(onlyLB(t, env).Targets) == 2 })
 	labelNode(t, env, "worker-2", "pool", "")
-	eventually(t, 30*time.Second, "worker-2 no target once unlabelled", func() bool { return len(onlyLB(t, env).Targets) == 1 })
+	fakecloudtest.Eventually(t, 30*time.Second, "worker-2 no target once unlabelled", func() bool { return len(onlyLB(t, env).Targets) == 1 })
 	done()
 
 	done = timed(t, "Service deleted, load balancer gone")
 	if err := svcs.Delete(ctx, "web", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "Service gone (finalizer released)", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "Service gone (finalizer released)", func() bool {
 		_, err := svcs.Get(ctx, "web", metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	})

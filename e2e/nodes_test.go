@@ -15,19 +15,8 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
-
-// eventually polls cond every 100 ms for at most limit.
-func eventually(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
 
 // TestNodesInitialised: scenario 1, three nodes initialised.
 func TestNodesInitialised(t *testing.T) {
@@ -44,7 +33,7 @@ func TestNodesInitialised(t *testing.T) {
 		}
 	}
 	for _, n := range nodes {
-		eventually(t, time.Minute, n+" initialised", func() bool {
+		fakecloudtest.Eventually(t, time.Minute, n+" initialised", func() bool {
 			node, err := env.Kube.CoreV1().Nodes().Get(ctx, n, metav1.GetOptions{})
 			return err == nil && node.Spec.ProviderID != "" && !slices.ContainsFunc(node.Spec.Taints, func(tt corev1.Taint) bool {
 				return tt.Key == "node.cloudprovider.kubernetes.io/uninitialized"
@@ -107,11 +96,11 @@ func TestNodeAddressFollowsTheServer(t *testing.T) {
 		}
 		return ""
 	}
-	eventually(t, time.Minute, "worker-1 has an ExternalIP", func() bool { return external() != "" })
+	fakecloudtest.Eventually(t, time.Minute, "worker-1 has an ExternalIP", func() bool { return external() != "" })
 	if err := env.Cloud().Apply(ctx, fakecloud.Event{Type: "set_server_ip", ServerName: "worker-1", IP: "203.0.113.9"}); err != nil {
 		t.Fatal(err)
 	}
 	done := timed(t, "new address on the Node")
-	eventually(t, time.Minute, "worker-1's ExternalIP 203.0.113.9", func() bool { return external() == "203.0.113.9" })
+	fakecloudtest.Eventually(t, time.Minute, "worker-1's ExternalIP 203.0.113.9", func() bool { return external() == "203.0.113.9" })
 	done()
 }

@@ -16,6 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestLeaderFailover: scenario 7. Two replicas elect a leader; when it is
@@ -37,7 +38,7 @@ func TestLeaderFailover(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	eventually(t, time.Minute, "nodes initialised by the leader", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "nodes initialised by the leader", func() bool {
 		return node(t, env, "control-plane-1").Spec.ProviderID != "" && node(t, env, "worker-1").Spec.ProviderID != ""
 	})
 	leader := waitForLeader(t, env, 2)
@@ -45,7 +46,7 @@ func TestLeaderFailover(t *testing.T) {
 	killed := time.Now()
 	env.KillCCM(leader)
 	done := timed(t, "the other replica leads")
-	eventually(t, 3*lease, "a new lease holder", func() bool { h := leaseHolder(t, env); return h != "" && h != holder })
+	fakecloudtest.Eventually(t, 3*lease, "a new lease holder", func() bool { h := leaseHolder(t, env); return h != "" && h != holder })
 	done()
 	if took := time.Since(killed); took > 2*lease {
 		t.Errorf("takeover after %s, want within twice the lease (%s): the old lease must expire first", took, lease)
@@ -56,7 +57,7 @@ func TestLeaderFailover(t *testing.T) {
 	if _, err := env.Kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "status from the new leader", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
+	fakecloudtest.Eventually(t, time.Minute, "status from the new leader", func() bool { return len(get(t, env, "web").Status.LoadBalancer.Ingress) > 0 })
 	onlyLB(t, env)
 }
 
@@ -78,7 +79,7 @@ func TestLeaderHandoverOnStop(t *testing.T) {
 		t.Fatal(err)
 	}
 	leader := waitForLeader(t, env, 2)
-	eventually(t, time.Minute, "the node initialised", func() bool { return node(t, env, "control-plane-1").Spec.ProviderID != "" })
+	fakecloudtest.Eventually(t, time.Minute, "the node initialised", func() bool { return node(t, env, "control-plane-1").Spec.ProviderID != "" })
 	metrics := httpBody(t, "http://"+env.CCMHTTP(leader)+"/metrics")
 	for _, want := range []string{`workqueue_adds_total{name="service"}`, `rest_client_requests_total{`,
 		`leader_election_master_status{name="cloud-controller-manager"} 1`, `hcloud_api_requests_total{`, `hcloud_ccm_inventory_listings_total`} {
@@ -94,7 +95,7 @@ func TestLeaderHandoverOnStop(t *testing.T) {
 	if !logHas(t, env.CCMLog(leader), "Released the leader lease") {
 		t.Errorf("the stopped leader did not release its lease")
 	}
-	eventually(t, 2*lease, "a new lease holder", func() bool { h := leaseHolder(t, env); return h != "" && h != holder })
+	fakecloudtest.Eventually(t, 2*lease, "a new lease holder", func() bool { h := leaseHolder(t, env); return h != "" && h != holder })
 	if took := time.Since(stopped); took > lease/2 {
 		t.Errorf("takeover %s after SIGTERM, want well within the %s lease: the lease was not released", took, lease)
 	}
@@ -119,7 +120,7 @@ func httpBody(t *testing.T, url string) string {
 func waitForLeader(t *testing.T, env *harness.Env, n int) int {
 	t.Helper()
 	leader := -1
-	eventually(t, time.Minute, "a leader", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "a leader", func() bool {
 		for i := range n {
 			if logHas(t, env.CCMLog(i), "Successfully acquired lease") {
 				leader = i

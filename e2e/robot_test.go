@@ -15,6 +15,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // robotWait is the CCM's ROBOT_RATE_LIMIT_WAIT_TIME in the hybrid test.
@@ -52,7 +53,7 @@ func TestHybridCluster(t *testing.T) {
 		}
 	}
 	for _, n := range nodes {
-		eventually(t, time.Minute, n+" initialised", func() bool { return node(t, env, n).Spec.ProviderID != "" })
+		fakecloudtest.Eventually(t, time.Minute, n+" initialised", func() bool { return node(t, env, n).Spec.ProviderID != "" })
 	}
 	done()
 	ded := node(t, env, "dedicated-1")
@@ -77,7 +78,7 @@ func TestHybridCluster(t *testing.T) {
 
 	// The limit is reached by now or soon: routes ask about the dedicated
 	// Nodes every reconcile, from a listing at most 3 s old.
-	eventually(t, time.Minute, "the webservice's hourly limit reached", func() bool { return robotAnswers(t, env, 403) > 0 })
+	fakecloudtest.Eventually(t, time.Minute, "the webservice's hourly limit reached", func() bool { return robotAnswers(t, env, 403) > 0 })
 	limited := time.Now()
 	if err := cloud.Apply(ctx, fakecloud.Event{Type: "remove_dedicated_server", ServerNumber: 322}); err != nil {
 		t.Fatal(err)
@@ -97,7 +98,7 @@ func TestHybridCluster(t *testing.T) {
 	if err := cloud.ClearRobotLimits(ctx); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 2*robotWait+30*time.Second, "dedicated-2's Node deleted", func() bool { return node(t, env, "dedicated-2") == nil })
+	fakecloudtest.Eventually(t, 2*robotWait+30*time.Second, "dedicated-2's Node deleted", func() bool { return node(t, env, "dedicated-2") == nil })
 	env.ForgetNode("dedicated-2")
 	done()
 	want = []string{"ip " + externalIPv4(t, env, "dedicated-1"), "server", "server"}
@@ -113,12 +114,12 @@ func TestHybridCluster(t *testing.T) {
 	if err := cloud.Apply(ctx, fakecloud.Event{Type: "power_off_dedicated_server", ServerNumber: 321}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "dedicated-1's shutdown taint", func() bool { return tainted(node(t, env, "dedicated-1"), shutdownTaint) })
+	fakecloudtest.Eventually(t, time.Minute, "dedicated-1's shutdown taint", func() bool { return tainted(node(t, env, "dedicated-1"), shutdownTaint) })
 	done()
 	if err := cloud.Apply(ctx, fakecloud.Event{Type: "power_on_dedicated_server", ServerNumber: 321}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, time.Minute, "dedicated-1's shutdown taint removed", func() bool { return !tainted(node(t, env, "dedicated-1"), shutdownTaint) })
+	fakecloudtest.Eventually(t, time.Minute, "dedicated-1's shutdown taint removed", func() bool { return !tainted(node(t, env, "dedicated-1"), shutdownTaint) })
 	total := robotAnswers(t, env, 0)
 	t.Logf("Robot webservice requests in all: %d (%d refused with its rate limit)", total, robotAnswers(t, env, 403))
 }

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestServiceWebhook: the Service admission webhook on the real
@@ -53,7 +54,7 @@ func TestServiceWebhook(t *testing.T) {
 	typo := lbSvc("typo", map[string]string{"load-balancer.hetzner.cloud/algorithm-type": "fastest"})
 	huge := lbSvc("huge", map[string]string{"load-balancer.hetzner.cloud/type": "lb99"})
 	done := timed(t, "the CCM's certificate in the caBundle and served, the types listed")
-	eventually(t, time.Minute, "dry runs of a bad Service and of an unknown type refused", func() bool {
+	fakecloudtest.Eventually(t, time.Minute, "dry runs of a bad Service and of an unknown type refused", func() bool {
 		dry := metav1.CreateOptions{DryRun: []string{metav1.DryRunAll}}
 		_, err := svcs.Create(ctx, typo, dry)
 		_, err2 := svcs.Create(ctx, huge, dry)

@@ -10,6 +10,10 @@ import (
 	"testing"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // admin sends a request to the admin API and decodes a JSON answer into out.
@@ -35,13 +39,13 @@ func TestAdminFaultsAndEvents(t *testing.T) {
 	ctx := t.Context()
 	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
 
-	var env errorEnvelope
+	var env wire.Envelope
 	if code := f.admin(t, "POST", "/faults", `{"pth": "/servers", "status": 500}`, &env); code != 422 || !strings.Contains(env.Error.Message, "pth") {
 		t.Errorf("unknown field: %d %+v", code, env)
 	}
 	var inv struct {
 		Error struct {
-			Details invalidInputDetails `json:"details"`
+			Details apierr.InvalidInputDetails `json:"details"`
 		} `json:"error"`
 	}
 	if code := f.admin(t, "POST", "/faults", "path: servers\nstatus: 200\nprobability: 3\n", &inv); code != 422 || len(inv.Error.Details.Fields) != 3 {
@@ -97,11 +101,11 @@ func TestAdminFaultsAndEvents(t *testing.T) {
 func TestAdminInspection(t *testing.T) {
 	f := newFixture(t, Options{})
 	ctx := t.Context()
-	world, err := os.ReadFile("../testdata/worlds/small.yaml")
+	seed, err := os.ReadFile("../testdata/worlds/small.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code := f.admin(t, "POST", "/seed", string(world), nil); code != 204 {
+	if code := f.admin(t, "POST", "/seed", string(seed), nil); code != 204 {
 		t.Fatalf("seed: %d", code)
 	}
 	if code := f.admin(t, "POST", "/seed", "servers:\n  - name: x\n    server_type: nope\n", nil); code != 422 {
@@ -118,7 +122,7 @@ func TestAdminInspection(t *testing.T) {
 	if code := f.admin(t, "POST", "/reset", `{"to":"nowhere"}`, nil); code != 422 {
 		t.Errorf("bad reset: %d", code)
 	}
-	var st state
+	var st world.Snapshot
 	if code := f.admin(t, "GET", "/state", "", &st); code != 200 || len(st.Servers) != 3 || len(st.LoadBalancers) != 1 {
 		t.Errorf("state: %d %d servers", code, len(st.Servers))
 	}
@@ -208,7 +212,7 @@ func TestAdminStateAndScenarios(t *testing.T) {
 	snapshot, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	f.admin(t, "POST", "/reset", "", nil)
-	var env errorEnvelope
+	var env wire.Envelope
 	if code := f.admin(t, "PUT", "/state", `{"version": 3}`, &env); code != 422 || !strings.Contains(env.Error.Message, "version") {
 		t.Errorf("bad snapshot: %d %+v", code, env)
 	}

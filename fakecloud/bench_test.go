@@ -9,6 +9,9 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // benchWorld seeds n servers in a network, with the rate limit off.
@@ -24,7 +27,7 @@ func benchWorld(b *testing.B, n int) (*Server, []int64) {
 	if err := fc.Seed(w); err != nil {
 		b.Fatal(err)
 	}
-	var st state
+	var st world.Snapshot
 	if err := json.Unmarshal([]byte(export(b, fc)), &st); err != nil {
 		b.Fatal(err)
 	}
@@ -58,9 +61,7 @@ func BenchmarkGetServer(b *testing.B) {
 // BenchmarkGetServerHcloudGo is the same GET through hcloud-go over loopback.
 func BenchmarkGetServerHcloudGo(b *testing.B) {
 	fc, ids := benchWorld(b, 1000)
-	srv := httptest.NewServer(fc)
-	b.Cleanup(srv.Close)
-	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(DefaultToken))
+	client := fakecloudtest.Client(fakecloudtest.Serve(b, fc), DefaultToken)
 	for b.Loop() {
 		if s, _, err := client.Server.GetByID(b.Context(), ids[500]); err != nil || s == nil {
 			b.Fatal(err)
@@ -81,9 +82,7 @@ func BenchmarkListServers10k(b *testing.B) {
 // BenchmarkListServers10kHcloudGo is hcloud-go's Server.All over loopback.
 func BenchmarkListServers10kHcloudGo(b *testing.B) {
 	fc, _ := benchWorld(b, 10000)
-	srv := httptest.NewServer(fc)
-	b.Cleanup(srv.Close)
-	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(DefaultToken))
+	client := fakecloudtest.Client(fakecloudtest.Serve(b, fc), DefaultToken)
 	for b.Loop() {
 		all, err := client.Server.All(b.Context())
 		if err != nil || len(all) != 10000 {
@@ -96,10 +95,7 @@ func BenchmarkListServers10kHcloudGo(b *testing.B) {
 // targets through hcloud-go and waits for its action, then deletes it.
 func BenchmarkCreateLoadBalancer(b *testing.B) {
 	fc, ids := benchWorld(b, 10)
-	srv := httptest.NewServer(fc)
-	b.Cleanup(srv.Close)
-	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(DefaultToken),
-		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(0)}))
+	client := fakecloudtest.Client(fakecloudtest.Serve(b, fc), DefaultToken)
 	var targets []hcloud.LoadBalancerCreateOptsTarget
 	for _, id := range ids {
 		targets = append(targets, hcloud.LoadBalancerCreateOptsTarget{Type: hcloud.LoadBalancerTargetTypeServer,

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // countingReader counts what the client's transport read of a body.
@@ -50,7 +53,7 @@ func TestOversizedBodies(t *testing.T) {
 	big := bytes.Repeat([]byte("x"), 3<<20)
 	for i := range 20 {
 		resp, data := post("/v1/ssh_keys", bytes.NewReader(big), int64(len(big)))
-		if resp.StatusCode != http.StatusRequestEntityTooLarge || !containsCode(data, codeRequestTooLarge) {
+		if resp.StatusCode != http.StatusRequestEntityTooLarge || !containsCode(data, apierr.CodeRequestTooLarge) {
 			t.Fatalf("try %d: %d %s", i, resp.StatusCode, data)
 		}
 	}
@@ -60,7 +63,7 @@ func TestOversizedBodies(t *testing.T) {
 	}
 	waiting := &countingReader{r: bytes.NewReader(big)}
 	resp, data := post("/v1/ssh_keys", waiting, int64(len(big)), "Expect", "100-continue")
-	if resp.StatusCode != http.StatusRequestEntityTooLarge || !containsCode(data, codeRequestTooLarge) {
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || !containsCode(data, apierr.CodeRequestTooLarge) {
 		t.Errorf("100-continue: %d %s", resp.StatusCode, data)
 	}
 	if n := waiting.n.Load(); n > 0 {
@@ -69,12 +72,12 @@ func TestOversizedBodies(t *testing.T) {
 	if resp, data := post("/v1/ssh_keys", strings.NewReader(`{"name":"k"}`), -1); resp.StatusCode != http.StatusUnprocessableEntity {
 		t.Errorf("a small body after the refusals: %d %s", resp.StatusCode, data)
 	}
-	seed := bytes.Repeat([]byte(" "), maxSeedBody+1)
+	seed := bytes.Repeat([]byte(" "), wire.MaxSeedBody+1)
 	if resp, data := post("/_fakecloud/seed", bytes.NewReader(seed), int64(len(seed))); resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("seed over %d bytes: %d %s", maxSeedBody, resp.StatusCode, data)
+		t.Errorf("seed over %d bytes: %d %s", wire.MaxSeedBody, resp.StatusCode, data)
 	}
-	events := bytes.Repeat([]byte(" "), maxBody+1)
+	events := bytes.Repeat([]byte(" "), wire.MaxBody+1)
 	if resp, data := post("/_fakecloud/events", bytes.NewReader(events), -1); resp.StatusCode != http.StatusRequestEntityTooLarge {
-		t.Errorf("event over %d bytes: %d %s", maxBody, resp.StatusCode, data)
+		t.Errorf("event over %d bytes: %d %s", wire.MaxBody, resp.StatusCode, data)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
@@ -171,13 +172,13 @@ func TestCertificateCreateValidation(t *testing.T) {
 			if tt.wantField != "" {
 				var env struct {
 					Error struct {
-						Details invalidInputDetails `json:"details"`
+						Details apierr.InvalidInputDetails `json:"details"`
 					} `json:"error"`
 				}
 				if err := json.Unmarshal(got, &env); err != nil {
 					t.Fatal(err)
 				}
-				if !slices.ContainsFunc(env.Error.Details.Fields, func(d fieldDetail) bool { return d.Name == tt.wantField }) {
+				if !slices.ContainsFunc(env.Error.Details.Fields, func(d apierr.FieldDetail) bool { return d.Name == tt.wantField }) {
 					t.Errorf("details %+v do not name field %q", env.Error.Details, tt.wantField)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/robot"
 )
 
@@ -31,7 +32,7 @@ dedicated_servers:
 type robotFixture struct {
 	fc    *Server
 	url   string
-	clock *fakeClock
+	clock *fakecloudtest.Clock
 }
 
 func newRobotFixture(t *testing.T, opts Options) *robotFixture {

@@ -5,13 +5,15 @@
 // # Starting it
 //
 // New returns a *Server, an http.Handler serving the API under /v1. A test
-// starts it with httptest.NewServer and points hcloud.WithEndpoint at the
-// server's URL plus "/v1", with DefaultToken:
+// serves it with the test kit, package fakecloudtest, and points hcloud-go
+// at it with DefaultToken:
 //
 //	fc := fakecloud.New(fakecloud.Options{}) // actions finish at once
-//	srv := httptest.NewServer(fc)
-//	defer srv.Close()
-//	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken))
+//	url := fakecloudtest.Serve(t, fc)         // on loopback until the test ends
+//	client := fakecloudtest.Client(url, fakecloud.DefaultToken)
+//
+// The kit's client polls running actions without waiting; the kit also
+// has a clock a test moves by hand (for Options.Now) and a bounded wait.
 //
 // Options has a field for each flag of the fakecloud command: tokens, how
 // long actions run, the rate limit, the seed for IDs, realism, load

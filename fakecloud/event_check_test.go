@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // TestEventsJudgedAlike: an event a scenario step would schedule is
@@ -39,7 +41,7 @@ func TestEventsJudgedAlike(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.field+":") {
 			t.Errorf("scenario step %s: %v, want an error naming %s", c.event, err, c.field)
 		}
-		var env errorEnvelope
+		var env wire.Envelope
 		status := f.admin(t, "POST", "/events", c.event, &env)
 		if status != http.StatusUnprocessableEntity || !strings.Contains(env.Error.Message, "'"+c.field+"'") {
 			t.Errorf("POST /_fakecloud/events %s: %d %+v, want 422 naming %s", c.event, status, env, c.field)

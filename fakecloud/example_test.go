@@ -8,19 +8,18 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
-// Example starts fakecloud in a test and points hcloud-go at it.
+// Example starts fakecloud and points hcloud-go at it. In a test,
+// fakecloudtest.Serve(t, fc) serves it for the test's life.
 func Example() {
 	fc := fakecloud.New(fakecloud.Options{})
 	srv := httptest.NewServer(fc)
 	defer srv.Close()
 
-	client := hcloud.NewClient(
-		hcloud.WithEndpoint(srv.URL+"/v1"),
-		hcloud.WithToken(fakecloud.DefaultToken),
-		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(0)}),
-	)
+	// An hcloud-go client that neither sleeps between polls nor backs off.
+	client := fakecloudtest.Client(srv.URL, fakecloud.DefaultToken)
 	ctx := context.Background()
 	res, _, err := client.Server.Create(ctx, hcloud.ServerCreateOpts{
 		Name:       "node-1",
@@ -45,7 +44,7 @@ func Example_scriptedFailure() {
 	fc := fakecloud.New(fakecloud.Options{})
 	srv := httptest.NewServer(fc)
 	defer srv.Close()
-	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken))
+	client := fakecloudtest.Client(srv.URL, fakecloud.DefaultToken)
 
 	if _, err := fc.AddFault(fakecloud.Rule{Method: "POST", Path: "/servers", Status: 500, Count: 1}); err != nil {
 		panic(err)
@@ -77,7 +76,7 @@ servers:
 	}
 	srv := httptest.NewServer(fc)
 	defer srv.Close()
-	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken))
+	client := fakecloudtest.Client(srv.URL, fakecloud.DefaultToken)
 	server, _, err := client.Server.GetByName(context.Background(), "worker-1")
 	if err != nil {
 		panic(err)
@@ -99,7 +98,7 @@ func Example_event() {
 	}
 	srv := httptest.NewServer(fc)
 	defer srv.Close()
-	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken))
+	client := fakecloudtest.Client(srv.URL, fakecloud.DefaultToken)
 	server, _, _ := client.Server.GetByName(context.Background(), "worker-1")
 	fmt.Println(server.Status)
 	// Output: off

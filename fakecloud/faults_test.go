@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 // TestFaultStatusAsHcloudGoSeesIt shows, for each error a rule can answer
@@ -298,9 +300,9 @@ func TestActionFaultDelay(t *testing.T) {
 // TestFaultCodesAreAPICodes: a fault answers only with a code the API has.
 func TestFaultCodesAreAPICodes(t *testing.T) {
 	fc, _ := seededServer(t)
-	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"made_up"}`, codeInvalidInput)
-	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","status":503,"latency":"-1s"}`, codeInvalidInput)
-	refuse(t, fc, "POST", "/_fakecloud/action-faults", `{"command":"*","error_code":"oops"}`, codeInvalidInput)
+	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","code":"made_up"}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", "/_fakecloud/faults", `{"path":"/servers","status":503,"latency":"-1s"}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", "/_fakecloud/action-faults", `{"command":"*","error_code":"oops"}`, apierr.CodeInvalidInput)
 	if rules, afs := fc.Faults(); len(rules)+len(afs) != 0 {
 		t.Errorf("refused faults were added: %v %v", rules, afs)
 	}

@@ -9,12 +9,12 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"github.com/pb33f/libopenapi"
 	validator "github.com/pb33f/libopenapi-validator"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/contract"
 )
 
@@ -151,22 +151,13 @@ type fixture struct {
 func newFixture(t testing.TB, opts Options) *fixture {
 	t.Helper()
 	fc := New(opts)
-	srv := httptest.NewServer(fc)
-	t.Cleanup(srv.Close)
-	t.Cleanup(fc.Close)
+	url := fakecloudtest.Serve(t, fc)
 	token := DefaultToken
 	if len(opts.Tokens) > 0 {
 		token = opts.Tokens[0]
 	}
 	hc := &http.Client{Transport: validatingTransport{t: t, base: http.DefaultTransport}}
-	client := hcloud.NewClient(
-		hcloud.WithEndpoint(srv.URL+"/v1"),
-		hcloud.WithToken(token),
-		hcloud.WithHTTPClient(hc),
-		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(time.Millisecond)}),
-		hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(0), MaxRetries: 5}),
-	)
-	return &fixture{fc: fc, url: srv.URL, client: client}
+	return &fixture{fc: fc, url: url, client: fakecloudtest.Client(url, token, hcloud.WithHTTPClient(hc))}
 }
 
 // do sends a raw request and validates the response.

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 func containsString(s, sub string) bool { return strings.Contains(s, sub) }
@@ -71,7 +73,7 @@ func (f *fixture) waitAction(t testing.TB, a *hcloud.Action, err error) {
 
 // serverOnClock creates a cx23 server on a fixture whose actions take a
 // minute on clock, and moves the clock past them.
-func serverOnClock(t testing.TB, f *fixture, clock *fakeClock, name string) *hcloud.Server {
+func serverOnClock(t testing.TB, f *fixture, clock *fakecloudtest.Clock, name string) *hcloud.Server {
 	t.Helper()
 	res, _, err := f.client.Server.Create(t.Context(), hcloud.ServerCreateOpts{Name: name, ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
 	if err != nil {

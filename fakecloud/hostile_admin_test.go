@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"sigs.k8s.io/yaml"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/admin"
 )
 
 // adminOp is an admin operation with a body it accepts in hostileWorld,
@@ -95,7 +97,7 @@ func (h *hostile) adminCases(op adminOp) []hostileCase {
 			h.t.Fatalf("admin body %s: %v", op.path, err)
 		}
 		out = append(out, bodyCases(s, op.method, full, base, nil, op.required, op.depth, true)...)
-		limit := adminBodyLimit(httptest.NewRequest(op.method, full, nil))
+		limit := admin.BodyLimit(httptest.NewRequest(op.method, full, nil))
 		out = append(out, hostileCase{why: "body over its limit", method: op.method, path: full, body: bytes.Repeat([]byte(" "), int(limit)+1),
 			invalid: true, want: http.StatusRequestEntityTooLarge})
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // hostileAdminToken is the admin token of the hostile tests' fakecloud.
@@ -78,7 +80,7 @@ func hostileSeedWorld(t testing.TB) World {
 
 // worldRefs are the values the valid requests name, by placeholder.
 func worldRefs(t testing.TB, fc *Server) map[string]string {
-	var st state
+	var st world.Snapshot
 	if err := json.Unmarshal([]byte(export(t, fc)), &st); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // hostileCase is one generated request.
@@ -38,7 +40,7 @@ var badQueries = []string{"a=%zz&b=;", "page=%ff", "%ff=1", "name=%", "sort=%zz"
 var badBodies = []string{"null", "[]", `""`, `"x"`, "1", "true", "{", "}", `{"a":1} x`, "{}{}", "{} {}", "\xff\xfe", `{"a":"\ud800"}`,
 	"\x00{}", "{}\x00", `{"a":1,}`, `{'a':1}`, "{\"a\":\"\xc3\x28\"}",
 	strings.Repeat("[", 100000), `{"a":` + strings.Repeat(`{"b":`, 20000) + "1" + strings.Repeat("}", 20001),
-	`{"name":"` + strings.Repeat("x", maxBody+1) + `"}`}
+	`{"name":"` + strings.Repeat("x", wire.MaxBody+1) + `"}`}
 
 // badAuth are Authorization headers that carry no valid token.
 var badAuth = []string{"", "Bearer " + DefaultToken[1:], "Basic " + DefaultToken, DefaultToken}
@@ -247,7 +249,7 @@ func bodyCases(s *sampler, method, path string, base map[string]any, schema map[
 	add("empty body", nil, admin)
 	for _, b := range take(s, badBodies, 8) {
 		c := hostileCase{why: "body " + short(b), method: method, path: path, body: []byte(b), invalid: true}
-		if len(b) > maxBody && !admin { // the admin API takes larger seeds and snapshots
+		if len(b) > wire.MaxBody && !admin { // the admin API takes larger seeds and snapshots
 			c.want = http.StatusRequestEntityTooLarge
 		}
 		out = append(out, c)

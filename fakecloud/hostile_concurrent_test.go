@@ -11,6 +11,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // TestHostileConcurrent: 16 clients over TCP mix the generated bad
@@ -85,7 +88,7 @@ type livePool struct {
 }
 
 func newLivePool(t testing.TB, fc *Server) *livePool {
-	var st state
+	var st world.Snapshot
 	if err := json.Unmarshal([]byte(export(t, fc)), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +201,7 @@ func sendTCP(client *http.Client, base string, c hostileCase) (int, []byte, erro
 	if resp.StatusCode >= 500 {
 		return 0, nil, fmt.Errorf("status %d: %.300s", resp.StatusCode, body)
 	}
-	var env errorEnvelope
+	var env wire.Envelope
 	if resp.StatusCode >= 400 && (json.Unmarshal(body, &env) != nil || env.Error.Code == "" || env.Error.Message == "" ||
 		resp.Header.Get("Content-Type") != "application/json") {
 		return 0, nil, fmt.Errorf("%d without an error envelope: %.300s", resp.StatusCode, body)

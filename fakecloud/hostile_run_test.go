@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // hostile sends generated bad requests to one fakecloud and checks every
@@ -105,7 +108,7 @@ func (h *hostile) send(c hostileCase) *httptest.ResponseRecorder {
 		return rec
 	}
 	h.refused++
-	var env errorEnvelope
+	var env wire.Envelope
 	if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Error.Code == "" || env.Error.Message == "" ||
 		rec.Header().Get("Content-Type") != "application/json" {
 		h.t.Errorf("%s: %d without an error envelope (Content-Type %q): %.300s", what, rec.Code, rec.Header().Get("Content-Type"), rec.Body)
@@ -145,7 +148,7 @@ func (h *hostile) validate(c hostileCase, rec *httptest.ResponseRecorder) {
 func (h *hostile) undo(what string, admin bool) {
 	h.t.Helper()
 	data, err := h.fc.Export()
-	var st state
+	var st world.Snapshot
 	if err != nil || json.Unmarshal(data, &st) != nil {
 		h.t.Fatalf("%s was accepted; export: %v", what, err)
 	}

@@ -11,6 +11,10 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // answerDeadline bounds how long any request of the hostile tests may take.
@@ -55,7 +59,7 @@ func answerFrom(t testing.TB, h http.Handler, remote, method, target string, bod
 
 // errorCode is the code of an error envelope, or "" for another body.
 func errorCode(rec *httptest.ResponseRecorder) string {
-	var env errorEnvelope
+	var env wire.Envelope
 	if json.Unmarshal(rec.Body.Bytes(), &env) != nil {
 		return ""
 	}
@@ -66,10 +70,10 @@ func errorCode(rec *httptest.ResponseRecorder) string {
 // answers server_error, and every later request is still answered.
 func TestPanicReleasesTheWorld(t *testing.T) {
 	fc, _ := seededServer(t)
-	fc.api.Get("/panic", fc.serve(func(*call) (int, any, *apiError) { panic("injected") }))
+	fc.api.Get("/panic", fc.serve(func(*call) (int, any, *apierr.Error) { panic("injected") }))
 
 	rec := answer(t, fc, "GET", "/v1/panic", nil)
-	if rec.Code != http.StatusInternalServerError || errorCode(rec) != codeServerError {
+	if rec.Code != http.StatusInternalServerError || errorCode(rec) != apierr.CodeServerError {
 		t.Fatalf("panic answered %d %s", rec.Code, rec.Body)
 	}
 	for _, path := range []string{"/v1/servers", "/_fakecloud/state", "/metadata/control-plane-1/hetzner/v1/metadata/hostname"} {
@@ -96,7 +100,7 @@ func TestOverflowingPage(t *testing.T) {
 	}
 	for _, page := range []string{"9223372036854775808", "99999999999999999999999", "-1", "0", "+1", "01", "1e3", "0x10", "%EF%BC%91"} {
 		rec := answer(t, fc, "GET", "/v1/servers?page="+page, nil)
-		if rec.Code != http.StatusUnprocessableEntity || errorCode(rec) != codeInvalidInput {
+		if rec.Code != http.StatusUnprocessableEntity || errorCode(rec) != apierr.CodeInvalidInput {
 			t.Errorf("page=%s: %d %s", page, rec.Code, rec.Body)
 		}
 	}
@@ -115,7 +119,7 @@ func TestIDsArePlainDecimal(t *testing.T) {
 	for _, bad := range []string{"+" + itoa(int(id)), "0" + itoa(int(id)), itoa(int(id)) + ".0", " " + itoa(int(id)),
 		"0", "-1", "9007199254740992", "18446744073709551616", "1e5", "0x1", "%EF%BC%91"} {
 		rec := answer(t, fc, "GET", "/v1/servers/"+strings.ReplaceAll(bad, " ", "%20"), nil)
-		if rec.Code != http.StatusUnprocessableEntity || errorCode(rec) != codeInvalidInput {
+		if rec.Code != http.StatusUnprocessableEntity || errorCode(rec) != apierr.CodeInvalidInput {
 			t.Errorf("ID %q: %d %s", bad, rec.Code, rec.Body)
 		}
 	}
@@ -243,7 +247,7 @@ func export(t testing.TB, fc *Server) string {
 	if err != nil {
 		t.Fatalf("export: %v", err)
 	}
-	var st state
+	var st world.Snapshot
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatalf("decode the export: %v", err)
 	}

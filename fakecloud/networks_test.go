@@ -283,3 +283,6 @@ func TestNetworkListFilters(t *testing.T) {
 		t.Fatalf("get by name: %v %v", byName, err)
 	}
 }
+
+// maxRoutes is how many routes a network may have, as the API documents.
+const maxRoutes = 100

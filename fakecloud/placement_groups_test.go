@@ -241,8 +241,7 @@ func TestPlacementGroupActionUndone(t *testing.T) {
 		t.Errorf("after the failed add the server is in %+v", pg)
 	}
 
-	act, _, err = f.client.Server.AddToPlacementGroup(ctx, s, g)
-	if err != nil {
+	if _, _, err = f.client.Server.AddToPlacementGroup(ctx, s, g); err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Minute)

@@ -7,15 +7,17 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
-func pessimistic(clk *fakeClock) Options {
+func pessimistic(clk *fakecloudtest.Clock) Options {
 	return Options{Now: clk.Now, Realism: Realism{Mode: RealismPessimistic, ActionRetention: Duration(10 * time.Minute)}}
 }
 
 // realismFixture is fakecloud in a mode on a clock of the test's, with
 // one server.
-func realismFixture(t *testing.T, mode string) (*fixture, *fakeClock, *hcloud.Server) {
+func realismFixture(t *testing.T, mode string) (*fixture, *fakecloudtest.Clock, *hcloud.Server) {
 	clk := newClock()
 	opts := pessimistic(clk)
 	opts.Realism.Mode = mode

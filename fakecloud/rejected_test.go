@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // seededServer is a fakecloud with the small world from testdata, on a
@@ -30,7 +33,7 @@ func seededServerWith(t testing.TB, opts Options) (*Server, map[string]int64) {
 		t.Fatal(err)
 	}
 	ids := map[string]int64{}
-	var st state
+	var st world.Snapshot
 	data, _ := fc.Export()
 	if err := json.Unmarshal(data, &st); err != nil {
 		t.Fatal(err)
@@ -77,7 +80,7 @@ func send(t testing.TB, fc *Server, method, path string, body []byte) int {
 		t.Fatalf("%s %s %q: status %d %s", method, path, body, rec.Code, rec.Body)
 	}
 	if rec.Code >= 400 {
-		var env errorEnvelope
+		var env wire.Envelope
 		if err := json.Unmarshal(rec.Body.Bytes(), &env); err != nil || env.Error.Code == "" || env.Error.Message == "" {
 			t.Fatalf("%s %s %q: %d without an error envelope: %s", method, path, body, rec.Code, rec.Body)
 		}

@@ -11,11 +11,13 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // scenarioFixture is fakecloud with the small world and a scenario loaded
 // at the fake clock's start.
-func scenarioFixture(t *testing.T, name string) (*fixture, *fakeClock) {
+func scenarioFixture(t *testing.T, name string) (*fixture, *fakecloudtest.Clock) {
 	t.Helper()
 	clock := newClock()
 	f := newFixture(t, Options{Now: clock.Now})

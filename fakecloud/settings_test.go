@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // TestSettingsThatCannotWork: a refill rate or a Robot limit scale that
@@ -51,7 +53,7 @@ func TestSettingsThatCannotWork(t *testing.T) {
 			t.Errorf("SetRateLimit(5, %v) accepted", bad)
 		}
 	}
-	var env errorEnvelope
+	var env wire.Envelope
 	if status := f.admin(t, "PUT", "/rate-limit", `{"remaining": 5, "refill": 1e300}`, &env); status != 422 || !strings.Contains(env.Error.Message, "refill") {
 		t.Errorf("PUT /rate-limit refill 1e300: %d %+v", status, env)
 	}

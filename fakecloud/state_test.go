@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // TestSnapshotRoundTrip: export, reset, import gives an identical world,
@@ -63,7 +65,7 @@ func TestSnapshotRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	n1 := newNetwork(t, f, "later", "10.1.0.0/16", "")
-	var st state
+	var st world.Snapshot
 	send(t, twin, "POST", "/v1/networks", []byte(`{"name":"later","ip_range":"10.1.0.0/16"}`))
 	data, _ := twin.Export()
 	_ = json.Unmarshal(data, &st)

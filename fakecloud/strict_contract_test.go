@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
 // TestContract: a request that breaks the OpenAPI description is refused
@@ -42,11 +44,11 @@ func TestContract(t *testing.T) {
 		var env struct {
 			Error struct {
 				Code    string
-				Details invalidInputDetails
+				Details apierr.InvalidInputDetails
 			}
 		}
 		_ = json.Unmarshal(rec.Body.Bytes(), &env)
-		if rec.Code != http.StatusUnprocessableEntity || env.Error.Code != codeInvalidInput ||
+		if rec.Code != http.StatusUnprocessableEntity || env.Error.Code != apierr.CodeInvalidInput ||
 			len(env.Error.Details.Fields) != 1 || env.Error.Details.Fields[0].Name != tc.field {
 			t.Errorf("%s %s %.80s: %d %s, want invalid_input in field %s", tc.method, tc.path, tc.body, rec.Code, rec.Body, tc.field)
 		}

@@ -10,6 +10,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
 // TestExactKeysOf: only keys that match a field by case alone go, at any
@@ -26,14 +29,14 @@ func TestExactKeysOf(t *testing.T) {
 	}
 	body := `{"name":"a","Name":"b","Labels":{"x":null},"services":[{"port":1,"PORT":2}],"extra":{"Key":{"Port":3}},"other":1}`
 	var got target
-	if err := decodeBytes([]byte(body), &got); err != nil {
+	if err := wire.DecodeBytes([]byte(body), &got); err != nil {
 		t.Fatal(err)
 	}
 	want := target{ServerUpdateRequest: schema.ServerUpdateRequest{Name: "a"}, Services: []inner{{Port: 1}}, Extra: map[string]inner{"Key": {}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("decoded (-want +got):\n%s", diff)
 	}
-	if same := exactKeysOf([]byte(`{"name":"a"}`), &got); string(same) != `{"name":"a"}` {
+	if same := strict.ExactKeysOf([]byte(`{"name":"a"}`), &got); string(same) != `{"name":"a"}` {
 		t.Errorf("a body without such keys changed: %s", same)
 	}
 }

@@ -8,6 +8,11 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // refuse sends a request that must be refused with code and checks that
@@ -39,11 +44,11 @@ func accept(t *testing.T, fc *Server, method, path, body string) []byte {
 func TestTextMustBeUTF8(t *testing.T) {
 	fc, _ := seededServer(t)
 	key := `"public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl x"`
-	refuse(t, fc, "POST", "/v1/ssh_keys", "{\"name\":\"k\xff\","+key+"}", codeJSONError)
-	refuse(t, fc, "POST", "/v1/ssh_keys", `{"name":"k\ud800",`+key+`}`, codeJSONError)
-	refuse(t, fc, "POST", "/v1/ssh_keys", `{"name":"k\udc00\ud800",`+key+`}`, codeJSONError)
+	refuse(t, fc, "POST", "/v1/ssh_keys", "{\"name\":\"k\xff\","+key+"}", apierr.CodeJSONError)
+	refuse(t, fc, "POST", "/v1/ssh_keys", `{"name":"k\ud800",`+key+`}`, apierr.CodeJSONError)
+	refuse(t, fc, "POST", "/v1/ssh_keys", `{"name":"k\udc00\ud800",`+key+`}`, apierr.CodeJSONError)
 	for _, ok := range []string{`"a\ud83d\ude00b"`, `"\\ud800"`, `"\u00e9"`} {
-		if err := checkJSONText([]byte(ok)); err != nil {
+		if err := strict.CheckJSONText([]byte(ok)); err != nil {
 			t.Errorf("%s: %v", ok, err)
 		}
 	}
@@ -53,9 +58,9 @@ func TestTextMustBeUTF8(t *testing.T) {
 // where encoding/json would store "".
 func TestNullLabelValues(t *testing.T) {
 	fc, ids := seededServer(t)
-	refuse(t, fc, "PUT", fmt.Sprintf("/v1/servers/%d", ids["server"]), `{"labels":{"a":null}}`, codeInvalidInput)
-	refuse(t, fc, "POST", "/v1/networks", `{"name":"n","ip_range":"10.1.0.0/16","labels":{"ok":"x","b":null}}`, codeInvalidInput)
-	refuse(t, fc, "POST", "/_fakecloud/seed", "networks: [{name: n, ip_range: 10.1.0.0/16, labels: {a: null}}]", codeInvalidInput)
+	refuse(t, fc, "PUT", fmt.Sprintf("/v1/servers/%d", ids["server"]), `{"labels":{"a":null}}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", "/v1/networks", `{"name":"n","ip_range":"10.1.0.0/16","labels":{"ok":"x","b":null}}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", "/_fakecloud/seed", "networks: [{name: n, ip_range: 10.1.0.0/16, labels: {a: null}}]", apierr.CodeInvalidInput)
 	accept(t, fc, "PUT", fmt.Sprintf("/v1/servers/%d", ids["server"]), `{"labels":{"a":""}}`)
 }
 
@@ -65,9 +70,9 @@ func TestMalformedQueries(t *testing.T) {
 	fc, _ := seededServer(t)
 	for _, q := range []string{"label_selector=role%3Dworker%zz", "name=%ff", "page=1&page=2", "name=a&name=b",
 		"per_page=5;page=1", "%ff=1"} {
-		refuse(t, fc, "GET", "/v1/servers?"+q, "", codeInvalidInput)
+		refuse(t, fc, "GET", "/v1/servers?"+q, "", apierr.CodeInvalidInput)
 	}
-	refuse(t, fc, "GET", "/_fakecloud/journal?limit=1&limit=2", "", codeInvalidInput)
+	refuse(t, fc, "GET", "/_fakecloud/journal?limit=1&limit=2", "", apierr.CodeInvalidInput)
 	accept(t, fc, "GET", "/v1/servers?sort=name&sort=id:desc&status=running&status=off", "")
 	accept(t, fc, "GET", "/v1/servers?unknown=1", "")
 }
@@ -76,12 +81,12 @@ func TestMalformedQueries(t *testing.T) {
 func TestDuplicatesInOneRequest(t *testing.T) {
 	fc, ids := seededServer(t)
 	nw := ids["network"]
-	refuse(t, fc, "POST", "/v1/servers", fmt.Sprintf(`{"name":"d","server_type":"cx23","image":"ubuntu-24.04","networks":[%d,%d]}`, nw, nw), codeInvalidInput)
-	refuse(t, fc, "POST", "/v1/certificates", `{"name":"c","type":"managed","domain_names":["a.example.com","a.example.com"]}`, codeInvalidInput)
+	refuse(t, fc, "POST", "/v1/servers", fmt.Sprintf(`{"name":"d","server_type":"cx23","image":"ubuntu-24.04","networks":[%d,%d]}`, nw, nw), apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", "/v1/certificates", `{"name":"c","type":"managed","domain_names":["a.example.com","a.example.com"]}`, apierr.CodeInvalidInput)
 	// fakecloud has no volumes, firewalls or placement groups: naming one
 	// must not create a server without it.
 	for _, extra := range []string{`"volumes":[1]`, `"firewalls":[{"firewall":1}]`, `"placement_group":1`} {
-		refuse(t, fc, "POST", "/v1/servers", `{"name":"d","server_type":"cx23","image":"ubuntu-24.04",`+extra+`}`, codeInvalidInput)
+		refuse(t, fc, "POST", "/v1/servers", `{"name":"d","server_type":"cx23","image":"ubuntu-24.04",`+extra+`}`, apierr.CodeInvalidInput)
 	}
 }
 
@@ -90,13 +95,13 @@ func TestDuplicatesInOneRequest(t *testing.T) {
 func TestNetworkAddresses(t *testing.T) {
 	fc, ids := seededServer(t)
 	actions := fmt.Sprintf("/v1/networks/%d/actions/", ids["network"])
-	refuse(t, fc, "POST", "/v1/networks", `{"name":"n","ip_range":"10.1.0.5/16"}`, codeInvalidInput)
-	refuse(t, fc, "POST", actions+"add_subnet", `{"type":"cloud","network_zone":"eu-central","ip_range":"10.0.1.7/24"}`, codeInvalidInput)
-	refuse(t, fc, "POST", actions+"add_route", `{"destination":"10.100.0.9/16","gateway":"10.0.0.2"}`, codeInvalidInput)
-	refuse(t, fc, "POST", actions+"change_ip_range", `{"ip_range":"10.0.0.1/15"}`, codeInvalidInput)
+	refuse(t, fc, "POST", "/v1/networks", `{"name":"n","ip_range":"10.1.0.5/16"}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", actions+"add_subnet", `{"type":"cloud","network_zone":"eu-central","ip_range":"10.0.1.7/24"}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", actions+"add_route", `{"destination":"10.100.0.9/16","gateway":"10.0.0.2"}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", actions+"change_ip_range", `{"ip_range":"10.0.0.1/15"}`, apierr.CodeInvalidInput)
 	accept(t, fc, "POST", actions+"add_route", `{"destination":"10.100.0.0/16","gateway":"10.0.0.2"}`)
-	refuse(t, fc, "POST", actions+"delete_route", `{"destination":"10.100.0.9/16","gateway":"10.0.0.2"}`, codeInvalidInput)
-	refuse(t, fc, "POST", actions+"delete_subnet", `{"ip_range":"10.0.0.1/24"}`, codeInvalidInput)
+	refuse(t, fc, "POST", actions+"delete_route", `{"destination":"10.100.0.9/16","gateway":"10.0.0.2"}`, apierr.CodeInvalidInput)
+	refuse(t, fc, "POST", actions+"delete_subnet", `{"ip_range":"10.0.0.1/24"}`, apierr.CodeInvalidInput)
 	accept(t, fc, "POST", actions+"delete_route", `{"destination":"10.100.0.0/16","gateway":"10.0.0.2"}`)
 }
 
@@ -115,7 +120,7 @@ func TestIPTargets(t *testing.T) {
 
 	for _, ip := range []string{"127.0.0.1", "224.0.0.1", "169.254.1.1", "0.0.0.0", "255.255.255.255", "100.64.0.1",
 		"240.0.0.1", "::1", "fe80::1", "fd00::1", "ff02::1", "::ffff:203.0.113.7", "fe80::1%eth0", "10.0.0.256"} {
-		refuse(t, fc, "POST", unattached, target(ip), codeInvalidInput)
+		refuse(t, fc, "POST", unattached, target(ip), apierr.CodeInvalidInput)
 	}
 	for _, ip := range []string{"198.18.0.2", "198.19.255.1", "2001:db8:0:1::1"} {
 		refuse(t, fc, "POST", unattached, target(ip), "cloud_resource_ip_not_allowed")
@@ -143,7 +148,7 @@ func TestIPTargets(t *testing.T) {
 // address nobody holds, inside a subnet of its network.
 func TestEventsKeepAddressesOwned(t *testing.T) {
 	fc, _ := seededServer(t)
-	var st state
+	var st world.Snapshot
 	if err := json.Unmarshal([]byte(export(t, fc)), &st); err != nil {
 		t.Fatal(err)
 	}
@@ -186,24 +191,24 @@ func TestEventsKeepAddressesOwned(t *testing.T) {
 func TestImportKeepsInvariants(t *testing.T) {
 	fc, _ := seededServer(t)
 	good := export(t, fc)
-	breaks := map[string]func(st *state){
-		"shared public IP": func(st *state) { st.Servers[1].PublicNet.IPv4.IP = st.Servers[0].PublicNet.IPv4.IP },
-		"shared private IP": func(st *state) {
+	breaks := map[string]func(st *world.Snapshot){
+		"shared public IP": func(st *world.Snapshot) { st.Servers[1].PublicNet.IPv4.IP = st.Servers[0].PublicNet.IPv4.IP },
+		"shared private IP": func(st *world.Snapshot) {
 			st.Servers[1].PrivateNet[0].IP = st.Servers[0].PrivateNet[0].IP
 		},
-		"private IP outside its subnets": func(st *state) { st.Servers[0].PrivateNet[0].IP = "10.0.9.9" },
-		"LB on a server's address":       func(st *state) { st.LoadBalancers[0].PublicNet.IPv4.IP = st.Servers[0].PublicNet.IPv4.IP },
-		"held address still free": func(st *state) {
+		"private IP outside its subnets": func(st *world.Snapshot) { st.Servers[0].PrivateNet[0].IP = "10.0.9.9" },
+		"LB on a server's address":       func(st *world.Snapshot) { st.LoadBalancers[0].PublicNet.IPv4.IP = st.Servers[0].PublicNet.IPv4.IP },
+		"held address still free": func(st *world.Snapshot) {
 			st.PublicIPv4.Free = append(st.PublicIPv4.Free, netip.MustParseAddr(st.Servers[0].PublicNet.IPv4.IP))
 		},
-		"held address not handed out": func(st *state) { st.PublicIPv4.Next = publicIPv4Range.Addr().Next() },
-		"subnet with host bits":       func(st *state) { st.Networks[0].Subnets[0].IPRange = "10.0.0.1/24" },
-		"primary IP of nobody":        func(st *state) { id := int64(999); st.PrimaryIPs[0].AssigneeID = &id },
-		"ID counter behind the IDs":   func(st *state) { delete(st.LastIDs, "server") },
-		"no address pool":             func(st *state) { st.PublicIPv4 = ipPoolState{} },
+		"held address not handed out": func(st *world.Snapshot) { st.PublicIPv4.Next = netaddr.PublicIPv4Range.Addr().Next() },
+		"subnet with host bits":       func(st *world.Snapshot) { st.Networks[0].Subnets[0].IPRange = "10.0.0.1/24" },
+		"primary IP of nobody":        func(st *world.Snapshot) { id := int64(999); st.PrimaryIPs[0].AssigneeID = &id },
+		"ID counter behind the IDs":   func(st *world.Snapshot) { delete(st.LastIDs, "server") },
+		"no address pool":             func(st *world.Snapshot) { st.PublicIPv4 = world.PoolState{} },
 	}
 	for name, brk := range breaks {
-		var st state
+		var st world.Snapshot
 		if err := json.Unmarshal([]byte(good), &st); err != nil {
 			t.Fatal(err)
 		}
@@ -216,4 +221,14 @@ func TestImportKeepsInvariants(t *testing.T) {
 			t.Fatalf("%s: a refused import changed the world:\n%s", name, diff)
 		}
 	}
+}
+
+// changesOf is the world's change count, which persistence watches.
+func changesOf(t testing.TB, fc *Server) uint64 {
+	t.Helper()
+	_, changes, err := fc.world.ExportChanged(^uint64(0), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return changes
 }

@@ -8,11 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
 // txWorld is hostileWorld on a clock the test moves, with an uploaded
 // certificate and an https service that uses it.
-func txWorld(t testing.TB) (*Server, *fakeClock) {
+func txWorld(t testing.TB) (*Server, *fakecloudtest.Clock) {
 	t.Helper()
 	clock := newClock()
 	opts := hostileOptions("")
@@ -50,22 +53,22 @@ func failNext(t testing.TB, fc *Server, command string, delay time.Duration) {
 }
 
 // settleAll moves the clock past every running action and lets them end.
-func settleAll(t testing.TB, fc *Server, clock *fakeClock) {
+func settleAll(t testing.TB, fc *Server, clock *fakecloudtest.Clock) {
 	clock.Advance(time.Hour)
 	txDo(t, fc, "GET", "/v1/actions?status=running", "")
 }
 
 // worldOf decodes an export, failing the test if it breaks checkWorld.
-func worldOf(t testing.TB, fc *Server) state {
+func worldOf(t testing.TB, fc *Server) world.Snapshot {
 	t.Helper()
-	var st state
+	var st world.Snapshot
 	if err := json.Unmarshal([]byte(export(t, fc)), &st); err != nil {
 		t.Fatal(err)
 	}
 	return st
 }
 
-func serverNamed(t testing.TB, st state, name string) *server {
+func serverNamed(t testing.TB, st world.Snapshot, name string) *world.StoredServer {
 	t.Helper()
 	for _, s := range st.Servers {
 		if s.Name == name {
@@ -197,7 +200,7 @@ func TestActionInterleavings(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: export: %v", seed, err)
 		}
-		var end state
+		var end world.Snapshot
 		if err := json.Unmarshal(data, &end); err != nil {
 			t.Fatal(err)
 		}

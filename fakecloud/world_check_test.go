@@ -19,7 +19,7 @@ import (
 // certificates, and targets listed once. A load balancer's server target
 // may outlive its server: deleteServer keeps it, reported unhealthy, as
 // the API does.
-func checkWorld(st *state) []error {
+func checkWorld(st *world.Snapshot) []error {
 	errs := world.CheckInvariants(st)
 	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	for _, n := range st.Networks {
@@ -77,7 +77,7 @@ func checkRoutes(n *schema.Network, bad func(string, ...any)) {
 }
 
 // checkAttachments: a server or load balancer is in a network at most once.
-func checkAttachments(st *state, bad func(string, ...any)) {
+func checkAttachments(st *world.Snapshot, bad func(string, ...any)) {
 	once := func(who string, networks []int64) {
 		for i, n := range networks {
 			if slices.Contains(networks[:i], n) {
@@ -103,8 +103,8 @@ func checkAttachments(st *state, bad func(string, ...any)) {
 
 // checkPrimaryIPs: a server's public IPv6 is the primary IP it names, and
 // an assigned primary IP is the one its server names for that family.
-func checkPrimaryIPs(st *state, bad func(string, ...any)) {
-	servers := map[int64]*server{}
+func checkPrimaryIPs(st *world.Snapshot, bad func(string, ...any)) {
+	servers := map[int64]*world.StoredServer{}
 	for _, s := range st.Servers {
 		servers[s.ID] = s
 		if v6 := s.PublicNet.IPv6; v6.IP != "" {

@@ -2,7 +2,6 @@ package doctor
 
 import (
 	"fmt"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -28,6 +27,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // now is the fixtures' clock.
@@ -89,11 +89,9 @@ func (f *fixture) start(t *testing.T) *fixture {
 	if err := f.fc.Seed(f.world); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(f.fc)
-	t.Cleanup(srv.Close)
-	t.Cleanup(f.fc.Close)
-	f.env["HCLOUD_ENDPOINT"] = srv.URL + "/v1"
-	f.client = hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken))
+	url := fakecloudtest.Serve(t, f.fc)
+	f.env["HCLOUD_ENDPOINT"] = url + "/v1"
+	f.client = fakecloudtest.Client(url, fakecloud.DefaultToken)
 	servers, err := f.client.Server.All(t.Context())
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestLBBusyLoadBalancerHandsOff: a sync that finds its load balancer
@@ -26,8 +27,8 @@ func TestLBBusyLoadBalancerHandsOff(t *testing.T) {
 	if took := time.Since(start); took > 300*time.Millisecond {
 		t.Errorf("create and update waited %s for the action", took)
 	}
-	eventually(t, "6 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 6 })
-	eventually(t, "the actions done", func() bool { return c.lbs.ActionsRunning() == 0 })
+	fakecloudtest.Eventually(t, 20*time.Second, "6 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 6 })
+	fakecloudtest.Eventually(t, 20*time.Second, "the actions done", func() bool { return c.lbs.ActionsRunning() == 0 })
 	// Polls: each of the create and the first three add_target actions
 	// once 500 ms old (the hand-off hurries them), the last add_target at
 	// 3 s old.
@@ -50,8 +51,8 @@ func TestLBResumedSyncFailureIsRetried(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.update(t, svc, c.nodes)
-	eventually(t, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
-	eventually(t, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+	fakecloudtest.Eventually(t, 20*time.Second, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
 	if n := c.FC.Requests("DELETE", "/load_balancers/{id}"); n != 0 {
 		t.Errorf("%d DELETEs", n)
 	}
@@ -63,16 +64,16 @@ func TestLBFailedActionIsAppliedAgain(t *testing.T) {
 	c := newLBCluster(t, 3, fakecloud.Options{ActionDuration: 100 * time.Millisecond})
 	svc := lbService("web", []int32{80})
 	c.ensure(t, svc, c.nodes[:2])
-	eventually(t, "create action done", func() bool { return !c.lbs.actions.Busy(c.LoadBalancerOf(t, svc).ID) })
+	fakecloudtest.Eventually(t, 20*time.Second, "create action done", func() bool { return !c.lbs.actions.Busy(c.LoadBalancerOf(t, svc).ID) })
 	if _, err := c.FC.AddActionFault(fakecloud.ActionFault{Command: "add_target", Count: 1, ErrorCode: "server_error", ErrorMessage: "simulated"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.lbs.UpdateLoadBalancer(t.Context(), "", svc, c.nodes); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "LoadBalancerActionFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBActionFailed, "web") })
-	eventually(t, "the target added again", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") == 2 })
-	eventually(t, "the second add_target done", func() bool { return !c.lbs.actions.Busy(c.LoadBalancerOf(t, svc).ID) })
+	fakecloudtest.Eventually(t, 20*time.Second, "LoadBalancerActionFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBActionFailed, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "the target added again", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") == 2 })
+	fakecloudtest.Eventually(t, 20*time.Second, "the second add_target done", func() bool { return !c.lbs.actions.Busy(c.LoadBalancerOf(t, svc).ID) })
 	if n := len(c.LoadBalancerOf(t, svc).Targets); n != 3 {
 		t.Errorf("%d targets, want 3", n)
 	}
@@ -132,7 +133,7 @@ func TestLBOneResumePerService(t *testing.T) {
 	for range 5 {
 		c.lbs.resume(uid, 20*time.Millisecond, 0)
 	}
-	eventually(t, "the resumed sync", func() bool { return c.FC.Requests("POST", addTarget) > 0 })
+	fakecloudtest.Eventually(t, 20*time.Second, "the resumed sync", func() bool { return c.FC.Requests("POST", addTarget) > 0 })
 	time.Sleep(200 * time.Millisecond) // room for the other four, were they still pending
 	if n := c.FC.Requests("POST", addTarget); n != 1 {
 		t.Errorf("%d add_target requests from 5 resumes asked for at once, want 1", n)
@@ -152,13 +153,13 @@ func TestLBHandedOffSyncWarnsWhenActionsCannotBeRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.update(t, svc, c.nodes)
-	eventually(t, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
-	eventually(t, "three failed polls", func() bool { return c.FC.Requests("GET", "/load_balancers/actions") >= 3 })
+	fakecloudtest.Eventually(t, 20*time.Second, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "three failed polls", func() bool { return c.FC.Requests("GET", "/load_balancers/actions") >= 3 })
 	if n := c.countEvents(t, corev1.EventTypeWarning, eventLBSyncFailed, "web"); n != 1 {
 		t.Errorf("%d Warning events, want 1 for the whole outage", n)
 	}
 	c.FC.ClearFaults()
-	eventually(t, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+	fakecloudtest.Eventually(t, 20*time.Second, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
 }
 
 // TestLBLockedByAnotherWarnsAtTheSecondTry: a load balancer locked by an
@@ -173,12 +174,12 @@ func TestLBLockedByAnotherWarnsAtTheSecondTry(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.update(t, svc, c.nodes) // handed off to the create action's end
-	eventually(t, "two locked tries", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") >= 2 })
-	eventually(t, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "two locked tries", func() bool { return c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") >= 2 })
+	fakecloudtest.Eventually(t, 20*time.Second, "SyncLoadBalancerFailed event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBSyncFailed, "web") })
 	tries := c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target")
 	if n := c.countEvents(t, corev1.EventTypeWarning, eventLBSyncFailed, "web"); n < 1 || uint64(n) >= tries {
 		t.Errorf("%d Warning events after %d tries, want one fewer at most", n, tries)
 	}
 	c.FC.ClearFaults()
-	eventually(t, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
+	fakecloudtest.Eventually(t, 20*time.Second, "4 targets", func() bool { return len(c.LoadBalancerOf(t, svc).Targets) == 4 })
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
@@ -154,7 +155,7 @@ func TestLBBadAnnotationsAreEventsAndTouchNothing(t *testing.T) {
 		"health-check-interval": "whole seconds",
 		"uses-proxyprotocol":    "true or false",
 	}
-	eventually(t, "an event per bad annotation", func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "an event per bad annotation", func() bool {
 		found := 0
 		for _, e := range c.rec.about("web") {
 			for name, accepted := range want {
@@ -196,7 +197,7 @@ func TestLBTargetsFollowTheNodes(t *testing.T) {
 	if len(lb.Services) != 1 || lb.Services[0].ListenPort != 80 {
 		t.Errorf("services %v, want only TCP port 80", lb.Services)
 	}
-	eventually(t, "events for the UDP port, the Robot node and the full load balancer", func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "events for the UDP port, the Robot node and the full load balancer", func() bool {
 		return c.hasEvent(t, corev1.EventTypeWarning, eventPortSkipped, "web") && c.hasEvent(t, corev1.EventTypeWarning, eventNodeSkipped, nodes[2].Name) &&
 			c.hasEvent(t, corev1.EventTypeWarning, eventMaxTargets, "node-0028") && c.hasEvent(t, corev1.EventTypeWarning, eventMaxTargets, "node-0029")
 	})
@@ -224,7 +225,7 @@ func TestLBTypeIsUpgradedNeverDowngraded(t *testing.T) {
 	if _, n := c.ensure(t, svc, c.nodes); n != 0 || c.LoadBalancerOf(t, svc).LoadBalancerType.Name != "lb31" {
 		t.Errorf("downgrade: %d requests, type %s; want no change", n, c.LoadBalancerOf(t, svc).LoadBalancerType.Name)
 	}
-	eventually(t, "TypeNotDowngraded event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTypeDowngrade, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "TypeNotDowngraded event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTypeDowngrade, "web") })
 }
 
 // selfSigned is a certificate and key for an uploaded certificate.

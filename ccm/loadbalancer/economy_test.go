@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // actionTime is how long each fakecloud action runs in these figures.
@@ -75,7 +76,7 @@ func TestLBEconomyNodeReplaced(t *testing.T) {
 		svcs[i] = lbService(fmt.Sprintf("web-%d", i), []int32{80})
 		c.ensure(t, svcs[i], c.nodes[:5])
 	}
-	eventually(t, "the creates done", func() bool { return c.lbs.ActionsRunning() == 0 })
+	fakecloudtest.Eventually(t, 20*time.Second, "the creates done", func() bool { return c.lbs.ActionsRunning() == 0 })
 	c.FC.ResetCounters()
 	work := make(chan *corev1.Service)
 	var wg sync.WaitGroup
@@ -95,7 +96,7 @@ func TestLBEconomyNodeReplaced(t *testing.T) {
 	}
 	close(work)
 	wg.Wait()
-	eventually(t, "every load balancer on the new nodes", func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "every load balancer on the new nodes", func() bool {
 		for _, svc := range svcs {
 			if got := targetIDs(c.LoadBalancerOf(t, svc)); !sameIDs(got, serverIDs(c.nodes[1:])) {
 				return false

@@ -17,6 +17,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // lbCluster is a Manager with load balancers in fsn1 of type lb11, in
@@ -26,7 +27,7 @@ type lbCluster struct {
 	*cloudtest.Cloud
 	lbs       *Manager
 	nodes     []*corev1.Node // one per server, node-0000...
-	clock     *cloudtest.Clock
+	clock     *fakecloudtest.Clock
 	rec       *recorder
 	networkID int64
 }
@@ -50,7 +51,7 @@ func newLBCluster(t *testing.T, n int, opts fakecloud.Options) *lbCluster {
 	if err != nil || nw == nil {
 		t.Fatalf("network k8s: %v", err)
 	}
-	c := &lbCluster{Cloud: cloud, nodes: cloud.Nodes(t), clock: cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)),
+	c := &lbCluster{Cloud: cloud, nodes: cloud.Nodes(t), clock: fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)),
 		rec: &recorder{}, networkID: nw.ID}
 	c.lbs = New(cloud.Client, Options{Defaults: annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"},
 		NetworkID: nw.ID, NetworkZone: "eu-central", MaxAge: 5 * time.Minute, Now: c.clock.Now})
@@ -62,7 +63,6 @@ func newLBCluster(t *testing.T, n int, opts fakecloud.Options) *lbCluster {
 var (
 	lbDefaults = annotation.Defaults{Enabled: true, Type: "lb11"}
 	lbService  = cloudtest.LBService
-	eventually = cloudtest.Eventually
 )
 
 // ensure runs EnsureLoadBalancer and returns the status and the requests it sent.

@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestTargetsFollowNodeLabels: a Node entering a Service's node-selector
@@ -42,7 +43,7 @@ func TestTargetsFollowNodeLabels(t *testing.T) {
 
 	c.FC.ResetCounters()
 	relabel(1, "pool", "web")
-	eventually(t, "node 1 a target", func() bool { return slices.Equal(targets(), ids[:2]) })
+	fakecloudtest.Eventually(t, 20*time.Second, "node 1 a target", func() bool { return slices.Equal(targets(), ids[:2]) })
 	if n := c.FC.Requests("POST", ""); n != 1 || c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") != 1 {
 		t.Errorf("%d writes (%v), want one add_target", n, c.FC.Counters())
 	}
@@ -56,7 +57,7 @@ func TestTargetsFollowNodeLabels(t *testing.T) {
 
 	c.FC.ResetCounters()
 	relabel(0, "pool", "db")
-	eventually(t, "node 0 no target", func() bool { return slices.Equal(targets(), ids[1:2]) })
+	fakecloudtest.Eventually(t, 20*time.Second, "node 0 no target", func() bool { return slices.Equal(targets(), ids[1:2]) })
 	if n := c.FC.Requests("POST", ""); n != 1 || c.FC.Requests("POST", "/load_balancers/{id}/actions/remove_target") != 1 {
 		t.Errorf("%d writes (%v), want one remove_target", n, c.FC.Counters())
 	}

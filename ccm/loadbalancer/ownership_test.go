@@ -2,6 +2,7 @@ package loadbalancer
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -9,6 +10,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // createBehindTheBack makes a load balancer as an operator would.
@@ -39,7 +41,7 @@ func TestLBAdoptedByNameThenLabelled(t *testing.T) {
 	if len(lb.Services) != 1 || lb.Services[0].ListenPort != 80 || len(lb.Targets) != 3 {
 		t.Errorf("adopted load balancer not reconciled: %d services, %d targets", len(lb.Services), len(lb.Targets))
 	}
-	eventually(t, "AdoptedLoadBalancer event", func() bool { return c.hasEvent(t, corev1.EventTypeNormal, "AdoptedLoadBalancer", "shop") })
+	fakecloudtest.Eventually(t, 20*time.Second, "AdoptedLoadBalancer event", func() bool { return c.hasEvent(t, corev1.EventTypeNormal, "AdoptedLoadBalancer", "shop") })
 }
 
 func TestLBNameOfAnotherServiceIsNotTaken(t *testing.T) {
@@ -52,7 +54,7 @@ func TestLBNameOfAnotherServiceIsNotTaken(t *testing.T) {
 	if lb := c.LoadBalancers(t)[0]; lb.Labels[uidLabel] != "someone-else" || len(lb.Services) != 1 || lb.Services[0].ListenPort != 9999 {
 		t.Errorf("the other Service's load balancer was changed: %v", lb.Labels)
 	}
-	eventually(t, "LoadBalancerNameTaken event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, "LoadBalancerNameTaken", "shop") })
+	fakecloudtest.Eventually(t, 20*time.Second, "LoadBalancerNameTaken event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, "LoadBalancerNameTaken", "shop") })
 }
 
 func TestLBDeletedOnlyByLabel(t *testing.T) {
@@ -100,7 +102,7 @@ func TestLBDeleteProtectedIsKept(t *testing.T) {
 		t.Errorf("%d DELETEs were sent for a protected load balancer", n)
 	}
 	c.LoadBalancerOf(t, svc) // still there
-	eventually(t, "LoadBalancerProtected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBProtected, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "LoadBalancerProtected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBProtected, "web") })
 }
 
 func TestLBCreateAnsweredWithAnErrorAfterCommitMakesNoDuplicate(t *testing.T) {
@@ -140,7 +142,7 @@ func TestLBRejectedTargetDoesNotBlockTheRest(t *testing.T) {
 	if len(got) != 3 || got[2] != want[2] {
 		t.Errorf("targets %v, want %v", got, want)
 	}
-	eventually(t, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })
 }
 
 func names(lbs []*hcloud.LoadBalancer) []string {
@@ -200,5 +202,5 @@ func TestLBServerOutsideTheNetwork(t *testing.T) {
 	if n := c.FC.Requests("POST", "/load_balancers"); n != 2 {
 		t.Errorf("%d creates, want 2: with inline targets, refused, then without", n)
 	}
-	eventually(t, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })
+	fakecloudtest.Eventually(t, 20*time.Second, "TargetRejected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventTargetRejected, "web") })
 }

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // fakeSecrets are Secrets in memory, and what the Manager said it uses.
@@ -90,7 +91,7 @@ func TestCertificatesFromSecrets(t *testing.T) {
 	secrets.put("default", "shop-tls", renewed, renewedKey)
 	c.FC.ResetCounters()
 	c.lbs.SecretChanged("default/shop-tls")
-	eventually(t, "the renewed certificate served and the old one deleted", func() bool {
+	fakecloudtest.Eventually(t, 20*time.Second, "the renewed certificate served and the old one deleted", func() bool {
 		all, _ := c.Client.Certificate.All(t.Context())
 		got := httpsCerts(c.LoadBalancerOf(t, svc), 443)
 		return len(all) == 1 && all[0].ID != first && len(got) == 1 && got[0] == all[0].ID
@@ -138,7 +139,7 @@ func TestCertificatesFromSecrets(t *testing.T) {
 func TestSecretCertificatesGoWithTheirPort(t *testing.T) {
 	c, secrets, svc := secretsCluster(t, fakecloud.Options{ActionDuration: 300 * time.Millisecond})
 	c.ensure(t, svc, c.nodes)
-	eventually(t, "the create action done", func() bool { return c.lbs.ActionsRunning() == 0 })
+	fakecloudtest.Eventually(t, 20*time.Second, "the create action done", func() bool { return c.lbs.ActionsRunning() == 0 })
 
 	renewed, renewedKey := selfSigned(t, "shop.example.com")
 	secrets.put("default", "shop-tls", renewed, renewedKey)

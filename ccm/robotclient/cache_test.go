@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // fetcher is a webservice whose answers and request counts the test sets.
@@ -36,14 +38,9 @@ func (f *fetcher) Reset(_ context.Context, n int64) (Reset, error) {
 	return Reset{ServerNumber: n, OperatingStatus: f.resets[n]}, f.err
 }
 
-type clock struct{ t time.Time }
-
-func (c *clock) now() time.Time          { return c.t }
-func (c *clock) advance(d time.Duration) { c.t = c.t.Add(d) }
-
-func newTestCache(f *fetcher) (*Cache, *clock) {
-	clk := &clock{t: time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)}
-	return NewCache(f, CacheOptions{MaxAge: 5 * time.Minute, RateLimitWait: 10 * time.Minute, Now: clk.now}), clk
+func newTestCache(f *fetcher) (*Cache, *fakecloudtest.Clock) {
+	clk := fakecloudtest.NewClock(time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC))
+	return NewCache(f, CacheOptions{MaxAge: 5 * time.Minute, RateLimitWait: 10 * time.Minute, Now: clk.Now}), clk
 }
 
 // Every caller shares one listing while it is young, also callers that
@@ -64,12 +61,12 @@ func TestCacheSharesOneListing(t *testing.T) {
 	time.Sleep(50 * time.Millisecond)
 	close(f.slow)
 	wg.Wait()
-	clk.advance(4 * time.Minute)
+	clk.Advance(4 * time.Minute)
 	_, _, _ = c.Lookup(t.Context(), 1)
 	if f.listings != 1 {
 		t.Fatalf("%d listings for 21 lookups within 5 min, want 1", f.listings)
 	}
-	clk.advance(2 * time.Minute)
+	clk.Advance(2 * time.Minute)
 	_, _, _ = c.Lookup(t.Context(), 1)
 	if f.listings != 2 || c.Requests() != 2 {
 		t.Fatalf("%d listings (%d requests) once the listing is 6 min old, want 2", f.listings, c.Requests())
@@ -85,7 +82,7 @@ func TestCacheNeverCallsAServerGoneOnAFailure(t *testing.T) {
 	if _, found, err := c.Lookup(t.Context(), 2); found || err != nil {
 		t.Fatalf("Lookup(2) = %v %v from a fresh listing, want not found", found, err)
 	}
-	clk.advance(6 * time.Minute)
+	clk.Advance(6 * time.Minute)
 	f.err = &Error{Status: 500, Code: "INTERNAL_ERROR"}
 	if _, found, err := c.Lookup(t.Context(), 2); found || err == nil {
 		t.Fatalf("Lookup(2) = %v %v while the listing fails, want an error", found, err)
@@ -106,7 +103,7 @@ func TestCacheHoldsBack(t *testing.T) {
 	c, clk := newTestCache(f)
 	for range 5 {
 		_, _, _ = c.Lookup(t.Context(), 1)
-		clk.advance(time.Minute)
+		clk.Advance(time.Minute)
 	}
 	if f.listings != 1 {
 		t.Fatalf("%d listings in the 5 min after the rate limit, want 1", f.listings)
@@ -121,15 +118,15 @@ func TestCacheHoldsBack(t *testing.T) {
 	if _, err := c.PoweredOff(t.Context(), 1); err != nil || f.resetN != 1 {
 		t.Fatalf("PoweredOff during the listing's wait = %v (%d resets), want it asked", err, f.resetN)
 	}
-	clk.advance(5 * time.Minute)
+	clk.Advance(5 * time.Minute)
 	if _, _, err := c.Lookup(t.Context(), 1); err != nil || f.listings != 2 {
 		t.Fatalf("Lookup after the wait = %v (%d listings)", err, f.listings)
 	}
 
 	f.err = &Error{Status: 401, Code: CodeUnauthorized}
-	clk.advance(6 * time.Minute)
+	clk.Advance(6 * time.Minute)
 	_, _, _ = c.Lookup(t.Context(), 1)
-	clk.advance(9 * time.Minute)
+	clk.Advance(9 * time.Minute)
 	_, _, _ = c.Lookup(t.Context(), 1)
 	_, _ = c.PoweredOff(t.Context(), 7)
 	if f.listings != 3 || f.resetN != 1 {
@@ -147,11 +144,11 @@ func TestCachePoweredOff(t *testing.T) {
 		}
 	}
 	f.resets[2] = "shut off"
-	clk.advance(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	if off, _ := c.PoweredOff(t.Context(), 2); off || f.resetN != 3 {
 		t.Fatalf("PoweredOff(2) = %v after 30 s (%d requests), want the cached answer", off, f.resetN)
 	}
-	clk.advance(31 * time.Second)
+	clk.Advance(31 * time.Second)
 	if off, _ := c.PoweredOff(t.Context(), 2); !off || f.resetN != 4 {
 		t.Fatalf("PoweredOff(2) = %v after 61 s (%d requests), want asked again", off, f.resetN)
 	}
@@ -184,7 +181,7 @@ func TestCachePoweredOffKeepsRefusals(t *testing.T) {
 		}
 	}
 	f.err = &Error{Status: 500, Code: "INTERNAL_ERROR"}
-	clk.advance(61 * time.Second)
+	clk.Advance(61 * time.Second)
 	for range 3 {
 		if _, err := c.PoweredOff(t.Context(), 1); err == nil {
 			t.Fatal("PoweredOff answered while the webservice fails")

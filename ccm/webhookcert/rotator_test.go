@@ -15,7 +15,7 @@ import (
 	"k8s.io/client-go/kubernetes/fake"
 	k8stesting "k8s.io/client-go/testing"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 const (
@@ -42,7 +42,7 @@ type counter struct{ n atomic.Int32 }
 
 func (c *counter) Enqueue() { c.n.Add(1) }
 
-func replica(t *testing.T, client *fake.Clientset, clock *cloudtest.Clock) (*Rotator, *counter) {
+func replica(t *testing.T, client *fake.Clientset, clock *fakecloudtest.Clock) (*Rotator, *counter) {
 	t.Helper()
 	r, err := New(Options{Client: client, SecretNamespace: ns, SecretName: secretName, Configuration: vwcName,
 		DNSNames: dnsNames, Now: clock.Now})
@@ -100,7 +100,7 @@ func updates(client *fake.Clientset, resource string) int {
 // TestSyncShared: the first replica fills the Secret the chart made and
 // the caBundle; a second serves the same certificate and writes nothing.
 func TestSyncShared(t *testing.T) {
-	client, clock := cluster(), cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	client, clock := cluster(), fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	a, aHeard := replica(t, client, clock)
 	b, bHeard := replica(t, client, clock)
 	ephemeral, _ := a.CurrentCertKeyContent()
@@ -142,7 +142,7 @@ func TestSyncShared(t *testing.T) {
 // CA kept in the bundle while a replica may still serve a certificate it
 // signed, and dropped once it expired.
 func TestSyncRenews(t *testing.T) {
-	client, clock := cluster(), cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	client, clock := cluster(), fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	a, heard := replica(t, client, clock)
 	sync := func() {
 		t.Helper()
@@ -208,7 +208,7 @@ func TestSyncRenews(t *testing.T) {
 func TestSyncCreatesSecret(t *testing.T) {
 	client := cluster(&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: vwcName},
 		Webhooks: []admissionregistrationv1.ValidatingWebhook{{Name: "a"}, {Name: "b"}}})
-	a, _ := replica(t, client, cloudtest.NewClock(time.Now()))
+	a, _ := replica(t, client, fakecloudtest.NewClock(time.Now()))
 	if err := a.Sync(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestSyncCreatesSecret(t *testing.T) {
 // TestSyncLosesRace: when another replica writes the Secret first, the
 // update fails with a conflict and this one serves the winner's.
 func TestSyncLosesRace(t *testing.T) {
-	client, clock := cluster(), cloudtest.NewClock(time.Now())
+	client, clock := cluster(), fakecloudtest.NewClock(time.Now())
 	winner, _ := replica(t, cluster(), clock)
 	won, _, err := winner.renew(nil)
 	if err != nil {
@@ -260,7 +260,7 @@ func TestSyncLosesRace(t *testing.T) {
 // the shared certificate is served all the same.
 func TestSyncWithoutConfiguration(t *testing.T) {
 	client := cluster(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: secretName}})
-	a, heard := replica(t, client, cloudtest.NewClock(time.Now()))
+	a, heard := replica(t, client, fakecloudtest.NewClock(time.Now()))
 	if err := a.Sync(t.Context()); err == nil || !apierrors.IsNotFound(err) {
 		t.Errorf("err %v, want the configuration not found", err)
 	}
@@ -273,7 +273,7 @@ func TestSyncWithoutConfiguration(t *testing.T) {
 // CA is in the configuration's bundle, so the apiserver never meets a
 // certificate it cannot trust yet.
 func TestBundleBeforeCertificate(t *testing.T) {
-	client, clock := cluster(), cloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
+	client, clock := cluster(), fakecloudtest.NewClock(time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC))
 	var r *Rotator
 	var servedAtUpdate []byte
 	client.PrependReactor("update", "validatingwebhookconfigurations", func(k8stesting.Action) (bool, runtime.Object, error) {

@@ -8,7 +8,6 @@ import (
 	"encoding/pem"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -16,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	admissionv1 "k8s.io/api/admission/v1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,6 +27,7 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/webhookcert"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 const webhookHost = "hccm-webhook.kube-system.svc"
@@ -39,9 +38,7 @@ const webhookHost = "hccm-webhook.kube-system.svc"
 // renewed certificate without a restart.
 func TestWebhookServedOverTLS(t *testing.T) {
 	fc := fakecloud.New(fakecloud.Options{RateLimit: -1})
-	api := httptest.NewServer(fc)
-	t.Cleanup(api.Close)
-	lbs := loadbalancer.New(hcloud.NewClient(hcloud.WithEndpoint(api.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken)),
+	lbs := loadbalancer.New(fakecloudtest.Client(fakecloudtest.Serve(t, fc), fakecloud.DefaultToken),
 		loadbalancer.Options{Defaults: annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}, MaxAge: time.Minute})
 	kube := fake.NewClientset(&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "kube-system", Name: "hccm-webhook-tls"}},
 		&admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: "hccm"},

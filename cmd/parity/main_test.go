@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"net"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 	"github.com/hcloudlab/hcloud-ccm/parity"
 )
 
@@ -24,9 +24,7 @@ var testdata = filepath.Join("..", "..", "testdata", "parity")
 func liveStandIn(t *testing.T) (*fakecloud.Server, string) {
 	t.Helper()
 	fc := fakecloud.New(fakecloud.Options{})
-	srv := httptest.NewServer(fc)
-	t.Cleanup(func() { fc.Close(); srv.Close() })
-	return fc, srv.URL + "/v1"
+	return fc, fakecloudtest.Serve(t, fc) + "/v1"
 }
 
 type outcome struct {
@@ -116,7 +114,7 @@ func TestLiveRecord(t *testing.T) {
 	if snap.Source != parity.SourceLive || !strings.HasPrefix(snap.Recorded, "20") || len(snap.Verdicts) != 2 {
 		t.Errorf("source %q, recorded %q, %d verdicts; want live, a date and 2 verdicts", snap.Source, snap.Recorded, len(snap.Verdicts))
 	}
-	c := hcloud.NewClient(hcloud.WithEndpoint(endpoint), hcloud.WithToken(fakecloud.DefaultToken))
+	c := fakecloudtest.Client(strings.TrimSuffix(endpoint, "/v1"), fakecloud.DefaultToken)
 	if left, err := c.Network.All(context.Background()); err != nil || len(left) != 0 {
 		t.Errorf("networks left: %d (%v)", len(left), err)
 	}
@@ -129,7 +127,7 @@ func TestLiveRecord(t *testing.T) {
 func TestLiveSweep(t *testing.T) {
 	_, endpoint := liveStandIn(t)
 	ctx := t.Context()
-	c := hcloud.NewClient(hcloud.WithEndpoint(endpoint), hcloud.WithToken(fakecloud.DefaultToken))
+	c := fakecloudtest.Client(strings.TrimSuffix(endpoint, "/v1"), fakecloud.DefaultToken)
 	_, ipRange, _ := net.ParseCIDR("10.0.0.0/16")
 	for name, labels := range map[string]map[string]string{
 		"parity-rold-life": {parity.KitLabel: "1", parity.RunLabel: "rold"},

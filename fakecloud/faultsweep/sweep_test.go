@@ -2,7 +2,6 @@ package faultsweep
 
 import (
 	"errors"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 func TestCallsAndFaults(t *testing.T) {
@@ -59,11 +59,8 @@ func TestFaultHitsExactlyItsCall(t *testing.T) {
 	if err := fc.Seed(fakecloud.World{Servers: []fakecloud.SeedServer{{Name: "a"}, {Name: "b"}, {Name: "c"}}}); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(fc)
-	t.Cleanup(srv.Close)
-	client := hcloud.NewClient(hcloud.WithEndpoint(srv.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken),
-		hcloud.WithApplication("sweeper", "v1"), hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(0), MaxRetries: 0}),
-		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(time.Millisecond)}))
+	client := fakecloudtest.Client(fakecloudtest.Serve(t, fc), fakecloud.DefaultToken,
+		hcloud.WithApplication("sweeper", "v1"), hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(0), MaxRetries: 0}))
 	ctx := t.Context()
 	res, _, err := client.LoadBalancer.Create(ctx, hcloud.LoadBalancerCreateOpts{Name: "lb", LoadBalancerType: &hcloud.LoadBalancerType{Name: "lb11"}, Location: &hcloud.Location{Name: "fsn1"}})
 	if err != nil {

@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
-// clock is a time tests move by hand.
-type clock struct{ t time.Time }
+// newClock is the test kit's clock, standing at the tests' day.
+func newClock() *fakecloudtest.Clock {
+	return fakecloudtest.NewClock(time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC))
+}
 
-func (c *clock) now() time.Time           { return c.t }
-func (c *clock) add(d time.Duration)      { c.t = c.t.Add(d) }
-func newClock() *clock                    { return &clock{t: time.Date(2026, 5, 4, 10, 0, 0, 0, time.UTC)} }
 func storageBox(id int64) *int64          { return &id }
 func servers(s ...Server) func() []Server { return func() []Server { return s } }
 

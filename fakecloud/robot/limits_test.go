@@ -11,7 +11,7 @@ import (
 // blocks it for ten minutes, good credentials included; other IPs go on.
 func TestLoginBlock(t *testing.T) {
 	c := newClock()
-	h := New(Options{Servers: servers(rack), Now: c.now})
+	h := New(Options{Servers: servers(rack), Now: c.Now})
 	const attacker, bystander = "198.51.100.7", "198.51.100.8"
 	for i := range 2 {
 		if status, _, _ := do(t, h, "GET", "/server", attacker, "#ws+other", "guess"); status != http.StatusUnauthorized {
@@ -26,17 +26,17 @@ func TestLoginBlock(t *testing.T) {
 	if status != http.StatusUnauthorized || body["error"].(map[string]any)["code"] != "UNAUTHORIZED" {
 		t.Fatalf("blocked IP with good credentials: %d %v", status, body)
 	}
-	if got := h.Blocks(); len(got) != 1 || got[0].IP != attacker || !got[0].Until.Equal(c.now().Add(10*time.Minute)) {
+	if got := h.Blocks(); len(got) != 1 || got[0].IP != attacker || !got[0].Until.Equal(c.Now().Add(10*time.Minute)) {
 		t.Errorf("Blocks() = %v", got)
 	}
 	if status, _, _ := do(t, h, "GET", "/server", bystander, "", ""); status != http.StatusOK {
 		t.Errorf("another IP: status %d", status)
 	}
-	c.add(10*time.Minute - time.Second)
+	c.Advance(10*time.Minute - time.Second)
 	if status, _, _ := do(t, h, "GET", "/server", attacker, "", ""); status != http.StatusUnauthorized {
 		t.Errorf("still blocked after 9m59s: status %d", status)
 	}
-	c.add(time.Second)
+	c.Advance(time.Second)
 	if status, _, _ := do(t, h, "GET", "/server", attacker, "", ""); status != http.StatusOK {
 		t.Errorf("block over after 10m: status %d", status)
 	}
@@ -45,11 +45,11 @@ func TestLoginBlock(t *testing.T) {
 // TestFailuresExpire: failures older than ten minutes do not count.
 func TestFailuresExpire(t *testing.T) {
 	c := newClock()
-	h := New(Options{Servers: servers(rack), Now: c.now})
+	h := New(Options{Servers: servers(rack), Now: c.Now})
 	for range 2 {
 		do(t, h, "GET", "/server", "198.51.100.9", "x", "y")
 	}
-	c.add(10 * time.Minute)
+	c.Advance(10 * time.Minute)
 	do(t, h, "GET", "/server", "198.51.100.9", "x", "y")
 	if status, _, _ := do(t, h, "GET", "/server", "198.51.100.9", "", ""); status != http.StatusOK {
 		t.Errorf("a third failure after the first two expired blocked: status %d", status)
@@ -61,13 +61,13 @@ func TestFailuresExpire(t *testing.T) {
 // refused request is not counted.
 func TestRateLimit(t *testing.T) {
 	c := newClock()
-	h := New(Options{Servers: servers(rack), Now: c.now})
+	h := New(Options{Servers: servers(rack), Now: c.Now})
 	for i := range 200 {
 		if status, _, body := get(t, h, "/server"); status != http.StatusOK {
 			t.Fatalf("request %d: %d %s", i+1, status, body)
 		}
 		if i == 99 {
-			c.add(30 * time.Minute) // the second hundred comes later
+			c.Advance(30 * time.Minute) // the second hundred comes later
 		}
 	}
 	_, _, body := get(t, h, "/server")
@@ -75,7 +75,7 @@ func TestRateLimit(t *testing.T) {
 	if status, _, _ := get(t, h, "/server/321"); status != http.StatusOK {
 		t.Errorf("GET /server/{server-number} shares GET /server's limit: %d", status)
 	}
-	c.add(30 * time.Minute) // the first hundred leave the window
+	c.Advance(30 * time.Minute) // the first hundred leave the window
 	for i := range 100 {
 		if status, _, _ := get(t, h, "/server"); status != http.StatusOK {
 			t.Fatalf("after the first hundred left the window, request %d: %d", i+1, status)
@@ -101,7 +101,7 @@ func TestRateLimit(t *testing.T) {
 // negative scale turns them off.
 func TestRateLimitScaled(t *testing.T) {
 	c := newClock()
-	h := New(Options{Servers: servers(rack), Now: c.now, RateLimitScale: 0.01, RateLimitInterval: time.Minute})
+	h := New(Options{Servers: servers(rack), Now: c.Now, RateLimitScale: 0.01, RateLimitInterval: time.Minute})
 	for range 5 {
 		if status, _, _ := get(t, h, "/reset/321"); status != http.StatusOK {
 			t.Fatalf("GET /reset/{n} limit 500*0.01 = 5: status %d", status)
@@ -109,11 +109,11 @@ func TestRateLimitScaled(t *testing.T) {
 	}
 	_, _, body := get(t, h, "/reset/321")
 	sameJSON(t, body, `{"error":{"status":403,"code":"RATE_LIMIT_EXCEEDED","message":"rate limit exceeded","max_request":5,"interval":60}}`)
-	c.add(time.Minute)
+	c.Advance(time.Minute)
 	if status, _, _ := get(t, h, "/reset/321"); status != http.StatusOK {
 		t.Errorf("a minute later: status %d", status)
 	}
-	off := New(Options{Servers: servers(rack), Now: c.now, RateLimitScale: -1})
+	off := New(Options{Servers: servers(rack), Now: c.Now, RateLimitScale: -1})
 	for i := range 300 {
 		if status, _, _ := get(t, off, "/server"); status != http.StatusOK {
 			t.Fatalf("limits off, request %d: status %d", i+1, status)

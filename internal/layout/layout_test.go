@@ -116,7 +116,9 @@ func TestSizes(t *testing.T) {
 func TestFakecloudWalls(t *testing.T) {
 	pkgs := list(t)
 	root := module + "/fakecloud"
-	mayImportRoot := []string{root, root + "/adminclient", root + "/faultsweep"}
+	// The test kit imports no fakecloud package (so fakecloud's own tests
+	// can use it); its tests drive a fakecloud.
+	mayImportRoot := []string{root, root + "/adminclient", root + "/faultsweep", root + "/fakecloudtest"}
 	for _, p := range pkgs {
 		if !strings.HasPrefix(p.path, root+"/") || slices.Contains(mayImportRoot, p.path) {
 			continue
@@ -168,6 +170,7 @@ func TestFakecloudWalls(t *testing.T) {
 		// through the root package, as any user does.
 		root + "/adminclient":    {imports: []string{root}, http: true},
 		root + "/faultsweep":     {imports: []string{root}, http: true},
+		root + "/fakecloudtest":  {http: true},
 		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "fidelity", "event", "script", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, unexported behind typed operations; no HTTP.

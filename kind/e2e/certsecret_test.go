@@ -17,6 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
@@ -57,7 +58,7 @@ func secretCertificate(t *testing.T, ctx context.Context, httpPort int) {
 			delete(s.Annotations, "load-balancer.hetzner.cloud/port-https.http-certificate-secrets")
 			delete(s.Annotations, "load-balancer.hetzner.cloud/port-https.health-check-protocol")
 		})
-		if err := waitUntil(2*time.Minute, func() bool { c, err := cluster.cloud.Client.Certificate.All(ctx); return err == nil && len(c) == 0 }); err != nil {
+		if err := fakecloudtest.Wait(2*time.Minute, func() bool { c, err := cluster.cloud.Client.Certificate.All(ctx); return err == nil && len(c) == 0 }); err != nil {
 			t.Errorf("the Secret's uploads left once no port names it: %v", err)
 		}
 	}()
@@ -66,7 +67,7 @@ func secretCertificate(t *testing.T, ctx context.Context, httpPort int) {
 		t.Fatal(err)
 	}
 	url := fmt.Sprintf("https://%s:%d/", ingress(ctx, "web"), https)
-	if err := waitUntil(2*time.Minute, func() bool { got, err := servedCert(url, pods); return err == nil && got == fp }); err != nil {
+	if err := fakecloudtest.Wait(2*time.Minute, func() bool { got, err := servedCert(url, pods); return err == nil && got == fp }); err != nil {
 		got, serr := servedCert(url, pods)
 		t.Fatalf("%s serves %s (%v), want the Secret's %s: %v", url, got, serr, fp, err)
 	}
@@ -82,7 +83,7 @@ func secretCertificate(t *testing.T, ctx context.Context, httpPort int) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if err := waitUntil(2*time.Minute, func() bool { got, err := servedCert(url, pods); return err == nil && got == renewed }); err != nil {
+	if err := fakecloudtest.Wait(2*time.Minute, func() bool { got, err := servedCert(url, pods); return err == nil && got == renewed }); err != nil {
 		t.Fatalf("the renewed certificate %s not served: %v", renewed, err)
 	}
 	logf("the renewed certificate served %s after the Secret changed", time.Since(start).Round(time.Millisecond))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // The official chart v1.35.0 (deploy/testdata/official/README.md).
@@ -43,7 +44,7 @@ func installOfficial(ctx context.Context) error {
 		"--set", "robot.enabled=true", "--set", "env.ROBOT_ENDPOINT.value="+cluster.cloudURL+"/robot"); err != nil {
 		return err
 	}
-	return waitUntil(3*time.Minute, func() bool {
+	return fakecloudtest.Wait(3*time.Minute, func() bool {
 		pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: ccmSelector})
 		return err == nil && len(pods.Items) == 1 && pods.Items[0].Status.Phase == corev1.PodRunning
 	})

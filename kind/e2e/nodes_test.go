@@ -12,6 +12,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // rejoin deletes a worker's Node and restarts its kubelet, which registers
@@ -24,7 +26,7 @@ func rejoin(t *testing.T, ctx context.Context, name string) {
 	if err := cluster.kube.CoreV1().Nodes().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitUntil(time.Minute, func() bool {
+	if err := fakecloudtest.Wait(time.Minute, func() bool {
 		_, err := cluster.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		return apierrors.IsNotFound(err)
 	}); err != nil {
@@ -32,7 +34,7 @@ func rejoin(t *testing.T, ctx context.Context, name string) {
 	}
 	docker(t, "exec", name, "systemctl", "restart", "kubelet")
 	start := time.Now()
-	if err := waitUntil(3*time.Minute, func() bool {
+	if err := fakecloudtest.Wait(3*time.Minute, func() bool {
 		n, err := cluster.kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
 		return err == nil && n.Spec.ProviderID != "" && n.Spec.PodCIDR != "" && !slices.ContainsFunc(n.Spec.Taints, func(t corev1.Taint) bool {
 			return t.Key == uninitializedTaint

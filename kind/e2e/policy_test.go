@@ -15,6 +15,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/util/retry"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // healthByTarget is each target of the one load balancer (a server's name
@@ -78,7 +80,7 @@ func scaleWeb(t *testing.T, ctx context.Context, n int32) map[string]string {
 		t.Fatal(err)
 	}
 	var pods map[string]string
-	if err := waitUntil(3*time.Minute, func() bool {
+	if err := fakecloudtest.Wait(3*time.Minute, func() bool {
 		d, err := cluster.kube.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
 		pods, _ = echoPods(ctx)
 		return err == nil && d.Status.ReadyReplicas == n && len(pods) == int(n)
@@ -117,7 +119,7 @@ func localTraffic(t *testing.T, ctx context.Context, port int) {
 	updateService(t, ctx, func(s *corev1.Service) { s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyLocal })
 	defer updateService(t, ctx, func(s *corev1.Service) { s.Spec.ExternalTrafficPolicy = corev1.ServiceExternalTrafficPolicyCluster })
 	var health map[string]string
-	if err := waitUntil(2*time.Minute, func() bool {
+	if err := fakecloudtest.Wait(2*time.Minute, func() bool {
 		health = healthByTarget(ctx, port)
 		if len(health) < 2 || health[podNode] != string(hcloud.LoadBalancerTargetHealthStatusStatusHealthy) {
 			return false
@@ -147,7 +149,7 @@ func autoscalerDrain(t *testing.T, ctx context.Context, port int, node string) {
 	healthy := func(want string) func() bool {
 		return func() bool { return healthByTarget(ctx, port)[node] == want }
 	}
-	if err := waitUntil(2*time.Minute, healthy("healthy")); err != nil {
+	if err := fakecloudtest.Wait(2*time.Minute, healthy("healthy")); err != nil {
 		t.Fatalf("%s not healthy under kube-proxy's check: %v (%v)", node, err, healthByTarget(ctx, port))
 	}
 	pods, err := echoPods(ctx)
@@ -175,7 +177,7 @@ func autoscalerDrain(t *testing.T, ctx context.Context, port int, node string) {
 			}
 		}
 	}()
-	err = waitUntil(2*time.Minute, healthy("unhealthy"))
+	err = fakecloudtest.Wait(2*time.Minute, healthy("unhealthy"))
 	close(done)
 	if ferr := <-failed; ferr != nil {
 		t.Errorf("a request failed while %s drained: %v", node, ferr)

@@ -16,6 +16,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // The rollout guard's log messages (package ccm/rollout).
@@ -174,7 +176,7 @@ func checkUpgrade(t *testing.T, ctx context.Context) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := watchPods(wctx)
-	if err := waitUntil(30*time.Second, func() bool { return len(w.names(false)) == 1 }); err != nil {
+	if err := fakecloudtest.Wait(30*time.Second, func() bool { return len(w.names(false)) == 1 }); err != nil {
 		t.Fatalf("no official pod seen: %v", err)
 	}
 	official := w.names(false)[0]
@@ -183,7 +185,7 @@ func checkUpgrade(t *testing.T, ctx context.Context) {
 		t.Fatal(err)
 	}
 	var ours []string
-	if err := waitUntil(4*time.Minute, func() bool {
+	if err := fakecloudtest.Wait(4*time.Minute, func() bool {
 		ours = w.names(true)
 		started := 0
 		for _, p := range ours {
@@ -230,12 +232,12 @@ func checkRollback(t *testing.T, ctx context.Context) {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	// The step before deleted a node: its replica starts again elsewhere.
-	if err := waitUntil(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {
+	if err := fakecloudtest.Wait(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {
 		t.Fatalf("CCM replicas not all ready: %v", err)
 	}
 	w := watchPods(wctx)
 	var ours []string
-	if err := waitUntil(30*time.Second, func() bool {
+	if err := fakecloudtest.Wait(30*time.Second, func() bool {
 		ours = slices.DeleteFunc(w.names(true), func(p string) bool { return len(w.record(p).lines) == 0 })
 		return len(ours) == 2
 	}); err != nil {
@@ -246,7 +248,7 @@ func checkRollback(t *testing.T, ctx context.Context) {
 	}
 	var official string
 	var began time.Time
-	if err := waitUntil(3*time.Minute, func() bool {
+	if err := fakecloudtest.Wait(3*time.Minute, func() bool {
 		if names := w.names(false); len(names) == 1 {
 			official = names[0]
 			r := w.record(official)
@@ -284,7 +286,7 @@ func checkRollback(t *testing.T, ctx context.Context) {
 	if stoppedPods == 0 {
 		t.Error("no pod of this CCM stopped for the rollback")
 	}
-	if err := waitUntil(30*time.Second, func() bool { return leaseHolder(ctx) == "" }); err != nil {
+	if err := fakecloudtest.Wait(30*time.Second, func() bool { return leaseHolder(ctx) == "" }); err != nil {
 		t.Errorf("the Lease is still held by %q after the rollback", leaseHolder(ctx))
 	}
 }

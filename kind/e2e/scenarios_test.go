@@ -21,6 +21,7 @@ import (
 	"k8s.io/client-go/util/retry"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestScenarios runs in order on the one cluster: each step leaves it as
@@ -53,7 +54,7 @@ func TestScenarios(t *testing.T) {
 			}
 			want[n.Spec.PodCIDR] = ip
 		}
-		if err := waitUntil(2*time.Minute, func() bool {
+		if err := fakecloudtest.Wait(2*time.Minute, func() bool {
 			nw, _, err := cluster.cloud.Client.Network.Get(ctx, "cluster")
 			if err != nil || nw == nil || len(nw.Routes) != len(want) {
 				return false
@@ -69,7 +70,7 @@ func TestScenarios(t *testing.T) {
 		}
 		// The fabric copies them into every node but their own.
 		for name, ip := range cluster.nodes {
-			if err := waitUntil(time.Minute, func() bool { return nodeRoutes(name, ip, want) }); err != nil {
+			if err := fakecloudtest.Wait(time.Minute, func() bool { return nodeRoutes(name, ip, want) }); err != nil {
 				t.Fatalf("node %s lacks the routes of the other nodes' pod CIDRs %v: %v", name, want, err)
 			}
 		}
@@ -105,7 +106,7 @@ func TestScenarios(t *testing.T) {
 		if _, err := cluster.kube.CoreV1().Services("default").Create(ctx, svc, metav1.CreateOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if err := waitUntil(time.Minute, func() bool { n, err := cluster.cloud.FaultHits(ctx); return err == nil && n > 0 }); err != nil {
+		if err := fakecloudtest.Wait(time.Minute, func() bool { n, err := cluster.cloud.FaultHits(ctx); return err == nil && n > 0 }); err != nil {
 			t.Fatalf("the CCM sent no create: %v", err)
 		}
 		pods, err := cluster.kube.CoreV1().Pods("kube-system").List(ctx, metav1.ListOptions{LabelSelector: "app.kubernetes.io/name=hcloud-cloud-controller-manager"})
@@ -122,11 +123,11 @@ func TestScenarios(t *testing.T) {
 		// leader that got SIGTERM, or run out. The identity is the host
 		// name (the node's, with the host network) and a per-process UID.
 		start := time.Now()
-		if err := waitUntil(3*time.Minute, func() bool { h := leaseHolder(ctx); return h != "" && h != before }); err != nil {
+		if err := fakecloudtest.Wait(3*time.Minute, func() bool { h := leaseHolder(ctx); return h != "" && h != before }); err != nil {
 			t.Fatalf("no new CCM process took the lease from %s: %v", before, err)
 		}
 		logf("a new CCM pod leads %s after the old ones were deleted", time.Since(start).Round(time.Millisecond))
-		if err := waitUntil(3*time.Minute, func() bool {
+		if err := fakecloudtest.Wait(3*time.Minute, func() bool {
 			s, err := cluster.kube.CoreV1().Services("default").Get(ctx, "web", metav1.GetOptions{})
 			return err == nil && len(s.Status.LoadBalancer.Ingress) > 0
 		}); err != nil {
@@ -134,7 +135,7 @@ func TestScenarios(t *testing.T) {
 		}
 		// kubeadm labels the control plane exclude-from-external-load-balancers.
 		workers := len(cluster.nodes) - 1
-		if err := waitUntil(time.Minute, func() bool {
+		if err := fakecloudtest.Wait(time.Minute, func() bool {
 			lbs, err := cluster.cloud.Client.LoadBalancer.All(ctx)
 			return err == nil && len(lbs) == 1 && len(lbs[0].Targets) == workers
 		}); err != nil {
@@ -170,7 +171,7 @@ func TestScenarios(t *testing.T) {
 		if err := reachesAll("http://"+ingress(ctx, "web")+":8081/", pods); err != nil {
 			t.Fatal(err)
 		}
-		if err := waitUntil(time.Minute, func() bool { _, err := served("http://" + ingress(ctx, "web") + ":80/"); return err != nil }); err != nil {
+		if err := fakecloudtest.Wait(time.Minute, func() bool { _, err := served("http://" + ingress(ctx, "web") + ":80/"); return err != nil }); err != nil {
 			t.Fatalf("port 80 still answers: %v", err)
 		}
 	})
@@ -178,7 +179,7 @@ func TestScenarios(t *testing.T) {
 	step(t, "a worker leaving the load balancer; its pod is still reached through a route", func(t *testing.T) {
 		exclude := "node.kubernetes.io/exclude-from-external-load-balancers"
 		label(t, ctx, worker2, exclude, "true")
-		if err := waitUntil(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
+		if err := fakecloudtest.Wait(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
 			t.Fatalf("targets %q, want only %s: %v", targetNames(ctx), worker, err)
 		}
 		// Traffic enters only through worker; the pod on worker2 answers
@@ -187,7 +188,7 @@ func TestScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		label(t, ctx, worker2, exclude, "")
-		if err := waitUntil(2*time.Minute, func() bool { return targetNames(ctx) == worker+","+worker2 }); err != nil {
+		if err := fakecloudtest.Wait(2*time.Minute, func() bool { return targetNames(ctx) == worker+","+worker2 }); err != nil {
 			t.Fatalf("targets %q, want both workers back: %v", targetNames(ctx), err)
 		}
 	})
@@ -209,7 +210,7 @@ func TestScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		docker(t, "stop", worker) // the machine is off: its kubelet stops posting
-		if err := waitUntil(3*time.Minute, func() bool { return tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
+		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
 			t.Fatalf("no shutdown taint: %v", err)
 		}
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_on_server", ServerName: worker}); err != nil {
@@ -219,12 +220,12 @@ func TestScenarios(t *testing.T) {
 		if err := metadataToFakeCloud(worker); err != nil { // the restart emptied the node's iptables
 			t.Fatal(err)
 		}
-		if err := waitUntil(3*time.Minute, func() bool { return !tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
+		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return !tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
 			t.Fatalf("shutdown taint not removed: %v", err)
 		}
 		// The CCM replica on the rebooted node (if one was there) starts
 		// again, so the next step does not depend on where the leader ran.
-		if err := waitUntil(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {
+		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {
 			t.Fatalf("CCM replicas not all ready after the power-on: %v", err)
 		}
 	})
@@ -234,13 +235,13 @@ func TestScenarios(t *testing.T) {
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "delete_server", ServerName: worker2}); err != nil {
 			t.Fatal(err)
 		}
-		if err := waitUntil(3*time.Minute, func() bool {
+		if err := fakecloudtest.Wait(3*time.Minute, func() bool {
 			_, err := cluster.kube.CoreV1().Nodes().Get(ctx, worker2, metav1.GetOptions{})
 			return apierrors.IsNotFound(err)
 		}); err != nil {
 			t.Fatalf("Node %s not deleted: %v", worker2, err)
 		}
-		if err := waitUntil(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
+		if err := fakecloudtest.Wait(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
 			t.Fatalf("load balancer targets %q after the Node went, want only %s: %v", targetNames(ctx), worker, err)
 		}
 	})

@@ -24,6 +24,7 @@ import (
 	"k8s.io/client-go/tools/clientcmd"
 
 	"github.com/hcloudlab/hcloud-ccm/e2e/harness"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // cluster is what TestMain set up.
@@ -113,7 +114,7 @@ func setup() (func(), error) {
 		logFile.Close()
 	}
 	cluster.cloud = harness.NewCloud(cluster.cloudURL, adminToken)
-	if err := waitUntil(30*time.Second, func() bool { _, err := cluster.cloud.Requests(ctx, "", ""); return err == nil }); err != nil {
+	if err := fakecloudtest.Wait(30*time.Second, func() bool { _, err := cluster.cloud.Requests(ctx, "", ""); return err == nil }); err != nil {
 		return stop, fmt.Errorf("fakecloud did not start: %w", err)
 	}
 	logf("fakecloud on %s, seeded with %d servers; load balancers carry traffic on %s", cluster.cloudURL, len(cluster.nodes), lbRange)
@@ -255,17 +256,6 @@ func keepWorkloadsOff(ctx context.Context, node string) error {
 	n.Spec.Taints = append(n.Spec.Taints, corev1.Taint{Key: "hcloud-ccm.hcloudlab.dev/dedicated", Value: "true", Effect: corev1.TaintEffectNoSchedule})
 	_, err = cluster.kube.CoreV1().Nodes().Update(ctx, n, metav1.UpdateOptions{})
 	return err
-}
-
-func waitUntil(limit time.Duration, cond func() bool) error {
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return fmt.Errorf("timed out after %s", limit)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	return nil
 }
 
 func logf(format string, a ...any) { fmt.Printf("    "+format+"\n", a...) }

@@ -22,6 +22,7 @@ import (
 	cloudprovider "k8s.io/cloud-provider"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // takeover is the cluster as the official CCM left it, recorded before
@@ -187,10 +188,10 @@ func wait(a *hcloud.Action, _ *hcloud.Response, err error) error {
 // and the Service keeps its address; deleting the Service then removes the
 // official CCM's load balancer, so this CCM owns it.
 func checkTakeover(t *testing.T, ctx context.Context) {
-	if err := waitUntil(3*time.Minute, func() bool { return hasEvent(ctx, "legacy", "EnsuredLoadBalancer") }); err != nil {
+	if err := fakecloudtest.Wait(3*time.Minute, func() bool { return hasEvent(ctx, "legacy", "EnsuredLoadBalancer") }); err != nil {
 		t.Fatalf("the CCM never synced the Service legacy: %v", err)
 	}
-	if err := waitUntil(2*time.Minute, func() bool {
+	if err := fakecloudtest.Wait(2*time.Minute, func() bool {
 		routes, err := cluster.cloud.Journal(ctx, fakecloud.JournalFilter{Method: "GET", Template: "/networks/{id}", Since: takeover.seq})
 		return err == nil && slices.ContainsFunc(routes, func(e fakecloud.JournalEntry) bool { return strings.HasPrefix(e.UserAgent, "hcloud-ccm/") })
 	}); err != nil {
@@ -231,7 +232,7 @@ func checkTakeover(t *testing.T, ctx context.Context) {
 	if err := cluster.kube.CoreV1().Services("default").Delete(ctx, "legacy", metav1.DeleteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitUntil(2*time.Minute, func() bool {
+	if err := fakecloudtest.Wait(2*time.Minute, func() bool {
 		lbs, err := cluster.cloud.Client.LoadBalancer.All(ctx)
 		_, getErr := cluster.kube.CoreV1().Services("default").Get(ctx, "legacy", metav1.GetOptions{})
 		return err == nil && len(lbs) == 0 && apierrors.IsNotFound(getErr)

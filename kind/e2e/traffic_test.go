@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // deployEcho runs kind/echo as Deployment web: two pods, one per worker.
@@ -41,7 +42,7 @@ func deployEcho(ctx context.Context) error {
 	if _, err := cluster.kube.AppsV1().Deployments("default").Create(ctx, d, metav1.CreateOptions{}); err != nil {
 		return err
 	}
-	return waitUntil(3*time.Minute, func() bool {
+	return fakecloudtest.Wait(3*time.Minute, func() bool {
 		got, err := cluster.kube.AppsV1().Deployments("default").Get(ctx, "web", metav1.GetOptions{})
 		return err == nil && got.Status.ReadyReplicas == 2
 	})
@@ -93,7 +94,7 @@ func served(url string) (string, error) {
 // reachesAll waits until url answers, then asks it up to 60 times until
 // every pod in want has answered. It fails on any error once traffic flows.
 func reachesAll(url string, want map[string]string) error {
-	if err := waitUntil(2*time.Minute, func() bool { _, err := served(url); return err == nil }); err != nil {
+	if err := fakecloudtest.Wait(2*time.Minute, func() bool { _, err := served(url); return err == nil }); err != nil {
 		_, last := served(url)
 		return fmt.Errorf("%s never answered: %v (last: %v)", url, err, last)
 	}
@@ -121,7 +122,7 @@ func reachesAll(url string, want map[string]string) error {
 func throughDedicated(t *testing.T, ctx context.Context, pods map[string]string) {
 	ip := cluster.nodes[cluster.dedicated]
 	var lb *hcloud.LoadBalancer
-	if err := waitUntil(time.Minute, func() bool {
+	if err := fakecloudtest.Wait(time.Minute, func() bool {
 		lbs, err := cluster.cloud.Client.LoadBalancer.All(ctx)
 		if err != nil || len(lbs) != 1 {
 			return false
@@ -155,7 +156,7 @@ func throughDedicated(t *testing.T, ctx context.Context, pods map[string]string)
 	// above was in force, and the answers came through the dedicated node.
 	set(fakecloud.Event{IP: ip, Health: "unhealthy"})
 	defer set(fakecloud.Event{IP: ip, Health: "checked"})
-	if err := waitUntil(10*time.Second, func() bool { _, err := served(url); return err != nil }); err != nil {
+	if err := fakecloudtest.Wait(10*time.Second, func() bool { _, err := served(url); return err != nil }); err != nil {
 		t.Fatalf("the load balancer still answers with every target unhealthy: %v", err)
 	}
 	logf("every pod answered through the dedicated node's ip target %s alone", ip)

@@ -1,21 +1,18 @@
-// Package cloudtest starts fakecloud for the tests of the ccm packages:
-// a world of servers in one network, an hcloud-go client that neither
-// sleeps nor retries slowly, a test clock and a bounded poll.
+// Package cloudtest starts fakecloud for the tests of the ccm packages: a
+// world of servers in one network and the test kit's client of it.
 package cloudtest
 
 import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // Cloud is fakecloud on httptest and a client of it.
@@ -43,14 +40,9 @@ func Start(t testing.TB, n int, opts fakecloud.Options, clientOpts ...hcloud.Cli
 	if err := fc.Seed(w); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(fc)
-	t.Cleanup(srv.Close)
-	t.Cleanup(fc.Close)
-	client := hcloud.NewClient(append([]hcloud.ClientOption{hcloud.WithEndpoint(srv.URL + "/v1"), hcloud.WithToken(fakecloud.DefaultToken),
-		hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(time.Millisecond)}),
-		hcloud.WithRetryOpts(hcloud.RetryOpts{BackoffFunc: hcloud.ConstantBackoff(0), MaxRetries: 5})}, clientOpts...)...)
+	url := fakecloudtest.Serve(t, fc)
 	fc.ResetCounters()
-	return &Cloud{FC: fc, Client: client, URL: srv.URL}
+	return &Cloud{FC: fc, Client: fakecloudtest.Client(url, fakecloud.DefaultToken, clientOpts...), URL: url}
 }
 
 // CreateServer adds a cx23 in fsn1, attached to the networks, behind the
@@ -84,40 +76,5 @@ func Endless(w http.ResponseWriter, r *http.Request) {
 		if _, err := w.Write(chunk); err != nil {
 			return
 		}
-	}
-}
-
-// Clock is a test clock, safe to read from other goroutines.
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-// NewClock is a clock standing at t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
-
-// Now is the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock on by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// Eventually polls cond every 10 ms for at most 20 s.
-func Eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -10,13 +10,14 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestBudgetPacesBackgroundWorkAndKeepsTheReserve: with 210 requests left
 // and a reserve of 200, background requests stop at the reserve and wait
 // for the refill, while urgent ones go on.
 func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
-	clk := cloudtest.NewClock(time.Now())
+	clk := fakecloudtest.NewClock(time.Now())
 	c := cloudtest.Start(t, 1, fakecloud.Options{RateLimit: 3600, Now: clk.Now})
 	if err := c.FC.SetRateLimit(210, -1); err != nil {
 		t.Fatal(err)
@@ -25,8 +26,7 @@ func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
 	b.now = clk.Now
 	var slept time.Duration
 	b.sleep = func(_ context.Context, d time.Duration) error { slept += d; clk.Advance(d); return nil }
-	client := hcloud.NewClient(hcloud.WithEndpoint(c.URL+"/v1"), hcloud.WithToken(fakecloud.DefaultToken),
-		hcloud.WithHTTPClient(&http.Client{Transport: b.Transport(http.DefaultTransport)}))
+	client := fakecloudtest.Client(c.URL, fakecloud.DefaultToken, hcloud.WithHTTPClient(&http.Client{Transport: b.Transport(http.DefaultTransport)}))
 	for i := range 20 {
 		if _, _, err := client.Location.GetByID(t.Context(), 1); err != nil {
 			t.Fatalf("request %d: %v", i, err)

@@ -15,14 +15,15 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // feedCloud is fakecloud of n servers on the test's clock, which the API's
 // action times and Date headers follow, as on the live API; the servers
 // were created ten minutes before the test starts.
-func feedCloud(t *testing.T, n int, opts fakecloud.Options) (*cloudtest.Cloud, *cloudtest.Clock) {
+func feedCloud(t *testing.T, n int, opts fakecloud.Options) (*cloudtest.Cloud, *fakecloudtest.Clock) {
 	t.Helper()
-	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	clk := fakecloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	opts.Now = clk.Now
 	c := cloudtest.Start(t, n, opts)
 	clk.Advance(10 * time.Minute)
@@ -37,7 +38,7 @@ func pessimisticOpts(retention time.Duration) fakecloud.Options {
 
 // feedInventory is an inventory with the actions feed, started as the
 // CCM starts it: the feed first, then the listing.
-func feedInventory(t *testing.T, c *cloudtest.Cloud, clk *cloudtest.Clock) *Inventory {
+func feedInventory(t *testing.T, c *cloudtest.Cloud, clk *fakecloudtest.Clock) *Inventory {
 	t.Helper()
 	inv := NewInventory(c.Client, clk.Now).WithFeed(NewFeed(c.Client), time.Hour)
 	if err := inv.PollFeed(t.Context()); err != nil {
@@ -392,7 +393,7 @@ func TestFeedFailedReadCommitsNothing(t *testing.T) {
 // listing's, so the next poll reads one page per stream and lists
 // nothing (reading the window again took 3 pages and a listing of 3).
 func TestFeedStartsAfterABurst(t *testing.T) {
-	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	clk := fakecloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	c := cloudtest.Start(t, 120, fakecloud.Options{Now: clk.Now})
 	clk.Advance(10 * time.Second)
 	inv := feedInventory(t, c, clk)
@@ -407,7 +408,7 @@ func TestFeedStartsAfterABurst(t *testing.T) {
 // only part of its window, the actions then running (60 power-offs) are
 // followed by ID until they end, and their servers read again.
 func TestFeedFollowsRunningActionsAfterABurst(t *testing.T) {
-	clk := cloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
+	clk := fakecloudtest.NewClock(time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	c := cloudtest.Start(t, 120, fakecloud.Options{Now: clk.Now, ActionDuration: time.Minute})
 	for i := range 60 {
 		powerOff(t, c, fmt.Sprintf("node-%04d", i))

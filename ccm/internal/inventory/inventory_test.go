@@ -8,13 +8,14 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestInventorySweeps: a sweep over every node's server costs one read
 // and one listing the first time, nothing while fresh, and one listing once stale.
 func TestInventorySweeps(t *testing.T) {
 	c := cloudtest.Start(t, 120, fakecloud.Options{}) // 3 pages of 50
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	clk := fakecloudtest.NewClock(time.Unix(1e9, 0))
 	inv := NewInventory(c.Client, clk.Now)
 	sweep := func() {
 		t.Helper()
@@ -46,7 +47,7 @@ func TestInventorySweeps(t *testing.T) {
 // a 1-minute freshness costs one request every 65 s.
 func TestInventoryLifecycleChecks(t *testing.T) {
 	c := cloudtest.Start(t, 120, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	clk := fakecloudtest.NewClock(time.Unix(1e9, 0))
 	inv := NewInventory(c.Client, clk.Now)
 	if err := inv.Refresh(t.Context()); err != nil {
 		t.Fatal(err)
@@ -92,7 +93,7 @@ func TestInventoryJoinBurst(t *testing.T) {
 // gone; errors stay errors.
 func TestInventoryGoneOnlyWhenConfirmed(t *testing.T) {
 	c := cloudtest.Start(t, 3, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	clk := fakecloudtest.NewClock(time.Unix(1e9, 0))
 	inv := NewInventory(c.Client, clk.Now)
 	s, err := inv.ByServerName(t.Context(), "node-0001", Within(time.Minute))
 	if err != nil || s == nil {

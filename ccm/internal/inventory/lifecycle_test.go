@@ -7,6 +7,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // TestLifecycleBacksOff: a NotReady node asked about every 5 s: the first
@@ -16,7 +17,7 @@ import (
 // 720).
 func TestLifecycleBacksOff(t *testing.T) {
 	c := cloudtest.Start(t, 120, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	clk := fakecloudtest.NewClock(time.Unix(1e9, 0))
 	inv := feedInventory(t, c, clk)
 	life := Repeated(time.Minute, 5*time.Minute, time.Time{})
 	s, _ := inv.ByServerName(t.Context(), "node-0009", Within(5*time.Minute))
@@ -62,7 +63,7 @@ func TestLifecycleBacksOff(t *testing.T) {
 // lifecycle controller's asks see it gone within 10 s.
 func TestLifecycleSeesALateDeletion(t *testing.T) {
 	c := cloudtest.Start(t, 10, fakecloud.Options{})
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	clk := fakecloudtest.NewClock(time.Unix(1e9, 0))
 	inv := feedInventory(t, c, clk)
 	s, _ := inv.ByServerName(t.Context(), "node-0003", Within(5*time.Minute))
 	life := Repeated(time.Minute, 5*time.Minute, clk.Now())

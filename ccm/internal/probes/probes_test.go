@@ -12,13 +12,13 @@ import (
 	"k8s.io/component-base/metrics/legacyregistry"
 	"k8s.io/utils/ptr"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // Liveness fails when a work queue holds items and finishes none for
 // QueueStallAfter, and passes again once it moves.
 func TestLivenessFailsOnAWedgedQueue(t *testing.T) {
-	clk := cloudtest.NewClock(time.Unix(1e9, 0))
+	clk := fakecloudtest.NewClock(time.Unix(1e9, 0))
 	w := &QueueWatch{Gather: legacyregistry.DefaultGatherer, StallAfter: 10 * time.Minute, Now: clk.Now}
 	q := workqueue.NewTypedWithConfig(workqueue.TypedQueueConfig[string]{Name: "hcloud-wedged"})
 	defer q.ShutDown()
