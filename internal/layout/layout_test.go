@@ -154,7 +154,8 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/event":         {imports: in("jsontime", "dedicated", "netaddr")},
 		root + "/internal/listing":       {imports: in("apierr", "labelselector")},
 		root + "/internal/realism":       {imports: in("jsontime")},
-		root + "/internal/script":        {imports: in("faults", "event", "dedicated", "jsontime", "strict", "realism"), http: true},
+		root + "/internal/seed":          {imports: in("dedicated", "strict")},
+		root + "/internal/scenario":      {imports: in("faults", "event", "jsontime", "strict", "realism"), http: true},
 		// The admin API: HTTP over the server's operations, which it knows
 		// only as an interface.
 		root + "/internal/fidelity":       {},
@@ -171,7 +172,7 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/adminclient":    {imports: []string{root}, http: true},
 		root + "/faultsweep":     {imports: []string{root}, http: true},
 		root + "/fakecloudtest":  {http: true},
-		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "fidelity", "event", "script", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
+		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "fidelity", "event", "seed", "scenario", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, unexported behind typed operations; no HTTP.
 		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "realism")},
@@ -256,5 +257,30 @@ func TestTaggedFilesWhereLintLooks(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestEveryPackageSaysWhatItIs: every package with Go files outside its
+// tests has a package comment ("Package x ..." or "Command x ...").
+func TestEveryPackageSaysWhatItIs(t *testing.T) {
+	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{len .GoFiles}}|{{.Doc}}`, "./...")
+	cmd.Dir = refdoc.Root(t)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		f := strings.SplitN(strings.TrimSpace(line), "|", 3)
+		if len(f) != 3 || f[1] == "0" {
+			continue
+		}
+		n++
+		if f[2] == "" {
+			t.Errorf("%s has no package comment: say in one sentence what it is", f[0])
+		}
+	}
+	if n < 40 {
+		t.Fatalf("go list found %d packages, want the module's", n)
 	}
 }

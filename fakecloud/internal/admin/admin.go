@@ -18,7 +18,8 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/ratelimit"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/realism"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/script"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/scenario"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/seed"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/statefile"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/strict"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
@@ -41,10 +42,10 @@ type Backend interface {
 	SetRealism(realism.Realism) error
 	Reset()
 	ResetToSeed() error
-	Seed(script.World) error
+	Seed(seed.World) error
 	Export() ([]byte, error)
 	Import([]byte) error
-	LoadScenario(script.Scenario) error
+	LoadScenario(scenario.Scenario) error
 	Journal(journal.Filter) []journal.Entry
 	ClearJournal()
 	Counters() []journal.Counter
@@ -178,7 +179,7 @@ func Routes(s Backend, webservice *robot.Handler, token string) http.Handler {
 			wire.WriteError(w, apierr.Errorf(apierr.CodeJSONError, "read body: %v", err))
 			return
 		}
-		world, err := script.ParseWorld(body)
+		world, err := seed.ParseWorld(body)
 		if err != nil {
 			wire.WriteError(w, apierr.Errorf(apierr.CodeInvalidInput, "%v", err))
 			return
@@ -210,7 +211,7 @@ func Routes(s Backend, webservice *robot.Handler, token string) http.Handler {
 		}
 		w.WriteHeader(http.StatusNoContent)
 	})
-	r.Post("/scenarios", adminApply("", func(sc script.Scenario) (any, error) { return nil, s.LoadScenario(sc) }))
+	r.Post("/scenarios", adminApply("", func(sc scenario.Scenario) (any, error) { return nil, s.LoadScenario(sc) }))
 	r.Get("/journal", func(w http.ResponseWriter, r *http.Request) {
 		f, err := journalFilter(r)
 		if err != nil {

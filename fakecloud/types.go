@@ -5,57 +5,58 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/realism"
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/script"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/scenario"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/seed"
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
 // SSH keys, spare primary IPs, placement groups and dedicated servers a
 // fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
-type World = script.World
+type World = seed.World
 
 // SeedPrimaryIP is a primary IP assigned to no server (servers bring
 // their own).
-type SeedPrimaryIP = script.SeedPrimaryIP
+type SeedPrimaryIP = seed.SeedPrimaryIP
 
 // SeedPlacementGroup is a placement group of type spread; servers join
 // it by name.
-type SeedPlacementGroup = script.SeedPlacementGroup
+type SeedPlacementGroup = seed.SeedPlacementGroup
 
 // SeedSSHKey is an SSH key of a seed world.
-type SeedSSHKey = script.SeedSSHKey
+type SeedSSHKey = seed.SeedSSHKey
 
 // SeedCertificate is an uploaded (certificate, private_key) or managed
 // (domain_names) certificate.
-type SeedCertificate = script.SeedCertificate
+type SeedCertificate = seed.SeedCertificate
 
 // SeedNetwork is a network with its subnets and routes.
-type SeedNetwork = script.SeedNetwork
+type SeedNetwork = seed.SeedNetwork
 
 // SeedServer is a server; Status "off" seeds it powered off.
-type SeedServer = script.SeedServer
+type SeedServer = seed.SeedServer
 
 // SeedServerNetwork attaches a server to a network, optionally at an IP.
-type SeedServerNetwork = script.SeedServerNetwork
+type SeedServerNetwork = seed.SeedServerNetwork
 
 // SeedLoadBalancer is a load balancer; targets name servers.
-type SeedLoadBalancer = script.SeedLoadBalancer
+type SeedLoadBalancer = seed.SeedLoadBalancer
 
 // SeedTarget is a load balancer target: a server by name, a label
 // selector or an IP.
-type SeedTarget = script.SeedTarget
+type SeedTarget = seed.SeedTarget
 
 // Scenario is a script of cloud trouble: timed steps, each a fault rule,
 // an action fault, an event or a rate-limit change. Times count from when
 // the scenario is loaded.
-type Scenario = script.Scenario
+type Scenario = scenario.Scenario
 
 // Step is one timed step of a scenario; exactly one of its parts is set.
-type Step = script.Step
+type Step = scenario.Step
 
 // RateLimitSet changes the rate limit: the remaining budget and the refill
 // rate in requests per second; an omitted field keeps its value.
-type RateLimitSet = script.RateLimitSet
+type RateLimitSet = scenario.RateLimitSet
 
 // Event is something that happens to the cloud behind its clients' back.
 // Like an operator's change through the Console or the API, every change
@@ -91,11 +92,11 @@ const DefaultActionRetention = realism.DefaultActionRetention
 
 // LoadWorld reads a seed world from a YAML (or JSON) file. Unknown fields
 // are refused, so a typo does not silently seed less than intended.
-func LoadWorld(path string) (World, error) { return script.LoadWorld(path) }
+func LoadWorld(path string) (World, error) { return seed.LoadWorld(path) }
 
 // ParseWorld parses a seed world from YAML or JSON: an object, so an
 // empty or null document is refused rather than read as an empty world.
-func ParseWorld(data []byte) (World, error) { return script.ParseWorld(data) }
+func ParseWorld(data []byte) (World, error) { return seed.ParseWorld(data) }
 
 // ParseScenario reads a scenario from YAML or JSON; unknown fields are refused.
-func ParseScenario(data []byte) (Scenario, error) { return script.ParseScenario(data) }
+func ParseScenario(data []byte) (Scenario, error) { return scenario.ParseScenario(data) }

@@ -1,4 +1,7 @@
-package script
+// Package scenario reads scenarios of cloud trouble: timed fault rules,
+// action faults, events and rate-limit changes, read strictly from YAML
+// or JSON; the server schedules them.
+package scenario
 
 import (
 	"fmt"

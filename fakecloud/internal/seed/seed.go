@@ -1,4 +1,7 @@
-package script
+// Package seed reads seed worlds: the named resources a fakecloud starts
+// with, read strictly from YAML or JSON; the server plants them through
+// the API's own operations.
+package seed
 
 import (
 	"encoding/json"
