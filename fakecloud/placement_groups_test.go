@@ -113,6 +113,10 @@ func TestPlacementGroupMembers(t *testing.T) {
 	if !slices.Equal(got.Servers, []int64{a.ID, b.ID}) {
 		t.Errorf("group servers %v, want a and b", got.Servers)
 	}
+	// Added, the server runs, as it does live.
+	if s, _, _ := f.client.Server.GetByID(ctx, b.ID); s.Status != hcloud.ServerStatusRunning {
+		t.Errorf("b after add_to_placement_group is %s, want running", s.Status)
+	}
 	if _, _, err := f.client.Server.AddToPlacementGroup(ctx, b, g); !hcloud.IsError(err, "already_in_placement_group") {
 		t.Errorf("b again: %v, want already_in_placement_group", err)
 	}
@@ -121,8 +125,6 @@ func TestPlacementGroupMembers(t *testing.T) {
 	}
 
 	// A running server may neither join nor leave.
-	on, _, err := f.client.Server.Poweron(ctx, b)
-	f.waitAction(t, on, err)
 	if _, _, err := f.client.Server.RemoveFromPlacementGroup(ctx, b); !hcloud.IsError(err, hcloud.ErrorCodeServerNotStopped) {
 		t.Errorf("remove a running server: %v, want server_not_stopped", err)
 	}
@@ -240,6 +242,9 @@ func TestPlacementGroupActionUndone(t *testing.T) {
 	if pg := groupOf(t, f, s.ID); pg != nil {
 		t.Errorf("after the failed add the server is in %+v", pg)
 	}
+	if got, _, _ := f.client.Server.GetByID(ctx, s.ID); got.Status != hcloud.ServerStatusOff {
+		t.Errorf("after the failed add the server is %s, want off", got.Status)
+	}
 
 	if _, _, err = f.client.Server.AddToPlacementGroup(ctx, s, g); err != nil {
 		t.Fatal(err)
@@ -248,6 +253,10 @@ func TestPlacementGroupActionUndone(t *testing.T) {
 	if pg := groupOf(t, f, s.ID); pg == nil || pg.ID != g.ID {
 		t.Fatalf("after the add the server is in %+v", pg)
 	}
+	if _, _, err := f.client.Server.Poweroff(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
 	if _, err := f.fc.AddActionFault(ActionFault{Command: "remove_from_placement_group", Count: 1, ErrorCode: "action_failed"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
 // Command peers reads another project's tests run against fakecloud
 // (go test -json on standard input), prints a line per test and the
 // summary, and with -write puts the table into BENCHMARKS.md. make peers
-// runs it (scripts/peers.sh).
+// runs it (scripts/sh).
 package main
 
 import (
@@ -13,13 +13,12 @@ import (
 	"strings"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/faultsweep"
-	"github.com/hcloudlab/hcloud-ccm/peers"
 )
 
 // terraform is the suite of the Terraform provider for Hetzner Cloud: its
 // acceptance tests, less the packages of resources fakecloud does not
 // simulate.
-var terraform = peers.Suite{
+var terraform = Suite{
 	Prefix: "TestAcc",
 	Unsimulated: map[string]string{
 		"firewall": "firewall", "floatingip": "floating IP", "volume": "volume",
@@ -30,7 +29,7 @@ var terraform = peers.Suite{
 	Registry:         []string{"Failed to query available provider packages", "Failed to resolve provider packages", "could not connect to registry"},
 	// The suite's tests of v1.68.0 (2026-08) assert answers the live API
 	// has changed since; fakecloud answers as it does today.
-	Known: []peers.Known{
+	Known: []Known{
 		{Marker: `expected value server for StringExact check, got: unassigned`, Reason: unassigned},
 		{Marker: `.assignee_type: was cty.StringVal("server"), but now`, Reason: unassigned},
 		{Marker: "Error code: deprecated_api_endpoint", Reason: "asserts GET /datacenters, removed on 2026-10-01 (changelog 2026-06-02)"},
@@ -62,7 +61,7 @@ func main() {
 		os.Exit(2)
 	}
 	for _, t := range tests {
-		mark := map[peers.Outcome]string{peers.Pass: "PASS ", peers.Fail: "FAIL ", peers.Skip: "SKIP "}[t.Outcome]
+		mark := map[Outcome]string{Pass: "PASS ", Fail: "FAIL ", Skip: "SKIP "}[t.Outcome]
 		if t.Apart != "" {
 			mark = "APART"
 		}
@@ -72,10 +71,10 @@ func main() {
 		}
 		fmt.Println(line)
 	}
-	s := peers.Summarise(tests)
+	s := Summarise(tests)
 	fmt.Println(s.Line("terraform"))
 	if *write != "" {
-		text := fmt.Sprintf("%s, run on %s: **%s**.\n\n%s", *versions, *date, s.Line("terraform"), peers.Table(tests))
+		text := fmt.Sprintf("%s, run on %s: **%s**.\n\n%s", *versions, *date, s.Line("terraform"), Table(tests))
 		if err := faultsweep.WriteInto(*write, "make peers", text); err != nil {
 			fmt.Fprintln(os.Stderr, "peers:", err)
 			os.Exit(2)

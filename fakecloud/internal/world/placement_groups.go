@@ -146,23 +146,31 @@ func (t *Tx) DeletePlacementGroup(id int64) *apierr.Error {
 }
 
 // AddServerToPlacementGroup adds a stopped server that is in no group to
-// a group with room.
+// a group with room; the server runs once the action ends, as it does
+// live: terraform-provider-hcloud v1.68.0's acceptance test adds a server
+// that is off (TestAccServerResource_PlacementGroup, "Add Placement Group
+// back") and reads it running, though the provider starts nothing. A
+// server with no network interface stays off.
 func (t *Tx) AddServerToPlacementGroup(id int64, req schema.ServerActionAddToPlacementGroupRequest) (schema.Action, *apierr.Error) {
 	return act(t, servers, id, "add_to_placement_group", func(s *StoredServer) (step, *apierr.Error) {
 		g, ok := placementGroups.table(t.w).Get(req.PlacementGroup)
 		if !ok {
 			return step{}, apierr.InvalidField("placement_group", "placement group %d does not exist", req.PlacementGroup)
 		}
-		if s.Status != "off" {
-			return step{}, apierr.Errorf("server_not_stopped", "server %d must be off to be added to a placement group", s.ID)
-		}
 		if s.PlacementGroup != nil {
 			return step{}, apierr.Errorf("already_in_placement_group", "server %d is already in placement group %d", s.ID, s.PlacementGroup.ID)
+		}
+		if s.Status != "off" {
+			return step{}, apierr.Errorf("server_not_stopped", "server %d must be off to be added to a placement group", s.ID)
 		}
 		if err := t.w.roomIn(g); err != nil {
 			return step{}, err
 		}
-		return step{apply: func() { s.PlacementGroup = &schema.PlacementGroup{ID: g.ID} }}, nil
+		fin := Finish{}
+		if t.w.HasInterface(s) {
+			fin = Finish{ServerStatus: "running", ServerStatusOnError: "off"}
+		}
+		return step{apply: func() { s.PlacementGroup = &schema.PlacementGroup{ID: g.ID} }, finish: fin}, nil
 	})
 }
 

@@ -1,8 +1,4 @@
-// Package peers reads the results of another project's own tests run
-// against fakecloud (go test -json), sorts them into those that count and
-// those that need what fakecloud does not simulate or cannot reach, and
-// writes the figures BENCHMARKS.md keeps.
-package peers
+package main
 
 import (
 	"bufio"
