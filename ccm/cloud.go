@@ -43,20 +43,11 @@ type Cloud struct {
 	instances *instances
 	robot     *robotclient.Cache // dedicated servers; nil without Robot credentials
 	routes    *routes
-	lbs       loadBalancing
-	server    *probes.Server // health, readiness and metrics; nil without an address
+	lbs       *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
+	server    *probes.Server        // health, readiness and metrics; nil without an address
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
-
-// loadBalancing is what the provider needs of the load balancer package.
-type loadBalancing interface {
-	cloudprovider.LoadBalancer
-	Start(ctx context.Context, recorder record.EventRecorder)
-	NodeChanged(old, cur *corev1.Node)
-	SetSecrets(s loadbalancer.Secrets)
-	SecretChanged(key string)
-}
 
 // New builds the provider: it serves health, readiness and metrics
 // (HCLOUD_METRICS_ADDRESS, HCLOUD_METRICS_ENABLED) until ctx ends,

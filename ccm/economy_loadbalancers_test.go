@@ -15,7 +15,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
@@ -109,5 +108,5 @@ func (c *lbCluster) targetsEverywhere(t *testing.T, n, want int) bool {
 }
 
 func (c *lbCluster) noActionRunning() bool {
-	return c.cloud.lbs.(*loadbalancer.Manager).ActionsRunning() == 0
+	return c.cloud.lbs.ActionsRunning() == 0
 }

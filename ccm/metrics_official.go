@@ -48,26 +48,26 @@ func subsystemOf(ctx context.Context) string {
 }
 
 // countedLBs counts the load balancer interface's calls.
-type countedLBs struct{ loadBalancing }
+type countedLBs struct{ cloudprovider.LoadBalancer }
 
 func (l countedLBs) GetLoadBalancer(ctx context.Context, cluster string, svc *corev1.Service) (*corev1.LoadBalancerStatus, bool, error) {
 	operation("hcloud/loadBalancers.GetLoadBalancer")
-	return l.loadBalancing.GetLoadBalancer(ctx, cluster, svc)
+	return l.LoadBalancer.GetLoadBalancer(ctx, cluster, svc)
 }
 
 func (l countedLBs) EnsureLoadBalancer(ctx context.Context, cluster string, svc *corev1.Service, nodes []*corev1.Node) (*corev1.LoadBalancerStatus, error) {
 	operation("hcloud/loadBalancers.EnsureLoadBalancer")
-	return l.loadBalancing.EnsureLoadBalancer(ctx, cluster, svc, nodes)
+	return l.LoadBalancer.EnsureLoadBalancer(ctx, cluster, svc, nodes)
 }
 
 func (l countedLBs) UpdateLoadBalancer(ctx context.Context, cluster string, svc *corev1.Service, nodes []*corev1.Node) error {
 	operation("hcloud/loadBalancers.UpdateLoadBalancer")
-	return l.loadBalancing.UpdateLoadBalancer(ctx, cluster, svc, nodes)
+	return l.LoadBalancer.UpdateLoadBalancer(ctx, cluster, svc, nodes)
 }
 
 func (l countedLBs) EnsureLoadBalancerDeleted(ctx context.Context, cluster string, svc *corev1.Service) error {
 	operation("hcloud/loadBalancers.EnsureLoadBalancerDeleted")
-	return l.loadBalancing.EnsureLoadBalancerDeleted(ctx, cluster, svc)
+	return l.LoadBalancer.EnsureLoadBalancerDeleted(ctx, cluster, svc)
 }
 
 var _ cloudprovider.LoadBalancer = countedLBs{}

@@ -4,11 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
-
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/record"
 )
 
 // stubLBs answers every load balancer call at once.
@@ -18,9 +15,6 @@ func (stubLBs) GetLoadBalancer(context.Context, string, *corev1.Service) (*corev
 	return nil, false, nil
 }
 func (stubLBs) GetLoadBalancerName(context.Context, string, *corev1.Service) string { return "" }
-func (stubLBs) NodeChanged(_, _ *corev1.Node)                                       {}
-func (stubLBs) SetSecrets(loadbalancer.Secrets)                                     {}
-func (stubLBs) SecretChanged(string)                                                {}
 func (stubLBs) EnsureLoadBalancer(context.Context, string, *corev1.Service, []*corev1.Node) (*corev1.LoadBalancerStatus, error) {
 	return nil, nil
 }
@@ -28,15 +22,11 @@ func (stubLBs) UpdateLoadBalancer(context.Context, string, *corev1.Service, []*c
 	return nil
 }
 func (stubLBs) EnsureLoadBalancerDeleted(context.Context, string, *corev1.Service) error { return nil }
-func (stubLBs) Start(context.Context, record.EventRecorder)                              {}
 
 // Each load balancer call of the provider counts once under the official
-// CCM's op value.
+// CCM's op value (LoadBalancer wraps the Manager in countedLBs).
 func TestLoadBalancerOperationsCounted(t *testing.T) {
-	lbs, ok := (&Cloud{lbs: stubLBs{}}).LoadBalancer()
-	if !ok {
-		t.Fatal("no load balancers")
-	}
+	lbs := countedLBs{stubLBs{}}
 	ops := []string{"hcloud/loadBalancers.GetLoadBalancer", "hcloud/loadBalancers.EnsureLoadBalancer",
 		"hcloud/loadBalancers.UpdateLoadBalancer", "hcloud/loadBalancers.EnsureLoadBalancerDeleted"}
 	before := make([]float64, len(ops))

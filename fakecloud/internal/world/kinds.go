@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
 
@@ -39,6 +41,8 @@ type kind struct {
 	// leave takes a network member of this kind out of the network's
 	// entry in its private_net.
 	leave func(w *project, id, network int64)
+	// onNetwork lists a network member of this kind in the network's view.
+	onNetwork func(v *schema.Network, id int64)
 	// forget drops this kind's references to a resource being deleted.
 	forget func(w *project, gone Ref)
 	// onServer fills what a server's view shows of this kind (a server's

@@ -41,6 +41,7 @@ func loadBalancerKind() kind {
 				}
 			}
 		},
+		onNetwork: func(v *schema.Network, id int64) { v.LoadBalancers = append(v.LoadBalancers, id) },
 		leave: func(w *project, id, network int64) {
 			if lb, ok := w.LoadBalancers.Get(id); ok {
 				lb.PrivateNet = slices.DeleteFunc(lb.PrivateNet, func(p schema.LoadBalancerPrivateNet) bool { return p.Network == network })

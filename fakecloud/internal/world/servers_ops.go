@@ -47,6 +47,7 @@ func serverKind() kind {
 				s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{}
 			}
 		},
+		onNetwork: func(v *schema.Network, id int64) { v.Servers = append(v.Servers, id) },
 		leave: func(w *project, id, network int64) {
 			if s, ok := w.Servers.Get(id); ok {
 				s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(p schema.ServerPrivateNet) bool { return p.Network == network })

@@ -173,11 +173,8 @@ func (w *project) ViewNetwork(n *schema.Network) schema.Network {
 	v.Servers = []int64{}
 	v.LoadBalancers = []int64{}
 	for _, m := range w.NetMembers[n.ID] {
-		switch m.Type {
-		case "server":
-			v.Servers = append(v.Servers, m.ID)
-		case "load_balancer":
-			v.LoadBalancers = append(v.LoadBalancers, m.ID)
+		if k := w.kind(m.Type); k.onNetwork != nil {
+			k.onNetwork(&v, m.ID)
 		}
 	}
 	slices.Sort(v.Servers)
