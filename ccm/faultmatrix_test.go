@@ -22,6 +22,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/faultsweep"
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
 )
 
 var (
@@ -75,7 +76,7 @@ func TestFaultMatrix(t *testing.T) {
 	t.Log(faultsweep.Summary(all))
 	if *faultsWrite != "" {
 		text := faultsweep.Markdown(all) + "\n" + faultsweep.Summary(all) + "\n"
-		if err := faultsweep.WriteInto(*faultsWrite, "make faults: in process", text); err != nil {
+		if err := refdoc.WriteBlock(*faultsWrite, "make faults: in process", text); err != nil {
 			t.Error(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/faultsweep"
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
 )
 
 // TestLeaderKilled is point 3 of issue 29's fault matrix, the leader
@@ -87,7 +88,7 @@ func TestLeaderKilled(t *testing.T) {
 		text := fmt.Sprintf("Run on %s: %d operations, %d runs, two at once, a %s lease; %s in all.\n\n%s\n%s\n",
 			time.Now().Format("2006-01-02"), len(ops), len(all), killLease, time.Since(start).Round(time.Second),
 			faultsweep.Markdown(all), summary)
-		if err := faultsweep.WriteInto(path, "make faults: leader killed", text); err != nil {
+		if err := refdoc.WriteBlock(path, "make faults: leader killed", text); err != nil {
 			t.Error(err)
 		}
 	}

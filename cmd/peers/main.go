@@ -12,7 +12,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/faultsweep"
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
 )
 
 // terraform is the suite of the Terraform provider for Hetzner Cloud: its
@@ -75,7 +75,7 @@ func main() {
 	fmt.Println(s.Line("terraform"))
 	if *write != "" {
 		text := fmt.Sprintf("%s, run on %s: **%s**.\n\n%s", *versions, *date, s.Line("terraform"), Table(tests))
-		if err := faultsweep.WriteInto(*write, "make peers", text); err != nil {
+		if err := refdoc.WriteBlock(*write, "make peers", text); err != nil {
 			fmt.Fprintln(os.Stderr, "peers:", err)
 			os.Exit(2)
 		}

@@ -2,9 +2,10 @@ package scale
 
 import (
 	"fmt"
-	"os"
 	"strings"
 	"time"
+
+	"github.com/hcloudlab/hcloud-ccm/internal/refdoc"
 )
 
 // Row is one phase's measurement.
@@ -196,24 +197,8 @@ func yesNo(ok bool) string {
 
 func mib(b uint64) string { return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20)) }
 
-// Markers delimit the table make scale writes into BENCHMARKS.md.
-const (
-	beginMarker = "<!-- make scale: begin -->"
-	endMarker   = "<!-- make scale: end -->"
-)
-
-// WriteInto replaces the text between the markers in the file with the
-// report.
+// WriteInto writes the report into the file's make scale block
+// (BENCHMARKS.md).
 func (rep *Report) WriteInto(path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	text := string(b)
-	i, j := strings.Index(text, beginMarker), strings.Index(text, endMarker)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s: no %s … %s section to write the table into", path, beginMarker, endMarker)
-	}
-	text = text[:i+len(beginMarker)] + "\n" + rep.Markdown() + text[j:]
-	return os.WriteFile(path, []byte(text), 0o644)
+	return refdoc.WriteBlock(path, "make scale", rep.Markdown())
 }

@@ -49,7 +49,8 @@ func TestBurstAimScalesWithPages(t *testing.T) {
 
 func TestWriteIntoReplacesOnlyTheMarkedSection(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "BENCHMARKS.md")
-	before := "# Benchmarks\n\n" + beginMarker + "\nold table\n" + endMarker + "\n\nexplained here\n"
+	begin, end := "<!-- make scale: begin -->", "<!-- make scale: end -->"
+	before := "# Benchmarks\n\n" + begin + "\nold table\n" + end + "\n\nexplained here\n"
 	if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +61,7 @@ func TestWriteIntoReplacesOnlyTheMarkedSection(t *testing.T) {
 	b, _ := os.ReadFile(path)
 	got := string(b)
 	if strings.Contains(got, "old table") || !strings.Contains(got, "| steady state | 36 /h (3 in 5m0s)") ||
-		!strings.HasPrefix(got, "# Benchmarks\n\n"+beginMarker) || !strings.HasSuffix(got, endMarker+"\n\nexplained here\n") {
+		!strings.HasPrefix(got, "# Benchmarks\n\n"+begin) || !strings.HasSuffix(got, end+"\n\nexplained here\n") {
 		t.Errorf("after WriteInto:\n%s", got)
 	}
 	if err := os.WriteFile(path, []byte("no markers"), 0o644); err != nil {

@@ -2,7 +2,6 @@ package faultsweep
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -73,21 +72,4 @@ func Markdown(results []Result) string {
 		}
 	}
 	return b.String()
-}
-
-// WriteInto replaces the text between "<!-- name: begin -->" and
-// "<!-- name: end -->" in the file with text.
-func WriteInto(path, name, text string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	begin, end := "<!-- "+name+": begin -->", "<!-- "+name+": end -->"
-	s := string(b)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		return fmt.Errorf("%s: no %s … %s section to write into", path, begin, end)
-	}
-	s = s[:i+len(begin)] + "\n" + text + s[j:]
-	return os.WriteFile(path, []byte(s), 0o644)
 }

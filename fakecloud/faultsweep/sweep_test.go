@@ -2,8 +2,6 @@ package faultsweep
 
 import (
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -122,19 +120,6 @@ func TestReport(t *testing.T) {
 		if !strings.Contains(md, row) {
 			t.Errorf("table lacks %q:\n%s", row, md)
 		}
-	}
-	path := filepath.Join(t.TempDir(), "B.md")
-	if err := os.WriteFile(path, []byte("a\n<!-- x: begin -->\nold\n<!-- x: end -->\nb\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteInto(path, "x", "new\n"); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "a\n<!-- x: begin -->\nnew\n<!-- x: end -->\nb\n" {
-		t.Errorf("file %q", b)
-	}
-	if err := WriteInto(path, "y", "new\n"); err == nil {
-		t.Error("no error for a missing section")
 	}
 }
 

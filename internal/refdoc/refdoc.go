@@ -1,6 +1,8 @@
-// Package refdoc keeps the reference pages that the code can write true:
-// a test renders a page's generated block from the code's own tables and
-// Check compares it with the page, or rewrites it under `make docs`.
+// Package refdoc is the one writer of the blocks the code writes into the
+// repository's pages: a reference page's generated block, which a test
+// renders from the code's own tables and Check compares with the page (or
+// rewrites under `make docs`), and the figures make scale, make faults and
+// make peers write into BENCHMARKS.md (WriteBlock).
 package refdoc
 
 import (
@@ -33,21 +35,48 @@ func Check(t testing.TB, page, name, content string) {
 		t.Fatalf("%s: %v", page, err)
 	}
 	text := string(raw)
-	begin, end := Begin(name), End(name)
-	i, j := strings.Index(text, begin), strings.Index(text, end)
-	if i < 0 || j < i {
-		t.Fatalf("%s lacks the block %q ... %q", page, strings.TrimSpace(begin), strings.TrimSpace(end))
+	spliced, err := splice(text, Begin(name), End(name), content)
+	if err != nil {
+		t.Fatalf("%s: %v", page, err)
 	}
-	if text[i+len(begin):j] == content {
+	if spliced == text {
 		return
 	}
 	if os.Getenv(UpdateEnv) == "" {
 		t.Fatalf("%s: the block %s differs from what the code makes; run make docs", page, name)
 	}
-	if err := os.WriteFile(path, []byte(text[:i+len(begin)]+content+text[j:]), 0o644); err != nil {
+	if err := os.WriteFile(path, []byte(spliced), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	t.Logf("%s: rewrote the block %s", page, name)
+}
+
+// WriteBlock replaces, in the file at path, what stands between the lines
+// "<!-- name: begin -->" and "<!-- name: end -->" with content: how make
+// scale, make faults and make peers put their figures into BENCHMARKS.md.
+// A file without both markers is left as it is, and named in the error.
+func WriteBlock(path, name, content string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	text, err := splice(string(raw), "<!-- "+name+": begin -->\n", "<!-- "+name+": end -->", content)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.WriteFile(path, []byte(text), 0o644)
+}
+
+// splice is text with what stands between begin and end replaced by
+// content.
+func splice(text, begin, end, content string) (string, error) {
+	i := strings.Index(text, begin)
+	j := strings.Index(text[max(i, 0):], end)
+	if i < 0 || j < len(begin) {
+		return "", fmt.Errorf("no block %q ... %q", strings.TrimSpace(begin), strings.TrimSpace(end))
+	}
+	j += i
+	return text[:i+len(begin)] + content + text[j:], nil
 }
 
 // Root is the repository's root: the nearest directory up from the

@@ -48,3 +48,23 @@ type fakeT struct {
 }
 
 func (f *fakeT) Fatalf(string, ...any) { f.failed = true; panic("stop") }
+
+// WriteBlock replaces only the named block, and refuses a file without it.
+func TestWriteBlock(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "B.md")
+	if err := os.WriteFile(path, []byte("a\n<!-- x: begin -->\nold\n<!-- x: end -->\nb\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteBlock(path, "x", "new\n"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "a\n<!-- x: begin -->\nnew\n<!-- x: end -->\nb\n" {
+		t.Errorf("file %q", b)
+	}
+	if err := WriteBlock(path, "y", "new\n"); err == nil {
+		t.Error("no error for a missing block")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "a\n<!-- x: begin -->\nnew\n<!-- x: end -->\nb\n" {
+		t.Errorf("a refused write changed the file: %q", b)
+	}
+}
