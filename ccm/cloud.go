@@ -114,7 +114,6 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	}
 	client := hcloud.NewClient(opts...)
 	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: inventory.NewInventory(client, now)}
-	c.inv.Subsystem = subsystemOf
 	if metrics != nil {
 		metrics.MustRegister(collector{inv: c.inv, budget: pacer})
 	}

@@ -65,7 +65,7 @@ func (i *instances) server(ctx context.Context, node *corev1.Node, f inventory.F
 // after the node turned NotReady, then backing off from the one to the
 // other (inventory.Freshness).
 func (i *instances) lifecycle(node *corev1.Node) inventory.Freshness {
-	return inventory.Repeated(i.cfg.LifecycleMaxAge, i.cfg.InventoryMaxAge, notReadySince(node))
+	return inventory.Repeated(i.cfg.LifecycleMaxAge, i.cfg.InventoryMaxAge, notReadySince(node)).For(subsystemInstances)
 }
 
 // notReadySince is when the node's Ready condition last changed, if it is
@@ -83,7 +83,6 @@ func notReadySince(node *corev1.Node) time.Time {
 // gone; every failure is an error, so an outage never deletes a Node.
 func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool, error) {
 	operation("hcloud/instancesv2.InstanceExists")
-	ctx = withSubsystem(ctx, subsystemInstances)
 	b, err := i.resolve(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance exists for node %s: %w", node.Name, err)
@@ -97,7 +96,6 @@ func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool
 // InstanceShutdown reports a server that is off.
 func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bool, error) {
 	operation("hcloud/instancesv2.InstanceShutdown")
-	ctx = withSubsystem(ctx, subsystemInstances)
 	b, err := i.resolve(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance shutdown for node %s: %w", node.Name, err)
@@ -118,9 +116,8 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bo
 // InstanceMetadata returns what the node controller writes into the Node.
 func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*cloudprovider.InstanceMetadata, error) {
 	operation("hcloud/instancesv2.InstanceMetadata")
-	ctx = withSubsystem(ctx, subsystemInstances)
 	// Initialising a node may use the budget's reserve.
-	b, err := i.resolve(inventory.Urgent(ctx), node, inventory.Within(i.cfg.InventoryMaxAge))
+	b, err := i.resolve(inventory.Urgent(ctx), node, inventory.Within(i.cfg.InventoryMaxAge).For(subsystemInstances))
 	if err != nil {
 		i.explainUninitialized(ctx, node, err)
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)

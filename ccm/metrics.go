@@ -51,7 +51,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	// The inventory is one cache of every server, as the official CCM's in
 	// its default mode "all".
 	for k, n := range c.inv.Stats.CacheCounts() {
-		ch <- prometheus.MustNewConstMetric(serverCacheDesc, prometheus.CounterValue, float64(n), k.Subsystem, "all", k.Result)
+		subsystem := k.Subsystem
+		if subsystem == "" {
+			subsystem = subsystemNone
+		}
+		ch <- prometheus.MustNewConstMetric(serverCacheDesc, prometheus.CounterValue, float64(n), subsystem, "all", k.Result)
 	}
 	ch <- prometheus.MustNewConstMetric(inventoryFeedPollsDesc, prometheus.CounterValue, float64(s.FeedPolls))
 	ch <- prometheus.MustNewConstMetric(inventoryFeedGapsDesc, prometheus.CounterValue, float64(s.FeedGaps))

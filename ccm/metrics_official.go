@@ -25,27 +25,13 @@ var (
 // operation counts one call of the provider's interface.
 func operation(op string) { operationsTotal.WithLabelValues(op).Inc() }
 
-// Cache subsystems, as the official CCM names its server cache's callers.
+// Cache subsystems, as the official CCM names its server cache's callers;
+// a lookup that names none counts under "none".
 const (
 	subsystemInstances = "instances_v2"
 	subsystemRoutes    = "routes"
 	subsystemNone      = "none"
 )
-
-type subsystemKey struct{}
-
-// withSubsystem marks ctx as a lookup of the subsystem's, for
-// cloud_controller_manager_server_cache_requests_total.
-func withSubsystem(ctx context.Context, subsystem string) context.Context {
-	return context.WithValue(ctx, subsystemKey{}, subsystem)
-}
-
-func subsystemOf(ctx context.Context) string {
-	if s, ok := ctx.Value(subsystemKey{}).(string); ok {
-		return s
-	}
-	return subsystemNone
-}
 
 // countedLBs counts the load balancer interface's calls.
 type countedLBs struct{ cloudprovider.LoadBalancer }

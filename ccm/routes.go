@@ -84,7 +84,6 @@ func (r *routes) edit(change func(rs []hcloud.NetworkRoute) []hcloud.NetworkRout
 // server holds (after a fresh listing confirms it) is a blackhole.
 func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Route, error) {
 	operation("hcloud/ListRoutes")
-	ctx = withSubsystem(ctx, subsystemRoutes)
 	n, err := r.current(ctx)
 	if err != nil {
 		return nil, err
@@ -110,7 +109,6 @@ func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Rou
 // a route for the same CIDR through another gateway.
 func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *cloudprovider.Route) error {
 	operation("hcloud/CreateRoute")
-	ctx = withSubsystem(ctx, subsystemRoutes)
 	node := string(route.TargetNode)
 	_, dest, err := net.ParseCIDR(route.DestinationCIDR)
 	if err != nil {
@@ -131,7 +129,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 			return nil
 		}
 	}
-	s, err := r.inv.ByServerName(ctx, node, inventory.Within(r.maxAge))
+	s, err := r.inv.ByServerName(ctx, node, inventory.Within(r.maxAge).For(subsystemRoutes))
 	if err != nil {
 		return fmt.Errorf("create route for node %s: %w", node, err)
 	}
@@ -182,7 +180,6 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 // one already gone is not an error.
 func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider.Route) error {
 	operation("hcloud/DeleteRoute")
-	ctx = withSubsystem(ctx, subsystemRoutes)
 	if err := r.backoff.check(route.DestinationCIDR, time.Now()); err != nil {
 		return fmt.Errorf("delete route for node %s: %w", route.TargetNode, err)
 	}

@@ -27,7 +27,11 @@ type Budget struct {
 
 type urgentKey struct{}
 
-// Urgent marks a request as node initialisation, which may use the reserve.
+// Urgent marks a request as node initialisation, which may use the
+// reserve. It is the CCM's one context value: the mark must cross
+// hcloud-go, and the inventory's coalesced fetches, listings and feed
+// polls, to reach the Transport that paces the request, and a request's
+// context is the only thing that does.
 func Urgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
 
 func IsUrgent(ctx context.Context) bool { v, _ := ctx.Value(urgentKey{}).(bool); return v }

@@ -26,9 +26,6 @@ type Inventory struct {
 	client *hcloud.Client
 	Now    func() time.Time
 	Stats  *Stats
-	// Subsystem names the caller of a lookup for the cache metrics (nil:
-	// none).
-	Subsystem func(context.Context) string
 
 	// feed, when set, vouches for entries while the last full listing is
 	// younger than listingMaxAge (changes that leave no action show then).
@@ -150,7 +147,7 @@ func (inv *Inventory) lookup(ctx context.Context, key string, f Freshness, cache
 	requested := false
 	s, err := inv.lookupNoting(ctx, key, f, cached, fetch, gone, &requested)
 	if err == nil {
-		inv.Stats.cacheRequest(inv.subsystem(ctx), requested)
+		inv.Stats.cacheRequest(f.caller, requested)
 	}
 	return s, err
 }
@@ -411,14 +408,6 @@ func (inv *Inventory) ByPrivateIP(ctx context.Context, networkID int64, ip strin
 		return e.server, nil
 	}
 	return nil, nil
-}
-
-// subsystem names the caller of a lookup.
-func (inv *Inventory) subsystem(ctx context.Context) string {
-	if inv.Subsystem == nil {
-		return ""
-	}
-	return inv.Subsystem(ctx)
 }
 
 // Names are the names of the servers the inventory holds, sorted, and

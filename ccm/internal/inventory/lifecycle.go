@@ -23,6 +23,15 @@ type Freshness struct {
 	// however recent the last ask, so the first check after it reads the
 	// server.
 	since time.Time
+	// caller names who asks, for the server cache metrics (For).
+	caller string
+}
+
+// For is f asked by a caller, as the official CCM's server cache metrics
+// name its subsystems (instances_v2, routes).
+func (f Freshness) For(caller string) Freshness {
+	f.caller = caller
+	return f
 }
 
 // run is a run of repeated asks about one server.
