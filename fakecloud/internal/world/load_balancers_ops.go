@@ -236,7 +236,7 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	if lb.PublicNet.IPv4.ID == 0 {
 		t.w.PubIPv4.Release(lb.PublicNet.IPv4.IP) // a primary IP's address stays with it
 	}
-	t.w.ReleaseLBPrimaryIPs(lb)
+	t.w.forgetAll(ref)
 	t.w.LoadBalancers.Del(lb.ID)
 	a := t.w.startAction(ActionSpec{Command: "delete_load_balancer", Resources: []Ref{ref}})
 	return t.w.ViewAction(a), nil

@@ -82,21 +82,3 @@ func (w *project) HoldLBPrimaryIPs(lb *StoredLoadBalancer, given [2]*schema.Prim
 		lb.PublicNet.IPv6 = LBIPv6(p.ID, p.IP)
 	}
 }
-
-// ReleaseLBPrimaryIPs lets a deleted load balancer's primary IPs go: deleted
-// with it when auto_delete is set, else unassigned.
-func (w *project) ReleaseLBPrimaryIPs(lb *StoredLoadBalancer) {
-	for _, p := range w.PrimaryIPs.All() {
-		if p.AssigneeID == nil || *p.AssigneeID != lb.ID || p.AssigneeType != AssigneeLB {
-			continue
-		}
-		if !p.AutoDelete {
-			p.AssigneeID, p.AssigneeType = nil, Unassigned
-			continue
-		}
-		if p.Type == "ipv4" {
-			w.PubIPv4.Release(p.IP)
-		}
-		w.PrimaryIPs.Del(p.ID)
-	}
-}

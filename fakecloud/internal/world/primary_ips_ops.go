@@ -17,14 +17,11 @@ func primaryIPKind() kind {
 	return primaryIPs.declare(kind{
 		idBase:   600000,
 		commands: []string{"assign_primary_ip", "unassign_primary_ip", "change_dns_ptr", "change_protection"},
-		// A deleted server's primary IPs go with it when they auto-delete,
-		// and are unassigned otherwise.
+		// A deleted server's or load balancer's primary IPs go with it when
+		// they auto-delete, and are unassigned otherwise.
 		forget: func(w *project, gone Ref) {
-			if gone.Type != "server" {
-				return
-			}
 			for _, pip := range w.PrimaryIPs.All() {
-				if pip.AssigneeID == nil || *pip.AssigneeID != gone.ID || pip.AssigneeType != "server" {
+				if pip.AssigneeID == nil || *pip.AssigneeID != gone.ID || pip.AssigneeType != gone.Type {
 					continue
 				}
 				if !pip.AutoDelete {
