@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,9 +99,11 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	reach := &probes.Reachability{}
 	// A call that hangs ends in an error within CallBound; no controller
 	// treats an error as "gone". Answers and listings are bounded too.
-	opts = append(opts, hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout,
-		Transport: bounds.Transport(pacer.Transport(probes.Observed(reach, http.DefaultTransport)))}),
-		hcloud.WithRetryOpts(*o.retry))
+	paced := func(pace func(http.RoundTripper) http.RoundTripper) hcloud.ClientOption {
+		return hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout,
+			Transport: bounds.Transport(pace(probes.Observed(reach, http.DefaultTransport)))})
+	}
+	opts = append(opts, hcloud.WithRetryOpts(*o.retry))
 	var reg *prometheus.Registry
 	var metrics prometheus.Registerer
 	if cfg.MetricsEnabled {
@@ -112,8 +115,11 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		metrics.MustRegister(operationsTotal)
 		opts = append(opts, hcloud.WithInstrumentation(metrics))
 	}
-	client := hcloud.NewClient(opts...)
-	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: inventory.NewInventory(client, now)}
+	// Two clients share the budget: background work leaves its reserve
+	// alone, node initialisation (the inventory's urgent asks) may use it.
+	client := hcloud.NewClient(append(slices.Clip(opts), paced(pacer.Transport))...)
+	urgent := hcloud.NewClient(append(slices.Clip(opts), paced(pacer.UrgentTransport))...)
+	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: inventory.NewInventory(client, now).WithUrgentClient(urgent)}
 	if metrics != nil {
 		metrics.MustRegister(collector{inv: c.inv, budget: pacer})
 	}

@@ -117,7 +117,7 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bo
 func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*cloudprovider.InstanceMetadata, error) {
 	operation("hcloud/instancesv2.InstanceMetadata")
 	// Initialising a node may use the budget's reserve.
-	b, err := i.resolve(inventory.Urgent(ctx), node, inventory.Within(i.cfg.InventoryMaxAge).For(subsystemInstances))
+	b, err := i.resolve(ctx, node, inventory.Within(i.cfg.InventoryMaxAge).For(subsystemInstances).Urgently())
 	if err != nil {
 		i.explainUninitialized(ctx, node, err)
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)

@@ -1,6 +1,7 @@
 package ccm
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -23,10 +24,17 @@ type describing struct {
 func (d *describing) Register(c prometheus.Collector) error {
 	ch := make(chan *prometheus.Desc)
 	go func() { c.Describe(ch); close(ch) }()
+	var descs []string
 	for desc := range ch {
-		d.descs = append(d.descs, desc.String())
+		descs = append(descs, desc.String())
 	}
-	return d.Registerer.Register(c)
+	// A collector registered again (hcloud-go's, by each of the CCM's
+	// clients) is reused, not listed twice.
+	err := d.Registerer.Register(c)
+	if !errors.As(err, new(prometheus.AlreadyRegisteredError)) {
+		d.descs = append(d.descs, descs...)
+	}
+	return err
 }
 
 func (d *describing) MustRegister(cs ...prometheus.Collector) {

@@ -25,17 +25,6 @@ type Budget struct {
 	slept     time.Duration // total time background requests waited
 }
 
-type urgentKey struct{}
-
-// Urgent marks a request as node initialisation, which may use the
-// reserve. It is the CCM's one context value: the mark must cross
-// hcloud-go, and the inventory's coalesced fetches, listings and feed
-// polls, to reach the Transport that paces the request, and a request's
-// context is the only thing that does.
-func Urgent(ctx context.Context) context.Context { return context.WithValue(ctx, urgentKey{}, true) }
-
-func IsUrgent(ctx context.Context) bool { v, _ := ctx.Value(urgentKey{}).(bool); return v }
-
 func NewBudget(reserve int) *Budget {
 	return &Budget{reserve: reserve, now: time.Now, sleep: sleepCtx}
 }
@@ -58,9 +47,9 @@ func (b *Budget) available(now time.Time) float64 {
 
 // wait blocks until the request may go: urgent ones while any budget is
 // left, background ones while more than the reserve is.
-func (b *Budget) wait(ctx context.Context) error {
+func (b *Budget) wait(ctx context.Context, urgent bool) error {
 	floor := float64(b.reserve)
-	if IsUrgent(ctx) {
+	if urgent {
 		floor = 0
 	}
 	for {
@@ -127,10 +116,20 @@ func (b *Budget) Waited() time.Duration {
 	return b.slept
 }
 
-// Transport paces every request of an http.RoundTripper.
-func (b *Budget) Transport(next http.RoundTripper) http.RoundTripper {
+// Transport paces every request of an http.RoundTripper as background
+// work, which leaves the reserve alone.
+func (b *Budget) Transport(next http.RoundTripper) http.RoundTripper { return b.transport(next, false) }
+
+// UrgentTransport paces every request of an http.RoundTripper as node
+// initialisation, which may use the reserve: the inventory's urgent
+// client goes through it.
+func (b *Budget) UrgentTransport(next http.RoundTripper) http.RoundTripper {
+	return b.transport(next, true)
+}
+
+func (b *Budget) transport(next http.RoundTripper, urgent bool) http.RoundTripper {
 	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
-		if err := b.wait(r.Context()); err != nil {
+		if err := b.wait(r.Context(), urgent); err != nil {
 			return nil, err
 		}
 		resp, err := next.RoundTrip(r)

@@ -3,6 +3,7 @@ package inventory
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -42,8 +43,9 @@ func TestBudgetPacesBackgroundWorkAndKeepsTheReserve(t *testing.T) {
 		t.Errorf("background work ate into the reserve: %.1f left", remaining)
 	}
 	slept = 0
+	urgent := fakecloudtest.Client(c.URL, fakecloud.DefaultToken, hcloud.WithHTTPClient(&http.Client{Transport: b.UrgentTransport(http.DefaultTransport)}))
 	for range 5 {
-		if _, _, err := client.Location.GetByID(Urgent(t.Context()), 1); err != nil {
+		if _, _, err := urgent.Location.GetByID(t.Context(), 1); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,7 +59,35 @@ func TestBudgetWaitEndsWithTheContext(t *testing.T) {
 	b.known, b.limit, b.remaining, b.refill, b.seen = true, 3600, 0, 1, time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	if err := b.wait(ctx); err == nil {
+	if err := b.wait(ctx, false); err == nil {
 		t.Error("wait returned without budget or a cancelled context")
+	}
+}
+
+// TestUrgentAsksUseTheUrgentClient: an urgent ask (node initialisation)
+// reads through the urgent client, which may use the budget's reserve;
+// every other ask through the background client.
+func TestUrgentAsksUseTheUrgentClient(t *testing.T) {
+	c := cloudtest.Start(t, 2, fakecloud.Options{})
+	var background, urgent atomic.Int32
+	counted := func(n *atomic.Int32) hcloud.ClientOption {
+		return hcloud.WithHTTPClient(&http.Client{Transport: roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+			n.Add(1)
+			return http.DefaultTransport.RoundTrip(r)
+		})})
+	}
+	inv := NewInventory(fakecloudtest.Client(c.URL, fakecloud.DefaultToken, counted(&background)), nil).
+		WithUrgentClient(fakecloudtest.Client(c.URL, fakecloud.DefaultToken, counted(&urgent)))
+	if s, err := inv.ByServerName(t.Context(), "node-0000", Within(time.Minute).Urgently()); err != nil || s == nil {
+		t.Fatalf("urgent ask: %v %v", s, err)
+	}
+	if background.Load() != 0 || urgent.Load() != 1 {
+		t.Errorf("urgent ask: %d background and %d urgent requests, want 0 and 1", background.Load(), urgent.Load())
+	}
+	if _, err := inv.ByServerName(t.Context(), "node-0001", Within(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if background.Load() != 1 || urgent.Load() != 1 {
+		t.Errorf("background ask: %d background and %d urgent requests, want 1 and 1", background.Load(), urgent.Load())
 	}
 }

@@ -25,6 +25,7 @@ import (
 // a gap and the caller lists every server. Changes that leave no action
 // (a rename, a shutdown from inside) are the inventory's listing's to see.
 type Feed struct {
+	client  *hcloud.Client // polls through it unless told another (an urgent ask's)
 	streams []*actionStream
 	started bool
 	lastAt  time.Time // the API's clock at the last successful poll
@@ -33,7 +34,8 @@ type Feed struct {
 // actionStream follows one action listing.
 type actionStream struct {
 	name    string
-	list    func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error)
+	of      func(*hcloud.Client) actionLister  // its listing of a client
+	list    actionLister                       // ... of the client of the poll under way
 	horizon time.Time                          // every action started at or after it is in seen
 	seen    map[int64]time.Time                // ID -> started, in the window
 	running map[int64][]*hcloud.ActionResource // actions seen running: their end changes the server again
@@ -56,14 +58,17 @@ const (
 )
 
 func NewFeed(client *hcloud.Client) *Feed {
-	return &Feed{streams: []*actionStream{
-		newActionStream("server actions", client.Server.Action.List),
-		newActionStream("primary IP actions", client.PrimaryIP.Action.List),
+	return &Feed{client: client, streams: []*actionStream{
+		newActionStream("server actions", func(c *hcloud.Client) actionLister { return c.Server.Action.List }),
+		newActionStream("primary IP actions", func(c *hcloud.Client) actionLister { return c.PrimaryIP.Action.List }),
 	}}
 }
 
-func newActionStream(name string, list func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error)) *actionStream {
-	return &actionStream{name: name, list: list, seen: map[int64]time.Time{}, running: map[int64][]*hcloud.ActionResource{}}
+// actionLister is one action listing of a client.
+type actionLister func(context.Context, hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error)
+
+func newActionStream(name string, of func(*hcloud.Client) actionLister) *actionStream {
+	return &actionStream{name: name, of: of, seen: map[int64]time.Time{}, running: map[int64][]*hcloud.ActionResource{}}
 }
 
 // feedChanges is what a poll found: the servers and primary IPs whose
@@ -80,12 +85,17 @@ type feedChanges struct {
 // are the caller's listing's business, as are those an overflowing poll
 // did not read. Nothing is committed until every read
 // succeeded, so a failed poll's changes are read again by the next. The
-// caller serialises polls.
-func (f *Feed) poll(ctx context.Context, maxPages int) (feedChanges, error) {
+// caller serialises polls. It reads through c, or the feed's client when
+// c is nil.
+func (f *Feed) poll(ctx context.Context, c *hcloud.Client, maxPages int) (feedChanges, error) {
+	if c == nil {
+		c = f.client
+	}
 	var ch feedChanges
 	var commits []func()
 	var at time.Time
 	for _, s := range f.streams {
+		s.list = s.of(c)
 		commit, now, err := s.poll(ctx, maxPages, !f.started, &ch)
 		if err != nil {
 			return feedChanges{}, err

@@ -346,13 +346,15 @@ func TestFeedAsksRunningActionsByID(t *testing.T) {
 		return &hcloud.Action{ID: id, Status: status, Started: t0, Resources: []*hcloud.ActionResource{{ID: server, Type: hcloud.ActionResourceTypeServer}}}
 	}
 	var asked [][]int64
-	s := newActionStream("server actions", func(_ context.Context, o hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error) {
+	list := func(_ context.Context, o hcloud.ActionListOpts) ([]*hcloud.Action, *hcloud.Response, error) {
 		asked = append(asked, o.ID)
 		if len(o.ID) > 0 {
 			return []*hcloud.Action{action(7, 1, hcloud.ActionStatusSuccess)}, nil, nil // 8 is gone
 		}
 		return nil, &hcloud.Response{Meta: hcloud.Meta{Pagination: &hcloud.Pagination{}}}, nil
-	})
+	}
+	s := newActionStream("server actions", func(*hcloud.Client) actionLister { return list })
+	s.list = list
 	s.horizon = t0.Add(time.Hour)
 	s.running[7] = action(7, 1, hcloud.ActionStatusRunning).Resources
 	s.running[8] = action(8, 2, hcloud.ActionStatusRunning).Resources
@@ -378,10 +380,10 @@ func TestFeedFailedReadCommitsNothing(t *testing.T) {
 	if _, err := c.FC.AddFault(fakecloud.Rule{Method: "GET", Path: "/primary_ips/actions", Status: 503, Code: "unavailable", Count: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := inv.feed.poll(t.Context(), 3); err == nil {
+	if _, err := inv.feed.poll(t.Context(), nil, 3); err == nil {
 		t.Fatal("the failed read was not reported")
 	}
-	ch, err := inv.feed.poll(t.Context(), 3)
+	ch, err := inv.feed.poll(t.Context(), nil, 3)
 	if err != nil || !slices.Contains(ch.servers, c.Server(t, "node-0002").ID) {
 		t.Errorf("the poll after: %v, %v; want node-0002 changed", ch.servers, err)
 	}
@@ -473,7 +475,7 @@ func TestFeedIgnoresLoadBalancersPrimaryIPs(t *testing.T) {
 	before := inv.byID[other].seen
 	inv.mu.Unlock()
 	clk.Advance(time.Minute)
-	if err := inv.place(t.Context(), []int64{res.PrimaryIP.ID}, false, clk.Now()); err != nil {
+	if err := inv.place(t.Context(), inv.client, []int64{res.PrimaryIP.ID}, false, clk.Now()); err != nil {
 		t.Fatal(err)
 	}
 	inv.mu.Lock()

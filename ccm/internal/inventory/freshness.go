@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	"k8s.io/klog/v2"
 )
 
@@ -65,13 +66,16 @@ func (inv *Inventory) feedUsable(now time.Time) bool {
 // is read; when more changed than a listing has pages, or the feed may
 // have missed actions, it lists everything instead. If that fails, the
 // feed vouches for nothing until a listing succeeds.
-func (inv *Inventory) PollFeed(ctx context.Context) error {
+func (inv *Inventory) PollFeed(ctx context.Context) error { return inv.pollFeed(ctx, inv.client) }
+
+// pollFeed is PollFeed through a client.
+func (inv *Inventory) pollFeed(ctx context.Context, c *hcloud.Client) error {
 	_, err, _ := inv.flight.Do("feed", func() (any, error) {
 		start := inv.Now()
 		inv.mu.Lock()
 		pages := inv.pages()
 		inv.mu.Unlock()
-		ch, err := inv.feed.poll(ctx, pages)
+		ch, err := inv.feed.poll(ctx, c, pages)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +87,7 @@ func (inv *Inventory) PollFeed(ctx context.Context) error {
 		inv.mu.Lock()
 		unknown := inv.markChanged(ch, start)
 		inv.mu.Unlock()
-		if err := inv.place(ctx, unknown, ch.overflow || ch.gap, start); err != nil {
+		if err := inv.place(ctx, c, unknown, ch.overflow || ch.gap, start); err != nil {
 			inv.mu.Lock()
 			inv.ListedAt = time.Time{}
 			inv.mu.Unlock()
@@ -118,12 +122,12 @@ func (inv *Inventory) markChanged(ch feedChanges, start time.Time) []int64 {
 // place finds the servers now holding primary IPs the inventory did not
 // know, by reading them (up to 3) or by one listing; list forces the
 // listing.
-func (inv *Inventory) place(ctx context.Context, pips []int64, list bool, start time.Time) error {
+func (inv *Inventory) place(ctx context.Context, c *hcloud.Client, pips []int64, list bool, start time.Time) error {
 	if list || len(pips) > 3 {
-		return inv.Refresh(ctx)
+		return inv.refresh(ctx, c)
 	}
 	for _, id := range pips {
-		p, _, err := inv.client.PrimaryIP.GetByID(ctx, id)
+		p, _, err := c.PrimaryIP.GetByID(ctx, id)
 		if err != nil {
 			return err
 		}

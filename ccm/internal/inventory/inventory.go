@@ -24,6 +24,7 @@ import (
 // thing are coalesced.
 type Inventory struct {
 	client *hcloud.Client
+	urgent *hcloud.Client // for urgent asks (Freshness.Urgently); client when unset
 	Now    func() time.Time
 	Stats  *Stats
 
@@ -106,14 +107,29 @@ func NewInventory(client *hcloud.Client, now func() time.Time) *Inventory {
 		asked: map[time.Duration]map[string]time.Time{}, runs: map[string]run{}}
 }
 
+// WithUrgentClient gives urgent asks (Freshness.Urgently) a client of
+// their own, paced as node initialisation (Budget.UrgentTransport).
+func (inv *Inventory) WithUrgentClient(c *hcloud.Client) *Inventory {
+	inv.urgent = c
+	return inv
+}
+
+// clientFor is the client that answers an ask of f.
+func (inv *Inventory) clientFor(f Freshness) *hcloud.Client {
+	if f.urgent && inv.urgent != nil {
+		return inv.urgent
+	}
+	return inv.client
+}
+
 // ByServerID returns the server with the ID as fresh as f asks, or nil
 // when the API confirmed it does not exist. Any failure is an error.
 func (inv *Inventory) ByServerID(ctx context.Context, id int64, f Freshness) (*hcloud.Server, error) {
 	key := "id:" + strconv.FormatInt(id, 10)
 	// IDs are never reused, so a server the API says is gone stays gone:
 	// the absence is remembered like a server, until the next listing.
-	return inv.lookup(ctx, key, f, func() *entry { return inv.byID[id] }, func(ctx context.Context) (*hcloud.Server, error) {
-		s, _, err := inv.client.Server.GetByID(ctx, id)
+	return inv.lookup(ctx, key, f, func() *entry { return inv.byID[id] }, func(ctx context.Context, c *hcloud.Client) (*hcloud.Server, error) {
+		s, _, err := c.Server.GetByID(ctx, id)
 		return s, err
 	}, func(now time.Time) { inv.markGone(id, now) })
 }
@@ -133,8 +149,8 @@ func (inv *Inventory) KnownName(name string) *hcloud.Server {
 func (inv *Inventory) ByServerName(ctx context.Context, name string, f Freshness) (*hcloud.Server, error) {
 	// A name may be taken by a new server any moment, so its absence is
 	// not remembered.
-	return inv.lookup(ctx, "name:"+name, f, func() *entry { return inv.byName[name] }, func(ctx context.Context) (*hcloud.Server, error) {
-		s, _, err := inv.client.Server.GetByName(ctx, name)
+	return inv.lookup(ctx, "name:"+name, f, func() *entry { return inv.byName[name] }, func(ctx context.Context, c *hcloud.Client) (*hcloud.Server, error) {
+		s, _, err := c.Server.GetByName(ctx, name)
 		return s, err
 	}, nil)
 }
@@ -143,7 +159,7 @@ func (inv *Inventory) ByServerName(ctx context.Context, name string, f Freshness
 // when that is cheaper). gone, when set, records a confirmed absence; the
 // caller holds mu when it runs.
 func (inv *Inventory) lookup(ctx context.Context, key string, f Freshness, cached func() *entry,
-	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time)) (*hcloud.Server, error) {
+	fetch func(context.Context, *hcloud.Client) (*hcloud.Server, error), gone func(time.Time)) (*hcloud.Server, error) {
 	requested := false
 	s, err := inv.lookupNoting(ctx, key, f, cached, fetch, gone, &requested)
 	if err == nil {
@@ -154,7 +170,7 @@ func (inv *Inventory) lookup(ctx context.Context, key string, f Freshness, cache
 
 // lookupNoting is lookup; it sets requested when it asked the API.
 func (inv *Inventory) lookupNoting(ctx context.Context, key string, f Freshness, cached func() *entry,
-	fetch func(context.Context) (*hcloud.Server, error), gone func(time.Time), requested *bool) (*hcloud.Server, error) {
+	fetch func(context.Context, *hcloud.Client) (*hcloud.Server, error), gone func(time.Time), requested *bool) (*hcloud.Server, error) {
 	now := inv.Now()
 	inv.mu.Lock()
 	asked := inv.asked[f.maxAge]
@@ -178,6 +194,7 @@ func (inv *Inventory) lookupNoting(ctx context.Context, key string, f Freshness,
 		// them all, instead of a request or a listing each time.
 		trustFeed = runLen > 0 && runLen < f.ceiling && inv.earlyRuns(now, f.ceiling) > earlyAlone
 	}
+	client := inv.clientFor(f)
 	e := cached()
 	if e != nil && inv.fresh(e, now, maxAge, trustFeed) {
 		inv.mu.Unlock()
@@ -190,7 +207,7 @@ func (inv *Inventory) lookupNoting(ctx context.Context, key string, f Freshness,
 		// nothing: the entry is fetched as without a feed.
 		inv.mu.Unlock()
 		*requested = true
-		err := inv.PollFeed(ctx)
+		err := inv.pollFeed(ctx, client)
 		inv.mu.Lock()
 		if err != nil {
 			klog.V(2).InfoS("Reading the actions failed; reading the server instead", "err", err)
@@ -207,7 +224,7 @@ func (inv *Inventory) lookupNoting(ctx context.Context, key string, f Freshness,
 
 	*requested = true
 	if listFirst {
-		if err := inv.Refresh(ctx); err != nil {
+		if err := inv.refresh(ctx, client); err != nil {
 			return nil, err
 		}
 		inv.mu.Lock()
@@ -220,7 +237,7 @@ func (inv *Inventory) lookupNoting(ctx context.Context, key string, f Freshness,
 		// Not in the listing: the targeted request below confirms it is gone.
 	}
 	v, err, _ := inv.flight.Do(key, func() (any, error) {
-		s, err := fetch(ctx)
+		s, err := fetch(ctx, client)
 		if err != nil {
 			return nil, err
 		}
@@ -291,9 +308,12 @@ func (inv *Inventory) fresh(e *entry, now time.Time, maxAge time.Duration, trust
 
 // Refresh lists every server (coalesced with concurrent refreshes) and
 // replaces the inventory with what it found.
-func (inv *Inventory) Refresh(ctx context.Context) error {
+func (inv *Inventory) Refresh(ctx context.Context) error { return inv.refresh(ctx, inv.client) }
+
+// refresh is Refresh through a client.
+func (inv *Inventory) refresh(ctx context.Context, c *hcloud.Client) error {
 	_, err, _ := inv.flight.Do("all", func() (any, error) {
-		servers, err := inv.client.Server.All(ctx)
+		servers, err := c.Server.All(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("list servers: %w", err)
 		}

@@ -25,12 +25,22 @@ type Freshness struct {
 	since time.Time
 	// caller names who asks, for the server cache metrics (For).
 	caller string
+	// urgent asks for node initialisation (Urgently).
+	urgent bool
 }
 
 // For is f asked by a caller, as the official CCM's server cache metrics
 // name its subsystems (instances_v2, routes).
 func (f Freshness) For(caller string) Freshness {
 	f.caller = caller
+	return f
+}
+
+// Urgently is f asked for node initialisation: its requests (reads,
+// listings, polls of the feed) go through the inventory's urgent client,
+// which may use the budget's reserve.
+func (f Freshness) Urgently() Freshness {
+	f.urgent = true
 	return f
 }
 
