@@ -318,8 +318,12 @@ servers:
 	if bad == string(data) {
 		t.Fatal("the export has no placement_group list to break")
 	}
-	if err := back.Import([]byte(bad)); err == nil || !strings.Contains(err.Error(), "kinds.placement_group") {
-		t.Errorf("import of a twice-named group: %v, want an error naming kinds.placement_group", err)
+	if err := back.Import([]byte(bad)); err == nil || !strings.Contains(err.Error(), "kinds.placement_group[1].id: 1 appears twice") {
+		t.Errorf("import of a group's ID twice: %v, want an error naming kinds.placement_group", err)
+	}
+	sameName := strings.Replace(string(data), `"placement_group": [`, `"placement_group": [{"id": 1, "name": "db", "labels": {}, "type": "spread", "created": "2026-01-01T00:00:00Z", "servers": null}, `, 1)
+	if err := back.Import([]byte(sameName)); err == nil || !strings.Contains(err.Error(), `kinds.placement_group[1].name: "db" appears twice`) {
+		t.Errorf("import of a group's name twice: %v, want an error naming kinds.placement_group", err)
 	}
 	if _, err := ParseWorld([]byte(`servers: [{name: x, placement_group: nowhere}]`)); err != nil {
 		t.Fatal(err)

@@ -41,8 +41,9 @@ func TestCommandsFromTheKinds(t *testing.T) {
 // actions have, as the kinds declare them.
 func TestReferenceActionCommands(t *testing.T) {
 	var rows [][]string
-	byFamily := commandsByFamily(registry())
-	for _, k := range registry() {
+	list, _ := kinds()
+	byFamily := commandsByFamily(list)
+	for _, k := range list {
 		var cmds []string
 		for _, c := range byFamily[k.name] {
 			cmds = append(cmds, refdoc.Code(c))

@@ -63,9 +63,9 @@ type kind struct {
 // restored (the world's Reset empties it).
 type ownTable struct {
 	export func(w *project) (json.RawMessage, error)
-	// load fills the table; last is the kind's ID counter, which must not
-	// be below an ID of the table.
-	load func(w *project, data json.RawMessage, last int64) error
+	// load fills the table, checked as the world's own lists are (IDs,
+	// names, the kind's ID counter in lastIDs); it reports every fault.
+	load func(w *project, data json.RawMessage, lastIDs map[string]int64) []error
 }
 
 // registry is every kind the world simulates, one line each.
@@ -82,38 +82,37 @@ func registry() []kind {
 	}
 }
 
-// kinds indexes the registry by name; a name given twice is a programming
-// error.
-func kinds() map[string]*kind {
-	out := map[string]*kind{}
+// kinds is the registry in registration order and indexed by name; a name
+// given twice is a programming error.
+func kinds() ([]*kind, map[string]*kind) {
+	var list []*kind
+	byName := map[string]*kind{}
 	for _, k := range registry() {
-		if _, dup := out[k.name]; dup {
+		if _, dup := byName[k.name]; dup {
 			panic("fakecloud: kind " + k.name + " registered twice")
 		}
-		out[k.name] = &k
+		list = append(list, &k)
+		byName[k.name] = &k
 	}
-	return out
+	return list, byName
 }
 
 // Commands are the commands of the actions fakecloud records, sorted: an
 // action fault may name only these (or *). They come from the kinds'
 // declarations, and the runner starts no other (startAction panics).
 func Commands() []string {
+	list, _ := kinds()
 	var out []string
-	for _, cmds := range commandsByFamily(registry()) {
-		for _, c := range cmds {
-			if !slices.Contains(out, c) {
-				out = append(out, c)
-			}
-		}
+	for _, cmds := range commandsByFamily(list) {
+		out = append(out, cmds...)
 	}
 	slices.Sort(out)
-	return out
+	return slices.Compact(out)
 }
 
 // commandsByFamily are the commands listed under each kind's endpoints:
 // its own and those other kinds start on its resources, sorted.
-func commandsByFamily(ks []kind) map[string][]string {
+func commandsByFamily(ks []*kind) map[string][]string {
 	out := map[string][]string{}
 	for _, k := range ks {
 		out[k.name] = append(out[k.name], k.commands...)
@@ -169,7 +168,9 @@ func (k kindOf[T]) find(w *project, id int64) (*T, *apierr.Error) {
 // ownKind is the handle of a kind whose table the registry keeps (no
 // field of the project): it is reset with the world, adopted with it and
 // saved under the snapshot's "kinds", as a list in ID order.
-func ownKind[T any](name string, id func(*T) int64) (kindOf[T], *ownTable) {
+// key gives a resource's ID and its name, which is unique within the kind
+// ("" for none).
+func ownKind[T any](name string, key func(*T) (int64, string)) (kindOf[T], *ownTable) {
 	k := kindOf[T]{name: name, table: func(w *project) *Table[T] {
 		t, ok := w.owned[name].(*Table[T])
 		if !ok {
@@ -183,23 +184,18 @@ func ownKind[T any](name string, id func(*T) int64) (kindOf[T], *ownTable) {
 		export: func(w *project) (json.RawMessage, error) {
 			return json.Marshal(deepCopy(k.table(w).All()))
 		},
-		load: func(w *project, data json.RawMessage, last int64) error {
+		load: func(w *project, data json.RawMessage, lastIDs map[string]int64) []error {
 			var items []*T
 			if err := strictDecode(data, &items); err != nil {
-				return fmt.Errorf("kinds.%s: %w", name, err)
+				return []error{fmt.Errorf("kinds.%s: %w", name, err)}
+			}
+			if errs := checkIDs("kinds."+name, name, lastIDs, items, key); len(errs) > 0 {
+				return errs
 			}
 			t := k.table(w)
-			for i, it := range items {
-				if it == nil || id(it) < 1 {
-					return fmt.Errorf("kinds.%s[%d]: not a resource with a positive ID", name, i)
-				}
-				if _, dup := t.Get(id(it)); dup {
-					return fmt.Errorf("kinds.%s[%d].id: %d appears twice", name, i, id(it))
-				}
-				if id(it) > last {
-					return fmt.Errorf("last_ids.%s: %d is below the largest %s ID %d", name, last, name, id(it))
-				}
-				t.Put(id(it), it)
+			for _, it := range items {
+				id, _ := key(it)
+				t.Put(id, it)
 			}
 			return nil
 		},

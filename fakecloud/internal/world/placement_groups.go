@@ -28,7 +28,7 @@ const (
 
 // placementGroups is the placement group kind's handle; the registry
 // keeps its table, and a snapshot its list under kinds.
-var placementGroups, placementGroupTable = ownKind("placement_group", func(g *schema.PlacementGroup) int64 { return g.ID })
+var placementGroups, placementGroupTable = ownKind("placement_group", func(g *schema.PlacementGroup) (int64, string) { return g.ID, g.Name })
 
 // placementGroupKind declares placement groups: what a server's view
 // shows of them and what a server order naming one does.

@@ -169,17 +169,17 @@ func (w *project) Adopt(o *project) {
 func uniqueIDs(st Snapshot) []error {
 	last := st.LastIDs
 	var errs []error
-	errs = append(errs, checkIDs("servers", last, st.Servers, func(s *StoredServer) (int64, string) { return s.ID, s.Name })...)
-	errs = append(errs, checkIDs("load_balancers", last, st.LoadBalancers, func(lb *StoredLoadBalancer) (int64, string) { return lb.ID, lb.Name })...)
-	errs = append(errs, checkIDs("networks", last, st.Networks, func(n *schema.Network) (int64, string) { return n.ID, n.Name })...)
-	errs = append(errs, checkIDs("certificates", last, st.Certificates, func(c *schema.Certificate) (int64, string) { return c.ID, c.Name })...)
-	errs = append(errs, checkIDs("ssh_keys", last, st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
+	errs = append(errs, checkIDs("servers", "server", last, st.Servers, func(s *StoredServer) (int64, string) { return s.ID, s.Name })...)
+	errs = append(errs, checkIDs("load_balancers", "load_balancer", last, st.LoadBalancers, func(lb *StoredLoadBalancer) (int64, string) { return lb.ID, lb.Name })...)
+	errs = append(errs, checkIDs("networks", "network", last, st.Networks, func(n *schema.Network) (int64, string) { return n.ID, n.Name })...)
+	errs = append(errs, checkIDs("certificates", "certificate", last, st.Certificates, func(c *schema.Certificate) (int64, string) { return c.ID, c.Name })...)
+	errs = append(errs, checkIDs("ssh_keys", "ssh_key", last, st.SSHKeys, func(k *schema.SSHKey) (int64, string) { return k.ID, k.Name })...)
 	errs = append(errs, uniqueField("ssh_keys", "fingerprint", st.SSHKeys, func(k *schema.SSHKey) string { return k.Fingerprint })...)
-	errs = append(errs, checkIDs("primary_ips", last, st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
-	errs = append(errs, checkIDs("images", last, st.Images, func(im *schema.Image) (int64, string) { return im.ID, "" })...)
+	errs = append(errs, checkIDs("primary_ips", "primary_ip", last, st.PrimaryIPs, func(p *schema.PrimaryIP) (int64, string) { return p.ID, p.Name })...)
+	errs = append(errs, checkIDs("images", "image", last, st.Images, func(im *schema.Image) (int64, string) { return im.ID, "" })...)
 	// Robot allows several servers of one name.
-	errs = append(errs, checkIDs("dedicated_servers", last, st.DedicatedServers, func(d *dedicated.Server) (int64, string) { return d.Number, "" })...)
-	return append(errs, checkIDs("actions", last, st.Actions, func(a *StoredAction) (int64, string) { return a.ID, "" })...)
+	errs = append(errs, checkIDs("dedicated_servers", "dedicated_server", last, st.DedicatedServers, func(d *dedicated.Server) (int64, string) { return d.Number, "" })...)
+	return append(errs, checkIDs("actions", "action", last, st.Actions, func(a *StoredAction) (int64, string) { return a.ID, "" })...)
 }
 
 // load fills an empty world from a snapshot, checking what a world needs
@@ -288,9 +288,9 @@ func putAll[T any](t *Table[T], items []*T, id func(*T) int64) {
 
 // checkIDs reports entries that are null, lack a positive ID, or repeat
 // an ID or a (non-empty) name, and an ID counter below the largest ID, so
-// that the next resource would take an ID in use. kind is plural, as in a
-// snapshot; last_ids names it in the singular.
-func checkIDs[T any](kind string, lastIDs map[string]int64, items []*T, key func(*T) (int64, string)) []error {
+// that the next resource would take an ID in use. kind names the list as
+// the snapshot does; counter is its ID counter in last_ids.
+func checkIDs[T any](kind, counter string, lastIDs map[string]int64, items []*T, key func(*T) (int64, string)) []error {
 	var errs []error
 	ids := map[int64]bool{}
 	var largest int64
@@ -308,7 +308,7 @@ func checkIDs[T any](kind string, lastIDs map[string]int64, items []*T, key func
 		}
 		ids[id], largest = true, max(largest, id)
 	}
-	if counter := strings.TrimSuffix(kind, "s"); lastIDs[counter] < largest {
+	if lastIDs[counter] < largest {
 		errs = append(errs, fmt.Errorf("last_ids.%s: %d is below the largest %s ID %d", counter, lastIDs[counter], counter, largest))
 	}
 	return append(errs, uniqueField(kind, "name", items, func(it *T) string { _, name := key(it); return name })...)
@@ -341,9 +341,7 @@ func (w *project) loadOwned(st Snapshot) []error {
 			errs = append(errs, fmt.Errorf("kinds.%s: is not a kind fakecloud keeps", name))
 			continue
 		}
-		if err := k.own.load(w, data, st.LastIDs[name]); err != nil {
-			errs = append(errs, err)
-		}
+		errs = append(errs, k.own.load(w, data, st.LastIDs)...)
 	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errs

@@ -130,11 +130,8 @@ func newProject(c Config) *project {
 	if w.Now == nil {
 		w.Now = time.Now
 	}
-	w.kinds = kinds()
-	for _, k := range registry() {
-		w.kindList = append(w.kindList, w.kinds[k.name])
-	}
-	w.commands = commandsByFamily(registry())
+	w.kindList, w.kinds = kinds()
+	w.commands = commandsByFamily(w.kindList)
 	w.Reset()
 	return w
 }
