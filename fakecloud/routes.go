@@ -128,6 +128,21 @@ func apiRoutes() []route {
 		{"POST", "/primary_ips/{id}/actions/change_dns_ptr", actOn("primary_ip", (*tx).ChangePrimaryIPDNSPtr)},
 		{"POST", "/primary_ips/{id}/actions/{action}", unknownAction("primary_ips")},
 
+		{"GET", "/floating_ips", listFloatingIPs},
+		{"POST", "/floating_ips", create((*tx).CreateFloatingIP, asIs[world.FloatingIPCreated])},
+		{"GET", "/floating_ips/{id}", get((*tx).FloatingIP, oneFloatingIP)},
+		{"PUT", "/floating_ips/{id}", update("floating_ip", (*tx).UpdateFloatingIP, oneFloatingIP)},
+		{"DELETE", "/floating_ips/{id}", del((*tx).DeleteFloatingIP)},
+		{"GET", "/floating_ips/actions", listActions("floating_ip")},
+		{"GET", "/floating_ips/actions/{action}", getAction("floating_ip")},
+		{"GET", "/floating_ips/{id}/actions", listResourceActions("floating_ip")},
+		{"GET", "/floating_ips/{id}/actions/{action}", getResourceAction("floating_ip")},
+		{"POST", "/floating_ips/{id}/actions/assign", actOn("floating_ip", (*tx).AssignFloatingIP)},
+		{"POST", "/floating_ips/{id}/actions/unassign", actOnBodyless("floating_ip", (*tx).UnassignFloatingIP)},
+		{"POST", "/floating_ips/{id}/actions/change_protection", actOn("floating_ip", (*tx).ChangeFloatingIPProtection)},
+		{"POST", "/floating_ips/{id}/actions/change_dns_ptr", actOn("floating_ip", (*tx).ChangeFloatingIPDNSPtr)},
+		{"POST", "/floating_ips/{id}/actions/{action}", unknownAction("floating_ips")},
+
 		{"GET", "/ssh_keys", listSSHKeys},
 		{"POST", "/ssh_keys", create((*tx).CreateSSHKey, oneSSHKey)},
 		{"GET", "/ssh_keys/{id}", get((*tx).SSHKey, oneSSHKey)},
@@ -156,10 +171,6 @@ func apiRoutes() []route {
 		{"GET", "/pricing", pricing},
 
 		// Action listings of families fakecloud does not simulate: empty.
-		{"GET", "/floating_ips/actions", listActions("floating_ip")},
-		{"GET", "/floating_ips/actions/{action}", getAction("floating_ip")},
-		{"GET", "/floating_ips/{id}/actions", listResourceActions("floating_ip")},
-		{"GET", "/floating_ips/{id}/actions/{action}", getResourceAction("floating_ip")},
 		{"GET", "/volumes/actions", listActions("volume")},
 		{"GET", "/volumes/actions/{action}", getAction("volume")},
 		{"GET", "/volumes/{id}/actions", listResourceActions("volume")},

@@ -79,7 +79,36 @@ func plant(tx *world.Tx, seed World) error {
 			return err
 		}
 	}
+	for _, fip := range seed.FloatingIPs {
+		if err := seedFloatingIP(tx, fip, byName); err != nil {
+			return fmt.Errorf("seed floating_ip %s: %w", fip.Name, err)
+		}
+	}
 	return tx.AddDedicatedServers(seed.DedicatedServers)
+}
+
+func seedFloatingIP(tx *world.Tx, fip SeedFloatingIP, byName map[string]int64) error {
+	req := world.FloatingIPCreateRequest{Name: &fip.Name, Type: fip.Type, Labels: labelsOf(fip.Labels)}
+	if fip.Description != "" {
+		req.Description = &fip.Description
+	}
+	if fip.Server != "" {
+		id, ok := byName["server/"+fip.Server]
+		if !ok {
+			return fmt.Errorf("server %q is not in the seed world", fip.Server)
+		}
+		req.Server = &id
+	}
+	if fip.HomeLocation != "" || fip.Server == "" {
+		req.HomeLocation = &schema.IDOrName{Name: cmp.Or(fip.HomeLocation, "fsn1")}
+	}
+	created, err := seedOp(tx, "/floating_ips", "", req, (*world.Tx).CreateFloatingIP)
+	if err != nil {
+		return err
+	}
+	tx.SetSeedProtection("floating_ip", created.FloatingIP.ID, fip.Protected)
+	tx.SetFloatingIPBlocked(created.FloatingIP.ID, fip.Blocked)
+	return nil
 }
 
 func seedServer(tx *world.Tx, sv SeedServer, byName map[string]int64) error {

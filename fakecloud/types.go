@@ -10,8 +10,8 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs, placement groups and dedicated servers a
-// fakecloud starts with. Resources refer to each other by name.
+// SSH keys, spare primary IPs, placement groups, floating IPs and
+// dedicated servers a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World = seed.World
 
@@ -22,6 +22,10 @@ type SeedPrimaryIP = seed.SeedPrimaryIP
 // SeedPlacementGroup is a placement group of type spread; servers join
 // it by name.
 type SeedPlacementGroup = seed.SeedPlacementGroup
+
+// SeedFloatingIP is a floating IP, assigned to a seed server by name or
+// homed in a location.
+type SeedFloatingIP = seed.SeedFloatingIP
 
 // SeedSSHKey is an SSH key of a seed world.
 type SeedSSHKey = seed.SeedSSHKey

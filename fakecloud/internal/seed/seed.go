@@ -15,8 +15,8 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs, placement groups and dedicated servers a
-// fakecloud starts with. Resources refer to each other by name.
+// SSH keys, spare primary IPs, placement groups, floating IPs and
+// dedicated servers a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World struct {
 	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
@@ -27,6 +27,9 @@ type World struct {
 	PrimaryIPs    []SeedPrimaryIP    `json:"primary_ips,omitempty"`
 	// PlacementGroups are spread groups; servers join one by name.
 	PlacementGroups []SeedPlacementGroup `json:"placement_groups,omitempty"`
+	// FloatingIPs are floating IPs, each homed in a location or assigned
+	// to a server of the seed by name.
+	FloatingIPs []SeedFloatingIP `json:"floating_ips,omitempty"`
 	// DedicatedServers are the Robot webservice's servers.
 	DedicatedServers []dedicated.SeedDedicatedServer `json:"dedicated_servers,omitempty"`
 }
@@ -44,6 +47,19 @@ type SeedPrimaryIP struct {
 type SeedPlacementGroup struct {
 	Name   string            `json:"name"`
 	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// SeedFloatingIP is a floating IP: assigned to a server of the seed, or
+// homed in a location (fsn1 by default).
+type SeedFloatingIP struct {
+	Name         string            `json:"name"`
+	Type         string            `json:"type"`                    // ipv4 or ipv6
+	Server       string            `json:"server,omitempty"`        // a seed server's name
+	HomeLocation string            `json:"home_location,omitempty"` // default the server's, or fsn1
+	Description  string            `json:"description,omitempty"`
+	Labels       map[string]string `json:"labels,omitempty"`
+	Protected    bool              `json:"protected,omitempty"` // delete protection
+	Blocked      bool              `json:"blocked,omitempty"`   // blocked by the provider, as for abuse
 }
 
 // SeedSSHKey is an SSH key of a seed world.

@@ -114,17 +114,32 @@ func checkInvariants(st *Snapshot) []error {
 			holdPublic(ip, who)
 		}
 	}
+	holdIPv6 := ipv6Holder(st, bad)
+	for _, p := range st.PrimaryIPs {
+		if p.Type == "ipv6" {
+			holdIPv6(p.IP, fmt.Sprintf("primary IP %d", p.ID))
+		}
+	}
+	for _, lb := range st.LoadBalancers {
+		holdIPv6(lb.PublicNet.IPv6.IP, fmt.Sprintf("load balancer %d", lb.ID))
+	}
+	c := &snapshotCheck{bad: bad, holdPublic: holdPublic, holdIPv6: holdIPv6, servers: holders["server"]}
+	list, _ := kinds()
+	for _, k := range list {
+		if data, ok := st.Kinds[k.name]; ok && k.check != nil {
+			k.check(data, c)
+		}
+	}
 	checkPool(st.PublicIPv4, public, bad)
-	checkIPv6(st, bad)
 	return errs
 }
 
-// checkIPv6: each /64 fakecloud handed out (to a server's primary IP or a
-// load balancer) has one holder and was counted, so none is handed out
-// again.
-func checkIPv6(st *Snapshot, bad func(string, ...any)) {
+// ipv6Holder records the /64s fakecloud handed out (to a primary IP, a
+// load balancer or a floating IP): each has one holder and was counted,
+// so none is handed out again.
+func ipv6Holder(st *Snapshot, bad func(string, ...any)) func(ip, who string) {
 	held := map[netip.Prefix]string{}
-	hold := func(ip, who string) {
+	return func(ip, who string) {
 		a, err := netip.ParseAddr(strings.TrimSuffix(ip, "/64"))
 		if err != nil || !netaddr.PublicIPv6Cloud.Contains(a) {
 			return
@@ -139,14 +154,15 @@ func checkIPv6(st *Snapshot, bad func(string, ...any)) {
 			bad("%s: IPv6 network %s is beyond the counter public_ipv6 %d", who, p, st.PublicIPv6)
 		}
 	}
-	for _, p := range st.PrimaryIPs {
-		if p.Type == "ipv6" {
-			hold(p.IP, fmt.Sprintf("primary IP %d", p.ID))
-		}
-	}
-	for _, lb := range st.LoadBalancers {
-		hold(lb.PublicNet.IPv6.IP, fmt.Sprintf("load balancer %d", lb.ID))
-	}
+}
+
+// snapshotCheck is what a kind's table kept by the registry is checked
+// against in a snapshot: the addresses others hold, and the servers.
+type snapshotCheck struct {
+	bad        func(format string, args ...any)
+	holdPublic func(ip, who string) // a public IPv4 address
+	holdIPv6   func(ip, who string) // a public /64
+	servers    map[int64]bool
 }
 
 // networkSubnets parses each network's subnets, reporting ranges that are

@@ -54,6 +54,10 @@ type kind struct {
 	// locked is what a request on a resource held by an action answers
 	// (locked by default).
 	locked func(id int64) *apierr.Error
+	// check reports what breaks the world's invariants in the kind's table
+	// of a snapshot (its JSON under kinds): the addresses it holds, the
+	// resources it names.
+	check func(data json.RawMessage, c *snapshotCheck)
 	// own is a table the registry keeps, for a kind whose table is not a
 	// field of the project: its snapshot under the snapshot's "kinds".
 	own *ownTable
@@ -79,6 +83,7 @@ func registry() []kind {
 		primaryIPKind(),
 		imageKind(),
 		placementGroupKind(),
+		floatingIPKind(),
 	}
 }
 
