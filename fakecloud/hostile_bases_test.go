@@ -44,6 +44,7 @@ servers:
   - {name: bare-1, status: "off", public_ipv4: false}
 primary_ips: [{name: spare-ipv4, type: ipv4}]
 placement_groups: [{name: spread-1, labels: {role: worker}}]
+floating_ips: [{name: vip, type: ipv4, server: control-plane-1, labels: {role: ingress}}]
 load_balancers:
   - name: ingress
     location: fsn1
@@ -112,6 +113,14 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 		t.Fatalf("the seed's placement groups in the export: %v %s", err, st.Kinds["placement_group"])
 	}
 	refs["{pg}"] = fmt.Sprint(groups[0].ID)
+	var fips []struct {
+		ID int64  `json:"id"`
+		IP string `json:"ip"`
+	}
+	if err := json.Unmarshal(st.Kinds["floating_ip"], &fips); err != nil || len(fips) == 0 {
+		t.Fatalf("the seed's floating IPs in the export: %v %s", err, st.Kinds["floating_ip"])
+	}
+	refs["{fip}"], refs["{fip_ip}"] = fmt.Sprint(fips[0].ID), fips[0].IP
 	for _, p := range st.PrimaryIPs {
 		if p.Name == "spare-ipv4" {
 			refs["{pip_free}"], refs["{pip_free_ip}"] = fmt.Sprint(p.ID), p.IP
@@ -186,6 +195,11 @@ var validRequests = map[string]validRequest{
 	"POST /primary_ips/{id}/actions/change_dns_ptr":    {id: "{pip_free}", body: `{"ip":"{pip_free_ip}","dns_ptr":"spare.example.com"}`},
 
 	"POST /ssh_keys":                                         {body: `{"name":"key-2","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIDlRNrF3U6ZSu1AszStn8856LzzPgRk8nsuDkfvaUFgo x","labels":{"env":"prod"}}`},
+	"POST /floating_ips":                                     {body: `{"type":"ipv4","home_location":"fsn1","name":"fip-2","description":"spare","labels":{"env":"prod"}}`},
+	"PUT /floating_ips/{id}":                                 {id: "{fip}", body: `{"name":"vip-renamed","description":"ingress","labels":{"env":"prod"}}`},
+	"POST /floating_ips/{id}/actions/assign":                 {id: "{fip}", body: `{"server":{server_off}}`},
+	"POST /floating_ips/{id}/actions/change_dns_ptr":         {id: "{fip}", body: `{"ip":"{fip_ip}","dns_ptr":"vip.example.com"}`},
+	"POST /floating_ips/{id}/actions/change_protection":      {id: "{fip}", body: `{"delete":true}`},
 	"POST /placement_groups":                                 {body: `{"name":"pg-2","type":"spread","labels":{"env":"prod"}}`},
 	"PUT /placement_groups/{id}":                             {id: "{pg}", body: `{"name":"pg-renamed","labels":{"env":"prod"}}`},
 	"POST /servers/{id}/actions/add_to_placement_group":      {id: "{server_bare}", body: `{"placement_group":{pg}}`},
