@@ -349,3 +349,31 @@ func reverse(ip string) string {
 	slices.Reverse(parts)
 	return strings.Join(parts, ".")
 }
+
+// TestFloatingIPLockEvent: a lock event holds a floating IP as it holds
+// any kind's resource.
+func TestFloatingIPLockEvent(t *testing.T) {
+	clock := newClock()
+	f := newFixture(t, Options{Now: clock.Now})
+	ctx := t.Context()
+	res, _, err := f.client.FloatingIP.Create(ctx, hcloud.FloatingIPCreateOpts{Type: hcloud.FloatingIPTypeIPv4, HomeLocation: &hcloud.Location{Name: "fsn1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.fc.Apply(Event{Type: "lock", Resource: "floating_ip", ID: res.FloatingIP.ID, For: Duration(30 * time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.client.FloatingIP.ChangeProtection(ctx, res.FloatingIP, hcloud.FloatingIPChangeProtectionOpts{Delete: hcloud.Ptr(true)}); !hcloud.IsError(err, hcloud.ErrorCodeLocked) {
+		t.Errorf("change_protection while locked: %v, want locked", err)
+	}
+	if _, err := f.client.FloatingIP.Delete(ctx, res.FloatingIP); !hcloud.IsError(err, hcloud.ErrorCodeLocked) {
+		t.Errorf("delete while locked: %v, want locked", err)
+	}
+	clock.Advance(time.Minute)
+	if _, err := f.client.FloatingIP.Delete(ctx, res.FloatingIP); err != nil {
+		t.Errorf("delete once the lock ended: %v", err)
+	}
+	if err := f.fc.Apply(Event{Type: "lock", Resource: "storage_box", ID: 1, For: Duration(time.Second)}); err == nil || !strings.Contains(err.Error(), "floating_ip") {
+		t.Errorf("a lock on what is no kind: %v, want an error listing the kinds", err)
+	}
+}

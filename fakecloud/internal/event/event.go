@@ -32,7 +32,7 @@ type Event struct {
 	IP               string            `json:"ip,omitempty"`          // set_target_health (an ip target), set_server_ip (the new address)
 	ListenPort       int               `json:"listen_port,omitempty"` // set_target_health; 0 for every service
 	Health           string            `json:"health,omitempty"`      // set_target_health: healthy, unhealthy, unknown, or checked to end it
-	Resource         string            `json:"resource,omitempty"`    // lock: server, load_balancer, network or certificate
+	Resource         string            `json:"resource,omitempty"`    // lock: a kind's name, e.g. server, load_balancer, floating_ip
 	ID               int64             `json:"id,omitempty"`          // lock
 	For              jsontime.Duration `json:"for,omitempty"`         // lock
 	Network          int64             `json:"network,omitempty"`     // set_server_ip: change the IP in this network instead of the public IPv4
@@ -71,8 +71,6 @@ var eventFields = map[string][]string{
 // eventTypes lists the event types in the order errors name them.
 var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip"},
 	DedicatedTypes...)
-
-var lockResources = []string{"server", "load_balancer", "network", "certificate"}
 
 // Check reports every problem of an event's shape at once, naming the
 // field: an unknown type, a missing or unused field, a value out of range.
@@ -149,8 +147,8 @@ func (e Event) check() error {
 			bad("health", "%q is not one of healthy, unhealthy, unknown, checked", e.Health)
 		}
 	case "lock":
-		if !slices.Contains(lockResources, e.Resource) {
-			bad("resource", "%q is not one of server, load_balancer, network, certificate", e.Resource)
+		if e.Resource == "" { // which kinds there are, the world judges
+			bad("resource", "a lock names the kind of what it holds, e.g. server, load_balancer, floating_ip")
 		}
 		if e.ID == 0 && !(e.Resource == "server" && server) && !(e.Resource == "load_balancer" && e.LoadBalancerName != "") {
 			bad("id", "a lock needs the resource's id (or server, server_name, load_balancer_name for those)")
@@ -181,7 +179,7 @@ var eventDocs = map[string]string{
 	"power_off_server":  "powers the server off; records `stop_server`, or, under pessimistic realism, nothing (a shutdown from inside the server)",
 	"power_on_server":   "powers the server on; records `start_server`",
 	"set_target_health": "sets a load balancer target's `health_status` (`healthy`, `unhealthy`, `unknown`) for the service on `listen_port` (0: every service); it wins over real health checks until `checked` hands the target back to them",
-	"lock":              "locks a `resource` (`server`, `load_balancer`, `network`, `certificate`) for `for`: changes to it answer 423 `locked`",
+	"lock":              "locks a `resource`, any kind fakecloud simulates (`server`, `load_balancer`, `floating_ip`, ...), for `for`: changes to it answer 423 `locked`",
 	"set_server_ip":     "gives the server public IPv4 `ip`, recording `unassign_primary_ip` and `assign_primary_ip` (naming the server and the primary IP; under pessimistic realism the primary IP alone); with `network`, its private IP there instead, recording `detach_from_network` and `attach_to_network`",
 
 	"add_dedicated_server":       "a Robot dedicated server, as in a seed's `dedicated_servers`, listed from now on",

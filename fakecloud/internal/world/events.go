@@ -31,6 +31,9 @@ func (s *State) CheckEvent(e Event) error {
 	if err := event.Check(e); err != nil {
 		return err
 	}
+	if e.Type == "lock" {
+		return s.w.checkLockable(e.Resource)
+	}
 	if e.Type != "add_dedicated_server" {
 		return nil
 	}
@@ -105,8 +108,8 @@ func (w *project) applyEvent(e Event) error {
 		return w.setTargetHealth(e)
 	case "lock":
 		ref := Ref{Type: e.Resource, ID: e.ID}
-		if !slices.Contains([]string{"server", "load_balancer", "network", "certificate"}, e.Resource) {
-			return fmt.Errorf("resource: %q is not one of server, load_balancer, network, certificate", e.Resource)
+		if err := w.checkLockable(e.Resource); err != nil {
+			return err
 		}
 		if !w.exists(e.Resource, e.ID) {
 			return fmt.Errorf("id: %s %d does not exist", e.Resource, e.ID)
@@ -119,6 +122,19 @@ func (w *project) applyEvent(e Event) error {
 		return w.setServerIP(e)
 	}
 	return nil
+}
+
+// checkLockable refuses a lock event on what is not a kind of the
+// registry; any kind's resource can be locked.
+func (w *project) checkLockable(resource string) error {
+	if _, ok := w.kinds[resource]; ok {
+		return nil
+	}
+	names := make([]string, 0, len(w.kindList))
+	for _, k := range w.kindList {
+		names = append(names, k.name)
+	}
+	return fmt.Errorf("resource: %q is not one of %s", resource, strings.Join(names, ", "))
 }
 
 func (w *project) eventServer(e Event) (*StoredServer, error) {
