@@ -20,7 +20,7 @@ func TestEventsJudgedAlike(t *testing.T) {
 		{`{type: set_target_health, load_balancer: 1, server: 1, health: sick}`, "health"},
 		{`{type: set_target_health, load_balancer: 1, health: healthy}`, "server"},
 		{`{type: set_target_health, load_balancer: 1, ip: "x", health: healthy}`, "ip"},
-		{`{type: lock, resource: volume, id: 1, for: 1m}`, "resource"},
+		{`{type: lock, resource: storage_box, id: 1, for: 1m}`, "resource"},
 		{`{type: lock, resource: network, for: 1m}`, "id"},
 		{`{type: lock, resource: network, id: 1}`, "for"},
 		{`{type: set_server_ip, server: 1, ip: "2001:db8::1"}`, "ip"},

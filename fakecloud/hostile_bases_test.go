@@ -45,6 +45,9 @@ servers:
 primary_ips: [{name: spare-ipv4, type: ipv4}]
 placement_groups: [{name: spread-1, labels: {role: worker}}]
 floating_ips: [{name: vip, type: ipv4, server: control-plane-1, labels: {role: ingress}}]
+volumes:
+  - {name: etcd, size: 20, server: control-plane-1, format: ext4}
+  - {name: spare-vol, size: 10, labels: {pool: spare}}
 load_balancers:
   - name: ingress
     location: fsn1
@@ -121,6 +124,16 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 		t.Fatalf("the seed's floating IPs in the export: %v %s", err, st.Kinds["floating_ip"])
 	}
 	refs["{fip}"], refs["{fip_ip}"] = fmt.Sprint(fips[0].ID), fips[0].IP
+	var vols []struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(st.Kinds["volume"], &vols); err != nil || len(vols) != 2 {
+		t.Fatalf("the seed's volumes in the export: %v %s", err, st.Kinds["volume"])
+	}
+	for _, v := range vols {
+		refs["{vol_"+strings.ReplaceAll(v.Name, "-", "_")+"}"] = fmt.Sprint(v.ID)
+	}
 	for _, p := range st.PrimaryIPs {
 		if p.Name == "spare-ipv4" {
 			refs["{pip_free}"], refs["{pip_free_ip}"] = fmt.Sprint(p.ID), p.IP
@@ -200,6 +213,11 @@ var validRequests = map[string]validRequest{
 	"POST /floating_ips/{id}/actions/assign":                 {id: "{fip}", body: `{"server":{server_off}}`},
 	"POST /floating_ips/{id}/actions/change_dns_ptr":         {id: "{fip}", body: `{"ip":"{fip_ip}","dns_ptr":"vip.example.com"}`},
 	"POST /floating_ips/{id}/actions/change_protection":      {id: "{fip}", body: `{"delete":true}`},
+	"POST /volumes":                                          {body: `{"name":"vol-2","size":10,"location":"fsn1","labels":{"env":"prod"},"format":"xfs"}`},
+	"PUT /volumes/{id}":                                      {id: "{vol_etcd}", body: `{"name":"etcd-2","labels":{"env":"prod"}}`},
+	"POST /volumes/{id}/actions/attach":                      {id: "{vol_spare_vol}", body: `{"server":{server_off},"automount":false}`},
+	"POST /volumes/{id}/actions/resize":                      {id: "{vol_etcd}", body: `{"size":30}`},
+	"POST /volumes/{id}/actions/change_protection":           {id: "{vol_etcd}", body: `{"delete":true}`},
 	"POST /placement_groups":                                 {body: `{"name":"pg-2","type":"spread","labels":{"env":"prod"}}`},
 	"PUT /placement_groups/{id}":                             {id: "{pg}", body: `{"name":"pg-renamed","labels":{"env":"prod"}}`},
 	"POST /servers/{id}/actions/add_to_placement_group":      {id: "{server_bare}", body: `{"placement_group":{pg}}`},

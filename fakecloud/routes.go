@@ -143,6 +143,21 @@ func apiRoutes() []route {
 		{"POST", "/floating_ips/{id}/actions/change_dns_ptr", actOn("floating_ip", (*tx).ChangeFloatingIPDNSPtr)},
 		{"POST", "/floating_ips/{id}/actions/{action}", unknownAction("floating_ips")},
 
+		{"GET", "/volumes", listVolumes},
+		{"POST", "/volumes", create((*tx).CreateVolume, asIs[world.VolumeCreated])},
+		{"GET", "/volumes/{id}", get((*tx).Volume, oneVolume)},
+		{"PUT", "/volumes/{id}", update("volume", (*tx).UpdateVolume, oneVolume)},
+		{"DELETE", "/volumes/{id}", del((*tx).DeleteVolume)},
+		{"GET", "/volumes/actions", listActions("volume")},
+		{"GET", "/volumes/actions/{action}", getAction("volume")},
+		{"GET", "/volumes/{id}/actions", listResourceActions("volume")},
+		{"GET", "/volumes/{id}/actions/{action}", getResourceAction("volume")},
+		{"POST", "/volumes/{id}/actions/attach", actOn("volume", (*tx).AttachVolume)},
+		{"POST", "/volumes/{id}/actions/detach", actOnBodyless("volume", (*tx).DetachVolume)},
+		{"POST", "/volumes/{id}/actions/resize", actOn("volume", (*tx).ResizeVolume)},
+		{"POST", "/volumes/{id}/actions/change_protection", actOn("volume", (*tx).ChangeVolumeProtection)},
+		{"POST", "/volumes/{id}/actions/{action}", unknownAction("volumes")},
+
 		{"GET", "/ssh_keys", listSSHKeys},
 		{"POST", "/ssh_keys", create((*tx).CreateSSHKey, oneSSHKey)},
 		{"GET", "/ssh_keys/{id}", get((*tx).SSHKey, oneSSHKey)},
@@ -171,10 +186,6 @@ func apiRoutes() []route {
 		{"GET", "/pricing", pricing},
 
 		// Action listings of families fakecloud does not simulate: empty.
-		{"GET", "/volumes/actions", listActions("volume")},
-		{"GET", "/volumes/actions/{action}", getAction("volume")},
-		{"GET", "/volumes/{id}/actions", listResourceActions("volume")},
-		{"GET", "/volumes/{id}/actions/{action}", getResourceAction("volume")},
 		{"GET", "/firewalls/actions", listActions("firewall")},
 		{"GET", "/firewalls/actions/{action}", getAction("firewall")},
 		{"GET", "/firewalls/{id}/actions", listResourceActions("firewall")},

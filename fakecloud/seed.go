@@ -84,7 +84,37 @@ func plant(tx *world.Tx, seed World) error {
 			return fmt.Errorf("seed floating_ip %s: %w", fip.Name, err)
 		}
 	}
+	for _, v := range seed.Volumes {
+		if err := seedVolume(tx, v, byName); err != nil {
+			return fmt.Errorf("seed volume %s: %w", v.Name, err)
+		}
+	}
 	return tx.AddDedicatedServers(seed.DedicatedServers)
+}
+
+func seedVolume(tx *world.Tx, v SeedVolume, byName map[string]int64) error {
+	req := schema.VolumeCreateRequest{Name: v.Name, Size: v.Size, Labels: labelsOf(v.Labels)}
+	if v.Format != "" {
+		req.Format = &v.Format
+	}
+	if v.Server != "" && v.Location != "" {
+		return fmt.Errorf("give server or location, not both: a volume is in its server's location")
+	}
+	if v.Server != "" {
+		id, ok := byName["server/"+v.Server]
+		if !ok {
+			return fmt.Errorf("server %q is not in the seed world", v.Server)
+		}
+		req.Server = &id
+	} else {
+		req.Location = &schema.IDOrName{Name: cmp.Or(v.Location, "fsn1")}
+	}
+	created, err := seedOp(tx, "/volumes", "", req, (*world.Tx).CreateVolume)
+	if err != nil {
+		return err
+	}
+	tx.SetSeedProtection("volume", created.Volume.ID, v.Protected)
+	return nil
 }
 
 func seedFloatingIP(tx *world.Tx, fip SeedFloatingIP, byName map[string]int64) error {

@@ -3,7 +3,8 @@ package apierr
 // known are the error codes a client of the API can meet: every code
 // in the OpenAPI description's error tables, every ErrorCode that
 // hcloud-go v2.52 names, and fakecloud's own request_too_large,
-// target_not_found and action_failed. A fault rule or action fault must
+// target_not_found and action_failed, and limit_exceeded_error, which
+// the CSI driver meets on a server's seventeenth volume. A fault rule or action fault must
 // use one of them, so a scripted failure is one a real client can see;
 // TestKnownCodes keeps the table in step with the vendored description.
 var known = map[string]bool{
@@ -17,7 +18,7 @@ var known = map[string]bool{
 	"firewall_resource_not_found": true, "floating_ip_assigned": true, "forbidden": true,
 	"incompatible_network_type": true, "incorrect_zone_mode": true, "invalid_input": true,
 	"invalid_load_balancer_type": true, "invalid_server_type": true, "ip_not_assigned_to_server": true,
-	"ip_not_available": true, "ip_not_in_vswitch_subnet": true, "ip_not_owned": true, "json_error": true,
+	"ip_not_available": true, "ip_not_in_vswitch_subnet": true, "ip_not_owned": true, "json_error": true, "limit_exceeded_error": true,
 	"load_balancer_already_attached": true, "load_balancer_not_attached_to_network": true,
 	"load_balancer_public_interface_disabled": true, "locked": true, "maintenance": true,
 	"method_not_allowed": true, "must_be_unassigned": true, "network_has_no_vswitch_subnet": true,

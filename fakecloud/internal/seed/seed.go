@@ -15,8 +15,8 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs, placement groups, floating IPs and
-// dedicated servers a fakecloud starts with. Resources refer to each other by name.
+// SSH keys, spare primary IPs, placement groups, floating IPs, volumes
+// and dedicated servers a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World struct {
 	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
@@ -30,6 +30,9 @@ type World struct {
 	// FloatingIPs are floating IPs, each homed in a location or assigned
 	// to a server of the seed by name.
 	FloatingIPs []SeedFloatingIP `json:"floating_ips,omitempty"`
+	// Volumes are volumes, each in a location or attached to a server of
+	// the seed by name.
+	Volumes []SeedVolume `json:"volumes,omitempty"`
 	// DedicatedServers are the Robot webservice's servers.
 	DedicatedServers []dedicated.SeedDedicatedServer `json:"dedicated_servers,omitempty"`
 }
@@ -60,6 +63,18 @@ type SeedFloatingIP struct {
 	Labels       map[string]string `json:"labels,omitempty"`
 	Protected    bool              `json:"protected,omitempty"` // delete protection
 	Blocked      bool              `json:"blocked,omitempty"`   // blocked by the provider, as for abuse
+}
+
+// SeedVolume is a volume: attached to a server of the seed (and in its
+// location), or in a location (fsn1 by default).
+type SeedVolume struct {
+	Name      string            `json:"name"`
+	Size      int               `json:"size"`               // GB, 10 to 10240
+	Server    string            `json:"server,omitempty"`   // a seed server's name
+	Location  string            `json:"location,omitempty"` // without server; default fsn1
+	Format    string            `json:"format,omitempty"`   // xfs or ext4; none by default
+	Labels    map[string]string `json:"labels,omitempty"`
+	Protected bool              `json:"protected,omitempty"` // delete protection
 }
 
 // SeedSSHKey is an SSH key of a seed world.

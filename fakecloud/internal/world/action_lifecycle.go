@@ -38,6 +38,9 @@ type Finish struct {
 	// Image is create_image's image: success makes it available, error
 	// deletes it.
 	Image int64 `json:"image,omitempty"`
+	// CreateVolume is create_volume's end: success makes the volume
+	// available, error deletes it.
+	CreateVolume bool `json:"create_volume,omitempty"`
 }
 
 // ActionSpec describes an action to start.

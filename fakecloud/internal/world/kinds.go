@@ -48,9 +48,11 @@ type kind struct {
 	// onServer fills what a server's view shows of this kind (a server's
 	// load balancers, its placement group).
 	onServer func(w *project, s *StoredServer, v *ServerView)
-	// order checks what a server order asks of this kind, adding to f,
-	// and returns what to do once the server exists (nil for nothing).
-	order func(w *project, f *apierr.Fields, req ServerCreateRequest) (join func(s *StoredServer), err *apierr.Error)
+	// order checks what a server order in a location asks of this kind,
+	// adding to f, and returns what to do once the server exists (nil for
+	// nothing): join may start actions, which the order's answer lists in
+	// next_actions.
+	order func(w *project, f *apierr.Fields, req ServerCreateRequest, loc schema.Location) (join joinServer, err *apierr.Error)
 	// locked is what a request on a resource held by an action answers
 	// (locked by default).
 	locked func(id int64) *apierr.Error
@@ -84,6 +86,7 @@ func registry() []kind {
 		imageKind(),
 		placementGroupKind(),
 		floatingIPKind(),
+		volumeKind(),
 	}
 }
 
@@ -237,16 +240,21 @@ func (w *project) showOnServer(s *StoredServer, v *ServerView) {
 	}
 }
 
-// orderServer checks what a server order asks of every kind, and returns
-// what each does once the server exists, or the first kind's refusal.
-func (w *project) orderServer(f *apierr.Fields, req ServerCreateRequest) ([]func(s *StoredServer), *apierr.Error) {
-	var joins []func(s *StoredServer)
+// joinServer is what a kind does once an ordered server exists, and the
+// actions it starts for it.
+type joinServer func(s *StoredServer) []*StoredAction
+
+// orderServer checks what a server order in a location asks of every
+// kind, and returns what each does once the server exists, or the first
+// kind's refusal.
+func (w *project) orderServer(f *apierr.Fields, req ServerCreateRequest, loc schema.Location) ([]joinServer, *apierr.Error) {
+	var joins []joinServer
 	var refused *apierr.Error
 	for _, k := range w.kindList {
 		if k.order == nil {
 			continue
 		}
-		join, err := k.order(w, f, req)
+		join, err := k.order(w, f, req, loc)
 		if err != nil && refused == nil {
 			refused = err
 		}

@@ -47,7 +47,7 @@ func placementGroupKind() kind {
 				v.PlacementGroup = &pg
 			}
 		},
-		order: func(w *project, f *apierr.Fields, req ServerCreateRequest) (func(*StoredServer), *apierr.Error) {
+		order: func(w *project, f *apierr.Fields, req ServerCreateRequest, _ schema.Location) (joinServer, *apierr.Error) {
 			if req.PlacementGroup == 0 {
 				return nil, nil
 			}
@@ -59,7 +59,10 @@ func placementGroupKind() kind {
 			if err := w.roomIn(g); err != nil {
 				return nil, err
 			}
-			return func(s *StoredServer) { s.PlacementGroup = &schema.PlacementGroup{ID: g.ID} }, nil
+			return func(s *StoredServer) []*StoredAction {
+				s.PlacementGroup = &schema.PlacementGroup{ID: g.ID}
+				return nil
+			}, nil
 		},
 	})
 }

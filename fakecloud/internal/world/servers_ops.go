@@ -181,7 +181,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	}
 	apierr.CheckUnique(&f, "ssh_keys", w.sshKeyIDs(&f, req.SSHKeys))
 	w.checkUnsimulated(&f, req.ServerCreateRequest)
-	joins, refusedByKind := w.orderServer(&f, req)
+	joins, refusedByKind := w.orderServer(&f, req, loc)
 	apierr.CheckUnique(&f, "networks", req.Networks)
 	var nets []*schema.Network
 	for _, id := range req.Networks {
@@ -262,9 +262,6 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		s.RootPassword = pw
 	}
 	w.Servers.Put(s.ID, s)
-	for _, join := range joins {
-		join(s)
-	}
 
 	ref := Ref{Type: "server", ID: s.ID}
 	end := "off"
@@ -285,6 +282,13 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		attach := w.startAction(ActionSpec{Command: "attach_to_network", Resources: []Ref{ref, {Type: "network", ID: pn.Network}},
 			Finish: Finish{AttachNetwork: &pn}})
 		out.NextActions = append(out.NextActions, w.ViewAction(attach))
+	}
+	// Then what the other kinds do for it (its volumes attached), each
+	// action of theirs listed after the server's own.
+	for _, join := range joins {
+		for _, a := range join(s) {
+			out.NextActions = append(out.NextActions, w.ViewAction(a))
+		}
 	}
 	out.Server = w.ViewServer(s)
 	return out, nil
