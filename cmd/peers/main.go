@@ -21,7 +21,7 @@ import (
 var terraform = Suite{
 	Prefix: "TestAcc",
 	Unsimulated: map[string]string{
-		"firewall": "firewall",
+		"firewall":   "firewall",
 		"storagebox": "Storage Box", "storageboxsnapshot": "Storage Box", "storageboxsubaccount": "Storage Box", "storageboxtype": "Storage Box",
 		"zone": "DNS zone", "zonerrset": "DNS zone", "zonerecord": "DNS zone",
 	},
