@@ -1,6 +1,8 @@
 package fakecloud
 
 import (
+	"net/http"
+
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/world"
 )
 
@@ -158,6 +160,20 @@ func apiRoutes() []route {
 		{"POST", "/volumes/{id}/actions/change_protection", actOn("volume", (*tx).ChangeVolumeProtection)},
 		{"POST", "/volumes/{id}/actions/{action}", unknownAction("volumes")},
 
+		{"GET", "/firewalls", listFirewalls},
+		{"POST", "/firewalls", create((*tx).CreateFirewall, asIs[world.FirewallCreated])},
+		{"GET", "/firewalls/{id}", get((*tx).Firewall, oneFirewall)},
+		{"PUT", "/firewalls/{id}", update("firewall", (*tx).UpdateFirewall, oneFirewall)},
+		{"DELETE", "/firewalls/{id}", del((*tx).DeleteFirewall)},
+		{"GET", "/firewalls/actions", listActions("firewall")},
+		{"GET", "/firewalls/actions/{action}", getAction("firewall")},
+		{"GET", "/firewalls/{id}/actions", listResourceActions("firewall")},
+		{"GET", "/firewalls/{id}/actions/{action}", getResourceAction("firewall")},
+		{"POST", "/firewalls/{id}/actions/set_rules", onExisting("firewall", http.StatusCreated, (*tx).SetFirewallRules, asIs[world.FirewallActions])},
+		{"POST", "/firewalls/{id}/actions/apply_to_resources", onExisting("firewall", http.StatusCreated, (*tx).ApplyFirewallToResources, asIs[world.FirewallActions])},
+		{"POST", "/firewalls/{id}/actions/remove_from_resources", onExisting("firewall", http.StatusCreated, (*tx).RemoveFirewallFromResources, asIs[world.FirewallActions])},
+		{"POST", "/firewalls/{id}/actions/{action}", unknownAction("firewalls")},
+
 		{"GET", "/ssh_keys", listSSHKeys},
 		{"POST", "/ssh_keys", create((*tx).CreateSSHKey, oneSSHKey)},
 		{"GET", "/ssh_keys/{id}", get((*tx).SSHKey, oneSSHKey)},
@@ -184,11 +200,5 @@ func apiRoutes() []route {
 		{"GET", "/isos", catalogList(catalogISOs)},
 		{"GET", "/isos/{id}", catalogGet(catalogISOs)},
 		{"GET", "/pricing", pricing},
-
-		// Action listings of families fakecloud does not simulate: empty.
-		{"GET", "/firewalls/actions", listActions("firewall")},
-		{"GET", "/firewalls/actions/{action}", getAction("firewall")},
-		{"GET", "/firewalls/{id}/actions", listResourceActions("firewall")},
-		{"GET", "/firewalls/{id}/actions/{action}", getResourceAction("firewall")},
 	}
 }

@@ -102,6 +102,11 @@ type Error struct {
 	Code    string
 	Message string
 	Details any // encoded as the envelope's details; nil encodes as null
+	// Status, when set, is the answer's status instead of the code's: one
+	// code the API answers with two statuses on two operations
+	// (firewall_resource_not_found, 422 creating a firewall and 404
+	// applying one).
+	Status int
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }

@@ -42,7 +42,11 @@ func WriteError(w http.ResponseWriter, err error) {
 	if !errors.As(err, &ae) {
 		ae = apierr.Errorf(apierr.CodeServerError, "%v", err)
 	}
-	WriteErrorStatus(w, ae, apierr.Status(ae.Code))
+	status := ae.Status
+	if status == 0 {
+		status = apierr.Status(ae.Code)
+	}
+	WriteErrorStatus(w, ae, status)
 }
 
 // WriteErrorStatus answers with the error envelope and a given status.

@@ -41,6 +41,9 @@ type Finish struct {
 	// CreateVolume is create_volume's end: success makes the volume
 	// available, error deletes it.
 	CreateVolume bool `json:"create_volume,omitempty"`
+	// Firewall is what a failed apply_firewall or remove_firewall takes
+	// back.
+	Firewall *FirewallFinish `json:"firewall,omitempty"`
 }
 
 // ActionSpec describes an action to start.
@@ -148,6 +151,9 @@ func (w *project) track(a *StoredAction) {
 var sharedCommands = map[string]bool{
 	"change_dns_ptr": true, "change_protection": true, "change_algorithm": true,
 	"add_service": true, "update_service": true, "delete_service": true,
+	// A firewall's apply_firewall and remove_firewall, one a server, run
+	// side by side: apply_to_resources starts many at once.
+	"apply_firewall": true, "remove_firewall": true,
 }
 
 // RecordDone records an action that took effect at once, as an event's
@@ -159,7 +165,7 @@ func (w *project) RecordDone(command string, resources ...Ref) {
 
 // RecordDoneUnder is RecordDone for an action listed under a family other
 // than its first resource's.
-func (w *project) RecordDoneUnder(family, command string, resources ...Ref) {
+func (w *project) RecordDoneUnder(family, command string, resources ...Ref) *StoredAction {
 	w.checkDeclared(family, command, resources)
 	now := w.Now()
 	at := now.UTC().Truncate(time.Second)
@@ -175,6 +181,7 @@ func (w *project) RecordDoneUnder(family, command string, resources ...Ref) {
 		a.Lock = resources[0]
 	}
 	w.Actions.Put(a.ID, a)
+	return a
 }
 
 func refsToSchema(refs []Ref) []schema.ActionResourceReference {

@@ -87,6 +87,7 @@ func registry() []kind {
 		placementGroupKind(),
 		floatingIPKind(),
 		volumeKind(),
+		firewallKind(),
 	}
 }
 
