@@ -45,6 +45,12 @@ servers:
 primary_ips: [{name: spare-ipv4, type: ipv4}]
 placement_groups: [{name: spread-1, labels: {role: worker}}]
 floating_ips: [{name: vip, type: ipv4, server: control-plane-1, labels: {role: ingress}}]
+firewalls:
+  - name: edge
+    rules: [{direction: in, protocol: tcp, port: "6443", source_ips: [10.0.0.0/16]}]
+    servers: [control-plane-1]
+    label_selectors: [role=worker]
+  - {name: spare-fw}
 volumes:
   - {name: etcd, size: 20, server: control-plane-1, format: ext4}
   - {name: spare-vol, size: 10, labels: {pool: spare}}
@@ -124,6 +130,16 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 		t.Fatalf("the seed's floating IPs in the export: %v %s", err, st.Kinds["floating_ip"])
 	}
 	refs["{fip}"], refs["{fip_ip}"] = fmt.Sprint(fips[0].ID), fips[0].IP
+	var fws []struct {
+		ID   int64  `json:"id"`
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(st.Kinds["firewall"], &fws); err != nil || len(fws) != 2 {
+		t.Fatalf("the seed's firewalls in the export: %v %s", err, st.Kinds["firewall"])
+	}
+	for _, fw := range fws {
+		refs["{fw_"+strings.ReplaceAll(fw.Name, "-", "_")+"}"] = fmt.Sprint(fw.ID)
+	}
 	var vols []struct {
 		ID   int64  `json:"id"`
 		Name string `json:"name"`
@@ -213,6 +229,11 @@ var validRequests = map[string]validRequest{
 	"POST /floating_ips/{id}/actions/assign":                 {id: "{fip}", body: `{"server":{server_off}}`},
 	"POST /floating_ips/{id}/actions/change_dns_ptr":         {id: "{fip}", body: `{"ip":"{fip_ip}","dns_ptr":"vip.example.com"}`},
 	"POST /floating_ips/{id}/actions/change_protection":      {id: "{fip}", body: `{"delete":true}`},
+	"POST /firewalls":                                        {body: `{"name":"fw-2","labels":{"env":"prod"},"rules":[{"direction":"out","protocol":"udp","port":"53","destination_ips":["0.0.0.0/0","::/0"],"description":"dns"}],"apply_to":[{"type":"label_selector","label_selector":{"selector":"role=control-plane"}}]}`},
+	"PUT /firewalls/{id}":                                    {id: "{fw_edge}", body: `{"name":"edge-2","labels":{"env":"prod"}}`},
+	"POST /firewalls/{id}/actions/set_rules":                 {id: "{fw_edge}", body: `{"rules":[{"direction":"in","protocol":"icmp","source_ips":["0.0.0.0/0"]}]}`},
+	"POST /firewalls/{id}/actions/apply_to_resources":        {id: "{fw_spare_fw}", body: `{"apply_to":[{"type":"server","server":{"id":{server}}}]}`},
+	"POST /firewalls/{id}/actions/remove_from_resources":     {id: "{fw_edge}", body: `{"remove_from":[{"type":"server","server":{"id":{server}}}]}`},
 	"POST /volumes":                                          {body: `{"name":"vol-2","size":10,"location":"fsn1","labels":{"env":"prod"},"format":"xfs"}`},
 	"PUT /volumes/{id}":                                      {id: "{vol_etcd}", body: `{"name":"etcd-2","labels":{"env":"prod"}}`},
 	"POST /volumes/{id}/actions/attach":                      {id: "{vol_spare_vol}", body: `{"server":{server_off},"automount":false}`},

@@ -89,7 +89,28 @@ func plant(tx *world.Tx, seed World) error {
 			return fmt.Errorf("seed volume %s: %w", v.Name, err)
 		}
 	}
+	for _, fw := range seed.Firewalls {
+		if err := seedFirewall(tx, fw, byName); err != nil {
+			return fmt.Errorf("seed firewall %s: %w", fw.Name, err)
+		}
+	}
 	return tx.AddDedicatedServers(seed.DedicatedServers)
+}
+
+func seedFirewall(tx *world.Tx, fw SeedFirewall, byName map[string]int64) error {
+	req := schema.FirewallCreateRequest{Name: fw.Name, Labels: labelsOf(fw.Labels), Rules: fw.Rules}
+	for _, name := range fw.Servers {
+		id, ok := byName["server/"+name]
+		if !ok {
+			return fmt.Errorf("server %q is not in the seed world", name)
+		}
+		req.ApplyTo = append(req.ApplyTo, schema.FirewallResource{Type: "server", Server: &schema.FirewallResourceServer{ID: id}})
+	}
+	for _, sel := range fw.LabelSelectors {
+		req.ApplyTo = append(req.ApplyTo, schema.FirewallResource{Type: "label_selector", LabelSelector: &schema.FirewallResourceLabelSelector{Selector: sel}})
+	}
+	_, err := seedOp(tx, "/firewalls", "", req, (*world.Tx).CreateFirewall)
+	return err
 }
 
 func seedVolume(tx *world.Tx, v SeedVolume, byName map[string]int64) error {

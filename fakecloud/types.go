@@ -10,8 +10,8 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs, placement groups, floating IPs, volumes
-// and dedicated servers a fakecloud starts with. Resources refer to each other by name.
+// SSH keys, spare primary IPs, placement groups, floating IPs, volumes,
+// firewalls and dedicated servers a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World = seed.World
 
@@ -30,6 +30,10 @@ type SeedFloatingIP = seed.SeedFloatingIP
 // SeedVolume is a volume, attached to a seed server by name or in a
 // location.
 type SeedVolume = seed.SeedVolume
+
+// SeedFirewall is a firewall with its rules, applied to seed servers by
+// name and to label selectors.
+type SeedFirewall = seed.SeedFirewall
 
 // SeedSSHKey is an SSH key of a seed world.
 type SeedSSHKey = seed.SeedSSHKey

@@ -15,8 +15,8 @@ import (
 )
 
 // World is a seed: the networks, servers, load balancers, certificates,
-// SSH keys, spare primary IPs, placement groups, floating IPs, volumes
-// and dedicated servers a fakecloud starts with. Resources refer to each other by name.
+// SSH keys, spare primary IPs, placement groups, floating IPs, volumes,
+// firewalls and dedicated servers a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World struct {
 	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
@@ -33,6 +33,9 @@ type World struct {
 	// Volumes are volumes, each in a location or attached to a server of
 	// the seed by name.
 	Volumes []SeedVolume `json:"volumes,omitempty"`
+	// Firewalls are firewalls with their rules, applied to servers of the
+	// seed by name and to label selectors.
+	Firewalls []SeedFirewall `json:"firewalls,omitempty"`
 	// DedicatedServers are the Robot webservice's servers.
 	DedicatedServers []dedicated.SeedDedicatedServer `json:"dedicated_servers,omitempty"`
 }
@@ -75,6 +78,16 @@ type SeedVolume struct {
 	Format    string            `json:"format,omitempty"`   // xfs or ext4; none by default
 	Labels    map[string]string `json:"labels,omitempty"`
 	Protected bool              `json:"protected,omitempty"` // delete protection
+}
+
+// SeedFirewall is a firewall: its rules exactly as the API takes them,
+// applied to seed servers by name and to label selectors.
+type SeedFirewall struct {
+	Name           string                       `json:"name"`
+	Labels         map[string]string            `json:"labels,omitempty"`
+	Rules          []schema.FirewallRuleRequest `json:"rules,omitempty"`
+	Servers        []string                     `json:"servers,omitempty"`         // seed servers' names
+	LabelSelectors []string                     `json:"label_selectors,omitempty"` // e.g. role=worker
 }
 
 // SeedSSHKey is an SSH key of a seed world.

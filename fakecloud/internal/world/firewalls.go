@@ -171,12 +171,13 @@ func (t *Tx) CreateFirewall(req schema.FirewallCreateRequest) (FirewallCreated, 
 	if NameTaken(table, func(o *schema.Firewall) string { return o.Name })(req.Name) {
 		return FirewallCreated{}, apierr.NotUnique("name", "firewall name %q is already used", req.Name)
 	}
-	fw := &schema.Firewall{ID: w.NewID("firewall"), Name: req.Name, Labels: labels, Rules: rules,
+	fw := &schema.Firewall{Name: req.Name, Labels: labels, Rules: rules,
 		AppliedTo: []schema.FirewallResource{}, Created: w.Now().UTC().Truncate(time.Second)}
 	servers, err := w.planApply(fw, entries, 0)
 	if err != nil {
 		return FirewallCreated{}, err
 	}
+	fw.ID = w.NewID("firewall") // only once nothing can refuse it: an ID taken is a change
 	table.Put(fw.ID, fw)
 	out := FirewallCreated{Actions: []schema.Action{}}
 	if len(rules) > 0 {
