@@ -229,6 +229,8 @@ var validRequests = map[string]validRequest{
 	"POST /floating_ips/{id}/actions/assign":                 {id: "{fip}", body: `{"server":{server_off}}`},
 	"POST /floating_ips/{id}/actions/change_dns_ptr":         {id: "{fip}", body: `{"ip":"{fip_ip}","dns_ptr":"vip.example.com"}`},
 	"POST /floating_ips/{id}/actions/change_protection":      {id: "{fip}", body: `{"delete":true}`},
+	"POST /servers/{id}/actions/rebuild":                     {id: "{server_off}", body: `{"image":"ubuntu-24.04","user_data":"#cloud-config"}`},
+	"POST /images/{id}/actions/change_protection":            {id: "{image}", body: `{"delete":true}`},
 	"POST /firewalls":                                        {body: `{"name":"fw-2","labels":{"env":"prod"},"rules":[{"direction":"out","protocol":"udp","port":"53","destination_ips":["0.0.0.0/0","::/0"],"description":"dns"}],"apply_to":[{"type":"label_selector","label_selector":{"selector":"role=control-plane"}}]}`},
 	"PUT /firewalls/{id}":                                    {id: "{fw_edge}", body: `{"name":"edge-2","labels":{"env":"prod"}}`},
 	"POST /firewalls/{id}/actions/set_rules":                 {id: "{fw_edge}", body: `{"rules":[{"direction":"in","protocol":"icmp","source_ips":["0.0.0.0/0"]}]}`},

@@ -16,7 +16,8 @@ var images = kindOf[schema.Image]{"image", func(w *project) *Table[schema.Image]
 // imageKind declares images; create_image is the server's action.
 func imageKind() kind {
 	k := images.declare(kind{
-		idBase: 700000,
+		idBase:   700000,
+		commands: []string{"change_protection"},
 		// A deleted server's backups go with it.
 		forget: func(w *project, gone Ref) {
 			if gone.Type == "server" {
@@ -73,3 +74,23 @@ func (t *Tx) UpdateImage(id int64, req ImageUpdateRequest) (catalog.ImageView, *
 
 // DeleteImage deletes a snapshot or backup.
 func (t *Tx) DeleteImage(id int64) *apierr.Error { return t.w.DeleteImage(id) }
+
+// ChangeImageProtection sets a snapshot's delete protection; the
+// description allows it on snapshots only, so a backup's or a system
+// image's answers invalid_input. A request without delete changes
+// nothing.
+func (t *Tx) ChangeImageProtection(id int64, req schema.ImageActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
+	if _, err := t.w.ownImage(id); err != nil {
+		return schema.Action{}, err
+	}
+	return act(t, images, id, "change_protection", func(im *schema.Image) (step, *apierr.Error) {
+		if im.Type != "snapshot" {
+			return step{}, apierr.Errorf(apierr.CodeInvalidInput, "image %d is a %s; only a snapshot's protection changes", im.ID, im.Type)
+		}
+		if req.Delete == nil {
+			return step{}, nil
+		}
+		on := *req.Delete
+		return step{apply: func() { im.Protection.Delete = on }}, nil
+	})
+}

@@ -30,11 +30,12 @@ func (t *Tx) EnableServerRescue(id int64, req schema.ServerActionEnableRescueReq
 	if err := f.Err(); err != nil {
 		return RescueEnabled{}, err
 	}
-	password := t.w.NewPassword()
 	// Enabling it again is accepted (a new password): the description
-	// names no error for it, and inventing one would be a belief.
+	// names no error for it, and inventing one would be a belief. The
+	// password is drawn once nothing can refuse: drawing one is a change.
+	var password string
 	a, err := act(t, servers, id, "enable_rescue", func(s *StoredServer) (step, *apierr.Error) {
-		return step{apply: func() { s.RescueEnabled = true }}, nil
+		return step{apply: func() { password = t.w.NewPassword(); s.RescueEnabled = true }}, nil
 	})
 	if err != nil {
 		return RescueEnabled{}, err

@@ -26,7 +26,7 @@ func serverKind() kind {
 			"create_server", "delete_server", "start_server", "stop_server", "shutdown_server", "reboot_server", "reset_server",
 			"attach_to_network", "detach_from_network", "change_alias_ips", "change_protection", "change_server_type",
 			"change_dns_ptr", "create_image", "enable_backup", "disable_backup", "attach_iso", "detach_iso",
-			"enable_rescue", "disable_rescue",
+			"enable_rescue", "disable_rescue", "rebuild_server", "reset_password", "request_console",
 			// recorded by an event that moves a server's address
 			"assign_primary_ip", "unassign_primary_ip",
 		},
