@@ -44,6 +44,7 @@ func (p *Plane) httpHandler(l *listener) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rt := l.route.Load()
+		p.statsOf(rt.lb).reqs.Add(1)
 		if rt.redirect {
 			host, _, err := net.SplitHostPort(r.Host)
 			if err != nil {

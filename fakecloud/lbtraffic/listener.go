@@ -88,10 +88,11 @@ func (p *Plane) syncListeners(lbs []LoadBalancer) {
 
 // open binds a listener and starts serving it.
 func (p *Plane) open(ap netip.AddrPort, w want) (*listener, error) {
-	ln, err := p.opts.Listen("tcp", ap.String())
+	raw, err := p.opts.Listen("tcp", ap.String())
 	if err != nil {
 		return nil, err
 	}
+	ln := countingListener{Listener: raw, stats: p.statsOf(w.route.lb)}
 	l := &listener{kind: w.kind, names: w.names, ln: ln, active: map[string]int{}, conns: map[net.Conn]struct{}{}}
 	l.route.Store(w.route)
 	switch w.kind {

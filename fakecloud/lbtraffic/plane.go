@@ -52,6 +52,10 @@ type Plane struct {
 
 	hmu    sync.RWMutex
 	health map[healthKey]trafficspec.Health
+
+	smu     sync.Mutex
+	stats   map[int64]*lbStats
+	history map[int64]*history
 }
 
 type healthKey struct {
@@ -72,7 +76,8 @@ func New(opts Options) *Plane {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Plane{opts: opts, listeners: map[netip.AddrPort]*listener{}, checks: map[checkKey]*checker{}, health: map[healthKey]trafficspec.Health{}}
+	return &Plane{opts: opts, listeners: map[netip.AddrPort]*listener{}, checks: map[checkKey]*checker{}, health: map[healthKey]trafficspec.Health{},
+		stats: map[int64]*lbStats{}, history: map[int64]*history{}}
 }
 
 // Sync makes the Plane serve exactly lbs: new listeners open, changed ones

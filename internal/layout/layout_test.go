@@ -151,6 +151,7 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/wire":          {imports: in("apierr", "strict"), http: true},
 		root + "/internal/statefile":     {},
 		root + "/internal/trafficspec":   {},
+		root + "/internal/timeseries":    {imports: in("apierr")},
 		root + "/internal/event":         {imports: in("jsontime", "dedicated", "netaddr")},
 		root + "/internal/listing":       {imports: in("apierr", "labelselector")},
 		root + "/internal/realism":       {imports: in("jsontime")},
@@ -175,7 +176,7 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/admin": {imports: append(in("apierr", "strict", "wire", "faults", "fidelity", "event", "seed", "scenario", "realism", "ratelimit", "journal", "statefile"), root+"/robot"), http: true},
 		// The state layer: the tables, the lock, the actions and their
 		// undo, unexported behind typed operations; no HTTP.
-		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "realism")},
+		root + "/internal/world": {imports: in("apierr", "strict", "jsontime", "labelselector", "catalog", "netaddr", "dedicated", "trafficspec", "event", "listing", "realism", "timeseries")},
 	}
 	for _, p := range pkgs {
 		if _, ok := walls[p.path]; !ok && strings.HasPrefix(p.path, root+"/") {

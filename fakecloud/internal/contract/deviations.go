@@ -77,6 +77,44 @@ var added = map[string]map[string]any{
 	}},
 }
 
+// commaLists are query parameters whose values may list several, comma
+// separated, as the description's text says of the metrics endpoints'
+// type ("by comma separation, e.g. cpu,disk") though its schema takes
+// one value each; fakecloud checks each value itself.
+var commaLists = map[string]string{
+	"GET /servers/{id}/metrics":        "type",
+	"GET /load_balancers/{id}/metrics": "type",
+}
+
+// widenCommaLists lets the commaLists' parameters take any string, in a
+// whole description.
+func widenCommaLists(paths map[string]any) {
+	for key, name := range commaLists {
+		method, path, _ := strings.Cut(key, " ")
+		op, _ := paths[path].(map[string]any)[strings.ToLower(method)].(map[string]any)
+		params, _ := op["parameters"].([]any)
+		found := false
+		for _, p := range params {
+			if pm, _ := p.(map[string]any); pm["name"] == name {
+				found = widenCommaParam(pm["schema"])
+			}
+		}
+		if !found {
+			panic(fmt.Sprintf("contract: %s has no list parameter %s", key, name))
+		}
+	}
+}
+
+// widenCommaParam drops the enum of a list parameter's items, reporting
+// whether it is a list.
+func widenCommaParam(schema any) bool {
+	items, ok := schema.(map[string]any)["items"].(map[string]any)
+	if ok {
+		delete(items, "enum")
+	}
+	return ok
+}
+
 // deviate applies the deviations to one operation's body schema, in place.
 func deviate(method, path string, body any) {
 	if props, ok := body.(map[string]any)["properties"].(map[string]any); ok {
@@ -124,6 +162,7 @@ func Deviate(spec []byte) ([]byte, error) {
 	if err := addPaths(paths); err != nil {
 		return nil, err
 	}
+	widenCommaLists(paths)
 	for path, item := range paths {
 		for method, op := range item.(map[string]any) {
 			body, _ := op.(map[string]any)["requestBody"].(map[string]any)

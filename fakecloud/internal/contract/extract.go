@@ -81,9 +81,13 @@ func readOperation(method, path string, raw json.RawMessage) (operation, error) 
 	}
 	op := operation{Method: strings.ToUpper(method), Path: path}
 	for _, p := range spec.Parameters {
-		if p.In == "query" {
-			op.Query = append(op.Query, param{Name: p.Name, Required: p.Required, Schema: strip(p.Schema)})
+		if p.In != "query" {
+			continue
 		}
+		if commaLists[op.Method+" "+path] == p.Name && !widenCommaParam(p.Schema) {
+			return operation{}, fmt.Errorf("%s %s: %s is not a list", method, path, p.Name)
+		}
+		op.Query = append(op.Query, param{Name: p.Name, Required: p.Required, Schema: strip(p.Schema)})
 	}
 	if spec.RequestBody != nil {
 		media, ok := spec.RequestBody.Content["application/json"]

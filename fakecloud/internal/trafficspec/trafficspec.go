@@ -72,3 +72,12 @@ type Health struct {
 	Detail         string
 	HTTPStatusCode int
 }
+
+// Counters are what a load balancer has carried since the data plane
+// began serving it, at a moment: connections accepted and open, HTTP
+// requests, and bytes in from clients and out to them.
+type Counters struct {
+	At                                       time.Time
+	Connections, Requests, BytesIn, BytesOut uint64
+	Open                                     int64
+}

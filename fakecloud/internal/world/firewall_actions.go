@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"net/http"
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -202,7 +201,7 @@ func (t *Tx) ApplyFirewallToResources(id int64, req schema.FirewallActionApplyTo
 	if err := f.Err(); err != nil {
 		return FirewallActions{}, err
 	}
-	servers, err := w.planApply(fw, entries, http.StatusNotFound)
+	servers, err := w.planApply(fw, entries, 404)
 	if err != nil {
 		return FirewallActions{}, err
 	}
@@ -247,7 +246,7 @@ func (t *Tx) RemoveFirewallFromResources(id int64, req schema.FirewallActionRemo
 			return FirewallActions{}, apierr.Errorf("firewall_managed_by_label_selector", "firewall with ID %d has been applied via label selector.", fw.ID)
 		}
 		err := apierr.Errorf("firewall_resource_not_found", "firewall %d is not applied to %s", fw.ID, key)
-		err.Status = http.StatusNotFound
+		err.Status = 404
 		return FirewallActions{}, err
 	}
 	before := w.Servers.All()

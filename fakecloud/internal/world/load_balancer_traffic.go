@@ -7,12 +7,14 @@ import (
 )
 
 // SetTraffic makes load balancers with an address in the range carry
-// traffic; probed gives their targets' checked health.
-func (s *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort int, target string) (trafficspec.Health, bool)) {
+// traffic; probed gives their targets' checked health, and carried what
+// each has carried, for its metrics.
+func (s *State) SetTraffic(lbIPv4 netip.Prefix, probed func(lb int64, listenPort int, target string) (trafficspec.Health, bool),
+	carried func(lb int64) []trafficspec.Counters) {
 	w := s.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.LBIPv4, w.Probed = lbIPv4.Masked(), probed
+	w.LBIPv4, w.Probed, w.carried = lbIPv4.Masked(), probed, carried
 }
 
 // TrafficSpec settles due actions (they end by the clock, also when no

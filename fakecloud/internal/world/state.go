@@ -149,7 +149,7 @@ func (w *project) Import(data []byte) error {
 // content in before w adopts it.
 func (w *project) Scratch() *project {
 	fresh := &project{Now: w.Now, ActionDuration: w.ActionDuration, ActionPolls: w.ActionPolls, seed: w.seed, Realism: w.Realism,
-		ActionFault: w.ActionFault, LBIPv4: w.LBIPv4, Probed: w.Probed, kinds: w.kinds, kindList: w.kindList, commands: w.commands}
+		ActionFault: w.ActionFault, LBIPv4: w.LBIPv4, Probed: w.Probed, carried: w.carried, kinds: w.kinds, kindList: w.kindList, commands: w.commands}
 	fresh.Reset()
 	return fresh
 }

@@ -55,8 +55,11 @@ type project struct {
 	PubIPv4  ipPool
 	// LBIPv4 is where load balancers that carry traffic take their
 	// addresses; probed gives their targets' checked health.
-	LBIPv4  netip.Prefix
-	Probed  func(lb int64, listenPort int, target string) (trafficspec.Health, bool)
+	LBIPv4 netip.Prefix
+	Probed func(lb int64, listenPort int, target string) (trafficspec.Health, bool)
+	// carried is what a load balancer that carries traffic has carried,
+	// sample by sample, for its metrics.
+	carried func(lb int64) []trafficspec.Counters
 	pubIPv6 uint64 // next /64 index in the public IPv6 pool
 
 	NetMembers map[int64][]Member // network ID -> attached resources
