@@ -46,6 +46,7 @@ func adminOps(t testing.TB) []adminOp {
 		{method: "DELETE", path: "/faults"},
 		{method: "GET", path: "/realism"},
 		{method: "GET", path: "/fidelity"},
+		{method: "GET", path: "/projects"},
 		{method: "GET", path: "/state-file", answers: http.StatusNotFound}, // hostileWorld has no state file
 		{method: "PUT", path: "/realism", required: []string{"mode"}, depth: 1, body: `{"mode":"pessimistic","action_retention":"10m"}`},
 		{method: "GET", path: "/rate-limit"},
@@ -127,7 +128,7 @@ func remoteAdminCases(ops []adminOp) []hostileCase {
 // checkAdminRoutes fails for an admin route the table does not have.
 func checkAdminRoutes(t testing.TB, fc *Server, ops []adminOp) {
 	t.Helper()
-	router, ok := fc.adminRoutes().(chi.Routes)
+	router, ok := fc.adminOf(fc).(chi.Routes)
 	if !ok {
 		t.Fatal("the admin API is not a chi router")
 	}

@@ -14,7 +14,7 @@ type StateFileStatus = statefile.Status
 // not an error (found is false); a file that cannot be read or imported is,
 // and is left untouched.
 func (s *Server) LoadStateFile(path string) (found bool, err error) {
-	return statefile.Load(path, s.world)
+	return statefile.Load(path, s.stateSource())
 }
 
 // OpenStateFile takes a state file for this process: it locks it (a
@@ -22,7 +22,7 @@ func (s *Server) LoadStateFile(path string) (found bool, err error) {
 // checks that its directory takes new files, and restores the world from
 // it when it exists. Nothing is written before Persist.
 func (s *Server) OpenStateFile(path string) (f *StateFile, restored bool, err error) {
-	f, restored, err = statefile.Open(path, s.world, statefile.Options{Logger: s.opts.Logger})
+	f, restored, err = statefile.Open(path, s.stateSource(), statefile.Options{Logger: s.opts.Logger})
 	if err == nil {
 		s.stateFile.Store(f)
 	}

@@ -30,6 +30,7 @@ type invocation struct {
 // fakecloud accepts.
 type clientFlags struct {
 	url, adminToken  string
+	project          string // the project a command inspects or changes
 	file             string // -f: the rule, fault or event
 	follow           bool
 	method, template string
@@ -50,6 +51,7 @@ func (in *invocation) parseClient(args []string) ([]string, error) {
 	}
 	fs.StringVar(&f.url, "url", f.url, "fakecloud's address (env FAKECLOUD_URL)")
 	fs.StringVar(&f.adminToken, "admin-token", in.getenv("FAKECLOUD_ADMIN_TOKEN"), "admin token (env FAKECLOUD_ADMIN_TOKEN)")
+	fs.StringVar(&f.project, "project", in.getenv("FAKECLOUD_PROJECT"), "the project to inspect or change, by name; the default project when empty (env FAKECLOUD_PROJECT)")
 	fs.StringVar(&f.file, "f", "", "read the rule, fault or event from this file")
 	fs.BoolVar(&f.follow, "follow", false, "journal: keep printing new entries")
 	fs.StringVar(&f.method, "method", "", "journal: only this method")
@@ -67,7 +69,7 @@ func (in *invocation) parseClient(args []string) ([]string, error) {
 			words, rest = append(words, rest[0]), rest[1:]
 		}
 	}
-	in.admin = adminclient.New(f.url, f.adminToken, &http.Client{Timeout: 30 * time.Second})
+	in.admin = adminclient.New(f.url, f.adminToken, &http.Client{Timeout: 30 * time.Second}).Project(f.project)
 	return words, nil
 }
 

@@ -22,6 +22,8 @@ type config struct {
 	listen         string
 	tokens         []string
 	readOnly       []string
+	projectArgs    []string            // NAME=TOKEN, as given
+	projects       map[string][]string // project name → its tokens
 	seed           string
 	actionDuration time.Duration
 	actionPolls    int
@@ -73,6 +75,7 @@ func newFlagSet(c *config, getenv func(string) string, out io.Writer) (*flag.Fla
 	}
 	fs.StringVar(&c.listen, "listen", env("FAKECLOUD_LISTEN", "127.0.0.1:8080"), "address to serve on; the API is at http://ADDR/v1 (env FAKECLOUD_LISTEN)")
 	fs.Var(listFlag{&c.tokens}, "token", "Bearer token with read and write access; repeatable; giving one replaces the default token (env FAKECLOUD_TOKENS, comma-separated; default "+fakecloud.DefaultToken+")")
+	fs.Var(listFlag{&c.projectArgs}, "project", "a further project and a token of it, NAME=TOKEN: the token sees only that project's world, rate limit, faults and journal; repeatable, also to give a project more tokens (env FAKECLOUD_PROJECTS, comma-separated)")
 	fs.Var(listFlag{&c.readOnly}, "read-only-token", "Bearer token that may only GET: writes answer 403 forbidden and spend the bucket, as the API's do; repeatable; alone, it keeps the default token (env FAKECLOUD_READ_ONLY_TOKENS, comma-separated)")
 	fs.StringVar(&c.seed, "seed", env("FAKECLOUD_SEED", ""), "seed world YAML file to start with (env FAKECLOUD_SEED)")
 	fs.Var(listFlag{&c.scenarios}, "scenario", "scenario YAML file to run from the start; repeatable (env FAKECLOUD_SCENARIOS, comma-separated)")
@@ -115,6 +118,20 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	}
 	if len(c.scenarios) == 0 {
 		c.scenarios = splitList(getenv("FAKECLOUD_SCENARIOS"))
+	}
+	if len(c.projectArgs) == 0 {
+		c.projectArgs = splitList(getenv("FAKECLOUD_PROJECTS"))
+	}
+	for _, arg := range c.projectArgs {
+		name, token, ok := strings.Cut(arg, "=")
+		if !ok || name == "" || token == "" {
+			errs = append(errs, fmt.Errorf("--project %q: want NAME=TOKEN", arg))
+			continue
+		}
+		if c.projects == nil {
+			c.projects = map[string][]string{}
+		}
+		c.projects[name] = append(c.projects[name], token)
 	}
 	var err error
 	if c.actionDuration, err = time.ParseDuration(*t.durText); err != nil || c.actionDuration < 0 {
@@ -170,6 +187,9 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 	if c.logFormat != "text" && c.logFormat != "json" {
 		errs = append(errs, fmt.Errorf("--log-format %q: want text or json", c.logFormat))
 	}
+	if err := (fakecloud.Options{Tokens: c.tokens, ReadOnlyTokens: c.readOnly, Projects: c.projects}).Check(); err != nil {
+		errs = append(errs, fmt.Errorf("--project: %w", err))
+	}
 	return c, errors.Join(errs...)
 }
 
@@ -207,7 +227,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 		robotScale = -1
 	}
 	fc := fakecloud.New(fakecloud.Options{
-		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls, Realism: c.realism,
+		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, Projects: c.projects, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls, Realism: c.realism,
 		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log, AdminToken: c.adminToken,
 		LoadBalancerIPv4Range: c.lbRange, RobotUser: c.robotUser, RobotPassword: c.robotPassword,
 		RobotRateLimitScale: robotScale, RobotRateLimitInterval: c.robotInterval,

@@ -11,14 +11,16 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 )
 
 // Client talks to one fakecloud's admin API.
 type Client struct {
-	base  string // fakecloud's address, without /v1
-	token string
-	http  *http.Client
+	base    string // fakecloud's address, without /v1
+	token   string
+	http    *http.Client
+	project string // the project every request names; empty for the default one
 }
 
 // New returns a client of the fakecloud at baseURL, such as
@@ -31,6 +33,14 @@ func New(baseURL, adminToken string, hc *http.Client) *Client {
 	}
 	base := strings.TrimSuffix(strings.TrimSuffix(baseURL, "/"), "/v1")
 	return &Client{base: base, token: adminToken, http: hc}
+}
+
+// Project returns a client whose every request inspects or changes the
+// project of the name (fakecloud's --project), "" for the default one.
+func (c *Client) Project(name string) *Client {
+	out := *c
+	out.project = name
+	return &out
 }
 
 // do sends a request to path under /_fakecloud and decodes a 2xx answer
@@ -48,7 +58,15 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) err
 			return fmt.Errorf("%s %s: encode body: %w", method, path, err)
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, c.base+"/_fakecloud"+path, bytes.NewReader(data))
+	target := c.base + "/_fakecloud" + path
+	if c.project != "" {
+		sep := "?"
+		if strings.Contains(path, "?") {
+			sep = "&"
+		}
+		target += sep + "project=" + url.QueryEscape(c.project)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(data))
 	if err != nil {
 		return err
 	}

@@ -57,9 +57,9 @@ type Backend interface {
 // webservice's limits. Bodies are JSON or YAML; errors use the API's
 // envelope. With a token, only requests bearing it are served; without
 // one, only loopback clients.
-func Routes(s Backend, webservice *robot.Handler, token string) http.Handler {
+func Routes(s Backend, webservice *robot.Handler, token string, projects func() []string) http.Handler {
 	r := chi.NewRouter()
-	r.Use(auth(token), wire.LimitBody(BodyLimit), wire.StrictQuery(nil))
+	r.Use(Auth(token), wire.LimitBody(BodyLimit), wire.StrictQuery(nil))
 	r.NotFound(func(w http.ResponseWriter, r *http.Request) {
 		wire.WriteError(w, apierr.Errorf(apierr.CodeNotFound, "no such admin endpoint: %s %s", r.Method, r.URL.Path))
 	})
@@ -231,6 +231,9 @@ func Routes(s Backend, webservice *robot.Handler, token string) http.Handler {
 		s.ResetCounters()
 		w.WriteHeader(http.StatusNoContent)
 	})
+	r.Get("/projects", func(w http.ResponseWriter, r *http.Request) {
+		wire.WriteJSON(w, http.StatusOK, map[string]any{"projects": projects()})
+	})
 	r.Get("/robot/limits", func(w http.ResponseWriter, r *http.Request) {
 		wire.WriteJSON(w, http.StatusOK, map[string]any{"usage": webservice.Usage(), "blocked": webservice.Blocks()})
 	})
@@ -263,8 +266,8 @@ func adminApply[T any](key string, apply func(T) (any, error)) http.HandlerFunc 
 	}
 }
 
-// auth admits the admin token, or loopback clients when there is none.
-func auth(token string) func(http.Handler) http.Handler {
+// Auth admits the admin token, or loopback clients when there is none.
+func Auth(token string) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if token != "" {

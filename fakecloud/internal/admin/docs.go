@@ -27,6 +27,7 @@ var adminRouteDocs = []struct{ route, does string }{
 	{"DELETE /journal", "clear the journal"},
 	{"GET /counters", "request counts by method, route and status"},
 	{"DELETE /counters", "reset the counters"},
+	{"GET /projects", "the projects' names, the default project first (`--project`); every other route takes `?project=NAME` to inspect or change that project, the default one when left out"},
 	{"GET /robot/limits", "the Robot webservice's spent limits (`usage`: `user`, `endpoint`, `used`, `limit`, `interval`) and blocked client IPs (`blocked`: `ip`, `until`)"},
 	{"DELETE /robot/limits", "forget the Robot webservice's limits and blocks"},
 }

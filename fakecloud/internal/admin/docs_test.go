@@ -14,7 +14,7 @@ import (
 // every admin route, each once, and no route the router lacks.
 func TestReferenceAdminRoutes(t *testing.T) {
 	routes := map[string]bool{}
-	err := chi.Walk(Routes(nil, nil, "").(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+	err := chi.Walk(Routes(nil, nil, "", nil).(chi.Routes), func(method, route string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
 		routes[method+" "+strings.TrimSuffix(route, "/")] = true
 		return nil
 	})
