@@ -69,6 +69,22 @@ func TestParseConfig(t *testing.T) {
 			},
 		},
 		{
+			name: "projects",
+			args: []string{"--project", "ci-1=t1", "--project", "ci-2=t2", "--project", "ci-1=t3"},
+			want: with(func(c *config) {
+				c.projectArgs = []string{"ci-1=t1", "ci-2=t2", "ci-1=t3"}
+				c.projects = map[string][]string{"ci-1": {"t1", "t3"}, "ci-2": {"t2"}}
+			}),
+		},
+		{
+			name: "projects from the environment",
+			env:  map[string]string{"FAKECLOUD_PROJECTS": "a=x, b=y"},
+			want: with(func(c *config) {
+				c.projectArgs = []string{"a=x", "b=y"}
+				c.projects = map[string][]string{"a": {"x"}, "b": {"y"}}
+			}),
+		},
+		{
 			name: "single-dash flags",
 			args: []string{"-listen=127.0.0.1:9", "-action-duration=0s"},
 			want: with(func(c *config) { c.listen, c.actionDuration = "127.0.0.1:9", 0 }),
@@ -162,6 +178,9 @@ func TestParseConfigInvalid(t *testing.T) {
 		{name: "env action duration", env: map[string]string{"FAKECLOUD_ACTION_DURATION": "1 fortnight"}, want: []string{"--action-duration"}},
 		{name: "env log format", env: map[string]string{"FAKECLOUD_LOG_FORMAT": "yaml"}, want: []string{"--log-format", `"yaml"`}},
 		{name: "unknown flag", args: []string{"--colour", "red"}, want: []string{"colour"}},
+		{name: "project without a token", args: []string{"--project", "ci"}, want: []string{"--project", `"ci"`, "NAME=TOKEN"}},
+		{name: "project token of two projects", args: []string{"--project", "a=t", "--project", "b=t"}, want: []string{"--project", "belongs to one project"}},
+		{name: "project named default", args: []string{"--project", "default=t"}, want: []string{"--project", `"default"`}},
 		{name: "positional argument", args: []string{"serve"}, want: []string{`"serve"`}},
 		{
 			name: "several bad values at once",

@@ -81,3 +81,12 @@ func (c *Client) Fidelity(ctx context.Context) (fakecloud.Fidelity, error) {
 	err := c.do(ctx, http.MethodGet, "/fidelity", nil, &out)
 	return out.Fidelity, err
 }
+
+// Projects lists the fakecloud's projects, the default one first.
+func (c *Client) Projects(ctx context.Context) ([]string, error) {
+	var out struct {
+		Projects []string `json:"projects"`
+	}
+	err := c.do(ctx, http.MethodGet, "/projects", nil, &out)
+	return out.Projects, err
+}
