@@ -82,3 +82,30 @@ func serverOnClock(t testing.TB, f *fixture, clock *fakecloudtest.Clock, name st
 	clock.Advance(time.Minute)
 	return res.Server
 }
+
+// roundTrip seeds a fakecloud with a world written in YAML, exports it,
+// and imports the export into a new fakecloud, which must export the
+// same; it returns the seeded one, the export and the new one.
+func roundTrip(t *testing.T, world string) (*Server, []byte, *Server) {
+	t.Helper()
+	w, err := ParseWorld([]byte(world))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := New(Options{})
+	if err := fc.Seed(w); err != nil {
+		t.Fatal(err)
+	}
+	data, err := fc.Export()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := New(Options{})
+	if err := back.Import(data); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := back.Export(); err != nil || string(again) != string(data) {
+		t.Errorf("export after import differs: %v", err)
+	}
+	return fc, data, back
+}

@@ -115,40 +115,13 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 	for _, im := range st.Images {
 		refs["{image}"] = fmt.Sprint(im.ID)
 	}
-	var groups []struct {
-		ID int64 `json:"id"`
-	}
-	if err := json.Unmarshal(st.Kinds["placement_group"], &groups); err != nil || len(groups) == 0 {
-		t.Fatalf("the seed's placement groups in the export: %v %s", err, st.Kinds["placement_group"])
-	}
-	refs["{pg}"] = fmt.Sprint(groups[0].ID)
-	var fips []struct {
-		ID int64  `json:"id"`
-		IP string `json:"ip"`
-	}
-	if err := json.Unmarshal(st.Kinds["floating_ip"], &fips); err != nil || len(fips) == 0 {
-		t.Fatalf("the seed's floating IPs in the export: %v %s", err, st.Kinds["floating_ip"])
-	}
+	refs["{pg}"] = fmt.Sprint(owned(t, st, "placement_group", 1)[0].ID)
+	fips := owned(t, st, "floating_ip", 1)
 	refs["{fip}"], refs["{fip_ip}"] = fmt.Sprint(fips[0].ID), fips[0].IP
-	var fws []struct {
-		ID   int64  `json:"id"`
-		Name string `json:"name"`
-	}
-	if err := json.Unmarshal(st.Kinds["firewall"], &fws); err != nil || len(fws) != 2 {
-		t.Fatalf("the seed's firewalls in the export: %v %s", err, st.Kinds["firewall"])
-	}
-	for _, fw := range fws {
-		refs["{fw_"+strings.ReplaceAll(fw.Name, "-", "_")+"}"] = fmt.Sprint(fw.ID)
-	}
-	var vols []struct {
-		ID   int64  `json:"id"`
-		Name string `json:"name"`
-	}
-	if err := json.Unmarshal(st.Kinds["volume"], &vols); err != nil || len(vols) != 2 {
-		t.Fatalf("the seed's volumes in the export: %v %s", err, st.Kinds["volume"])
-	}
-	for _, v := range vols {
-		refs["{vol_"+strings.ReplaceAll(v.Name, "-", "_")+"}"] = fmt.Sprint(v.ID)
+	for prefix, kind := range map[string]string{"fw": "firewall", "vol": "volume"} {
+		for _, r := range owned(t, st, kind, 2) {
+			refs["{"+prefix+"_"+strings.ReplaceAll(r.Name, "-", "_")+"}"] = fmt.Sprint(r.ID)
+		}
 	}
 	for _, p := range st.PrimaryIPs {
 		if p.Name == "spare-ipv4" {
@@ -156,6 +129,25 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 		}
 	}
 	return refs
+}
+
+// ownedResource is what the valid requests name of a resource of a kind
+// the registry keeps.
+type ownedResource struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	IP   string `json:"ip"`
+}
+
+// owned reads a kind's resources from an export's kinds; there must be
+// want of them.
+func owned(t testing.TB, st world.Snapshot, kind string, want int) []ownedResource {
+	t.Helper()
+	var out []ownedResource
+	if err := json.Unmarshal(st.Kinds[kind], &out); err != nil || len(out) != want {
+		t.Fatalf("the seed's %s resources in the export: %v %s, want %d", kind, err, st.Kinds[kind], want)
+	}
+	return out
 }
 
 // validRequest is a request fakecloud must accept in hostileWorld: the

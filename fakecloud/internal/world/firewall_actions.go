@@ -186,19 +186,8 @@ func (t *Tx) SetFirewallRules(id int64, req schema.FirewallActionSetRulesRequest
 // selectors: an apply_firewall for each server it starts to apply to.
 func (t *Tx) ApplyFirewallToResources(id int64, req schema.FirewallActionApplyToResourcesRequest) (FirewallActions, *apierr.Error) {
 	w := t.w
-	fw, err := firewalls.find(w, id)
+	fw, entries, err := w.firewallRequest(id, "apply_to", req.ApplyTo)
 	if err != nil {
-		return FirewallActions{}, err
-	}
-	if err := w.checkFree(Ref{Type: "firewall", ID: fw.ID}); err != nil {
-		return FirewallActions{}, err
-	}
-	var f apierr.Fields
-	if len(req.ApplyTo) == 0 {
-		f.Add("apply_to", "'apply_to' is required")
-	}
-	entries := w.checkApplyTo(&f, "apply_to", req.ApplyTo)
-	if err := f.Err(); err != nil {
 		return FirewallActions{}, err
 	}
 	servers, err := w.planApply(fw, entries, 404)
@@ -222,19 +211,8 @@ func (t *Tx) ApplyFirewallToResources(id int64, req schema.FirewallActionApplyTo
 // or that does not exist, firewall_resource_not_found.
 func (t *Tx) RemoveFirewallFromResources(id int64, req schema.FirewallActionRemoveFromResourcesRequest) (FirewallActions, *apierr.Error) {
 	w := t.w
-	fw, err := firewalls.find(w, id)
+	fw, entries, err := w.firewallRequest(id, "remove_from", req.RemoveFrom)
 	if err != nil {
-		return FirewallActions{}, err
-	}
-	if err := w.checkFree(Ref{Type: "firewall", ID: fw.ID}); err != nil {
-		return FirewallActions{}, err
-	}
-	var f apierr.Fields
-	if len(req.RemoveFrom) == 0 {
-		f.Add("remove_from", "'remove_from' is required")
-	}
-	entries := w.checkApplyTo(&f, "remove_from", req.RemoveFrom)
-	if err := f.Err(); err != nil {
 		return FirewallActions{}, err
 	}
 	for _, e := range entries {
@@ -266,6 +244,27 @@ func (t *Tx) RemoveFirewallFromResources(id int64, req schema.FirewallActionRemo
 		out.Actions = append(out.Actions, w.ViewAction(a))
 	}
 	return out, nil
+}
+
+// firewallRequest finds a firewall no action holds and reads the entries
+// of its apply_to or remove_from, which are required.
+func (w *project) firewallRequest(id int64, field string, items []schema.FirewallResource) (*schema.Firewall, []schema.FirewallResource, *apierr.Error) {
+	fw, err := firewalls.find(w, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := w.checkFree(Ref{Type: "firewall", ID: fw.ID}); err != nil {
+		return nil, nil, err
+	}
+	var f apierr.Fields
+	if len(items) == 0 {
+		f.Add(field, "'%s' is required", field)
+	}
+	entries := w.checkApplyTo(&f, field, items)
+	if err := f.Err(); err != nil {
+		return nil, nil, err
+	}
+	return fw, entries, nil
 }
 
 // serverOfEntry is the server a direct entry names, or 0.

@@ -69,13 +69,9 @@ func (t *Tx) ChangeFloatingIPProtection(id int64, req schema.FloatingIPActionCha
 // name resets an IPv4 to the API's default and removes an IPv6 entry.
 func (t *Tx) ChangeFloatingIPDNSPtr(id int64, req schema.FloatingIPActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
 	return act(t, floatingIPs, id, "change_dns_ptr", func(f *schema.FloatingIP) (step, *apierr.Error) {
-		a, perr := netip.ParseAddr(req.IP)
-		if perr != nil {
-			return step{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
-		}
-		ptr := ""
-		if req.DNSPtr != nil {
-			ptr = *req.DNSPtr
+		a, ptr, err := ptrRequest(req.IP, req.DNSPtr)
+		if err != nil {
+			return step{}, err
 		}
 		if f.Type == "ipv4" {
 			if a.String() != f.IP {

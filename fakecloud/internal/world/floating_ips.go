@@ -29,24 +29,9 @@ func floatingIPKind() kind {
 		idBase:   900000,
 		own:      floatingIPTable,
 		commands: []string{"assign_floating_ip", "unassign_floating_ip", "change_dns_ptr", "change_protection"},
-		forget: func(w *project, gone Ref) {
-			if gone.Type != "server" {
-				return
-			}
-			for _, f := range floatingIPs.table(w).All() {
-				if f.Server != nil && *f.Server == gone.ID {
-					f.Server = nil
-				}
-			}
-		},
+		forget:   func(w *project, gone Ref) { forgetServer(floatingIPs.table(w), floatingIPServer, gone) },
 		// A restored floating IP is not given back to a server deleted since.
-		fit: func(w *project, id int64) {
-			if f, ok := floatingIPs.table(w).Get(id); ok && f.Server != nil {
-				if _, ok := w.Servers.Get(*f.Server); !ok {
-					f.Server = nil
-				}
-			}
-		},
+		fit: func(w *project, id int64) { fitServer(w, floatingIPs.table(w), floatingIPServer, id) },
 		protect: func(w *project, id int64, on bool) {
 			if f, ok := floatingIPs.table(w).Get(id); ok {
 				f.Protection.Delete = on
@@ -59,15 +44,12 @@ func floatingIPKind() kind {
 	})
 }
 
+// floatingIPServer is where a floating IP names its server.
+func floatingIPServer(f *schema.FloatingIP) **int64 { return &f.Server }
+
 // floatingIPsOf lists the floating IPs assigned to a server, in ID order.
 func (w *project) floatingIPsOf(server int64) []int64 {
-	out := []int64{}
-	for _, f := range floatingIPs.table(w).All() {
-		if f.Server != nil && *f.Server == server {
-			out = append(out, f.ID)
-		}
-	}
-	return out
+	return linkedTo(floatingIPs.table(w), floatingIPServer, func(f *schema.FloatingIP) int64 { return f.ID }, server)
 }
 
 // FloatingIP is the floating IP with the ID.
@@ -153,15 +135,13 @@ func (t *Tx) CreateFloatingIP(req FloatingIPCreateRequest) (FloatingIPCreated, *
 			return FloatingIPCreated{}, err
 		}
 	}
-	ip, ptr := "", []schema.FloatingIPDNSPtr{}
-	if req.Type == "ipv4" {
-		a, ok := t.w.PubIPv4.Take()
-		if !ok {
-			return FloatingIPCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
-		}
-		ip, ptr = a.String(), []schema.FloatingIPDNSPtr{{IP: a.String(), DNSPtr: DefaultPTR(a)}}
-	} else {
-		ip = t.w.NewIPv6Net()
+	ip, err := t.w.newPublicAddress(req.Type)
+	if err != nil {
+		return FloatingIPCreated{}, err
+	}
+	ptr := []schema.FloatingIPDNSPtr{}
+	if a, perr := netip.ParseAddr(ip); perr == nil {
+		ptr = append(ptr, schema.FloatingIPDNSPtr{IP: ip, DNSPtr: DefaultPTR(a)})
 	}
 	fip := &schema.FloatingIP{ID: t.w.NewID("floating_ip"), Type: req.Type, IP: ip, DNSPtr: ptr, HomeLocation: loc,
 		Description: req.Description, Labels: labels, Created: t.w.Now().UTC().Truncate(time.Second)}

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/netaddr"
 )
 
@@ -48,6 +49,20 @@ func (p *ipPool) Release(s string) {
 	if a, err := netip.ParseAddr(s); err == nil && p.prefix.Contains(a) {
 		p.Free = append(p.Free, a)
 	}
+}
+
+// newPublicAddress takes a public address of a family: an IPv4 address
+// from the pool, or the next /64 for ipv6; resource_unavailable when no
+// IPv4 is left.
+func (w *project) newPublicAddress(family string) (string, *apierr.Error) {
+	if family != "ipv4" {
+		return w.NewIPv6Net(), nil
+	}
+	a, ok := w.PubIPv4.Take()
+	if !ok {
+		return "", apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
+	}
+	return a.String(), nil
 }
 
 // NewIPv6Net returns the next public /64, as "2001:db8:0:N::/64".

@@ -1,7 +1,6 @@
 package world
 
 import (
-	"net/netip"
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -213,13 +212,9 @@ func (t *Tx) setPublicInterface(id int64, enabled bool) (schema.Action, *apierr.
 // balancer's public address.
 func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
 	return act(t, loadBalancers, id, "change_dns_ptr", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
-		a, err := netip.ParseAddr(req.IP)
+		a, ptr, err := ptrRequest(req.IP, req.DNSPtr)
 		if err != nil {
-			return step{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
-		}
-		ptr := ""
-		if req.DNSPtr != nil {
-			ptr = *req.DNSPtr
+			return step{}, err
 		}
 		switch a.String() {
 		case lb.PublicNet.IPv4.IP:

@@ -21,13 +21,9 @@ func (t *Tx) ChangePrimaryIPProtection(id int64, req schema.PrimaryIPActionChang
 // server the primary IP is assigned to shows the same name.
 func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
 	return act(t, primaryIPs, id, "change_dns_ptr", func(p *schema.PrimaryIP) (step, *apierr.Error) {
-		a, perr := netip.ParseAddr(req.IP)
-		if perr != nil {
-			return step{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
-		}
-		ptr := ""
-		if req.DNSPtr != nil {
-			ptr = *req.DNSPtr
+		a, ptr, err := ptrRequest(req.IP, req.DNSPtr)
+		if err != nil {
+			return step{}, err
 		}
 		var server *StoredServer
 		var holds []Ref

@@ -158,15 +158,9 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 			return PrimaryIPCreated{}, apierr.Errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 		}
 	}
-	ip := ""
-	if req.Type == "ipv4" {
-		a, ok := t.w.PubIPv4.Take()
-		if !ok {
-			return PrimaryIPCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
-		}
-		ip = a.String()
-	} else {
-		ip = t.w.NewIPv6Net()
+	ip, err := t.w.newPublicAddress(req.Type)
+	if err != nil {
+		return PrimaryIPCreated{}, err
 	}
 	p := t.w.NewPrimaryIP(req.Type, ip, loc, 0, t.w.Now().UTC().Truncate(time.Second))
 	p.Name, p.Labels, p.AutoDelete = req.Name, labels, req.AutoDelete != nil && *req.AutoDelete

@@ -6,7 +6,22 @@ import (
 	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 )
+
+// ptrRequest reads a change_dns_ptr request: the address, and the name,
+// empty for null (reset to the default, or remove).
+func ptrRequest(ip string, name *string) (netip.Addr, string, *apierr.Error) {
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return netip.Addr{}, "", apierr.InvalidField("ip", "%q is not an IP address", ip)
+	}
+	if name == nil {
+		return a, "", nil
+	}
+	return a, *name, nil
+}
 
 // DefaultPTR is the reverse DNS name the API gives a fresh IPv4 address.
 func DefaultPTR(a netip.Addr) string {

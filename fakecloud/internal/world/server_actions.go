@@ -193,13 +193,9 @@ func (t *Tx) ChangeServerType(id int64, req schema.ServerActionChangeTypeRequest
 // ChangeServerDNSPtr sets the reverse DNS name of one of a server's public addresses.
 func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrRequest) (schema.Action, *apierr.Error) {
 	return act(t, servers, id, "change_dns_ptr", func(s *StoredServer) (step, *apierr.Error) {
-		a, err := netip.ParseAddr(req.IP)
+		a, ptr, err := ptrRequest(req.IP, req.DNSPtr)
 		if err != nil {
-			return step{}, apierr.InvalidField("ip", "%q is not an IP address", req.IP)
-		}
-		ptr := ""
-		if req.DNSPtr != nil {
-			ptr = *req.DNSPtr
+			return step{}, err
 		}
 		if a.Is4() {
 			if s.PublicNet.IPv4.IP != a.String() {

@@ -48,24 +48,9 @@ func volumeKind() kind {
 		idBase:   1100000,
 		own:      volumeTable,
 		commands: []string{"create_volume", "attach_volume", "detach_volume", "resize_volume", "change_protection"},
-		forget: func(w *project, gone Ref) {
-			if gone.Type != "server" {
-				return
-			}
-			for _, v := range volumes.table(w).All() {
-				if v.Server != nil && *v.Server == gone.ID {
-					v.Server = nil
-				}
-			}
-		},
+		forget:   func(w *project, gone Ref) { forgetServer(volumes.table(w), volumeServer, gone) },
 		// A restored volume is not given back to a server deleted since.
-		fit: func(w *project, id int64) {
-			if v, ok := volumes.table(w).Get(id); ok && v.Server != nil {
-				if _, ok := w.Servers.Get(*v.Server); !ok {
-					v.Server = nil
-				}
-			}
-		},
+		fit: func(w *project, id int64) { fitServer(w, volumes.table(w), volumeServer, id) },
 		protect: func(w *project, id int64, on bool) {
 			if v, ok := volumes.table(w).Get(id); ok {
 				v.Protection.Delete = on
@@ -92,15 +77,12 @@ func volumeKind() kind {
 	})
 }
 
+// volumeServer is where a volume names its server.
+func volumeServer(v *schema.Volume) **int64 { return &v.Server }
+
 // volumesOf lists the volumes attached to a server, in ID order.
 func (w *project) volumesOf(server int64) []int64 {
-	out := []int64{}
-	for _, v := range volumes.table(w).All() {
-		if v.Server != nil && *v.Server == server {
-			out = append(out, v.ID)
-		}
-	}
-	return out
+	return linkedTo(volumes.table(w), volumeServer, func(v *schema.Volume) int64 { return v.ID }, server)
 }
 
 // Volume is the volume with the ID.
