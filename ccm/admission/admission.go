@@ -77,17 +77,22 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 	return allow, nil
 }
 
-// notes are warnings that do not refuse: certificates the CCM found
-// missing when it last looked, which may have been uploaded since.
+// notes are warnings that do not refuse: source ranges no load balancer
+// enforces, and certificates the CCM found missing when it last looked,
+// which may have been uploaded since.
 func (h *Handler) notes(svc *corev1.Service) []string {
+	var out []string
+	if msg := loadbalancer.SourceRangesWarning(svc); msg != "" {
+		out = append(out, msg)
+	}
 	if !h.cloudChecks {
-		return nil
+		return out
 	}
 	c, err := h.lbs.Validate(svc)
 	if err != nil {
-		return nil
+		return out
 	}
-	return h.lbs.CertificatesMissing(c)
+	return append(out, h.lbs.CertificatesMissing(c)...)
 }
 
 // problems are what a sync would refuse in svc, one message each.

@@ -218,3 +218,23 @@ func TestAdmitWarnsOfAMissingCertificate(t *testing.T) {
 		t.Errorf("allowed %v, warnings %q; want allowed with the certificate named", resp.Allowed, resp.Warnings)
 	}
 }
+
+// TestAdmitWarnsOfSourceRanges: source ranges are a warning, not a
+// refusal: no Hetzner load balancer enforces them.
+func TestAdmitWarnsOfSourceRanges(t *testing.T) {
+	w := newWorld(t)
+	s := svc()
+	s.Spec.LoadBalancerSourceRanges = []string{"10.0.0.0/8", "192.0.2.0/24"}
+	resp, err := New(w.lbs, false).Admit(request(t, admissionv1.Create, s, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "spec.loadBalancerSourceRanges (10.0.0.0/8, 192.0.2.0/24) is not enforced") {
+		t.Errorf("allowed %v, warnings %q; want allowed with the ranges named as not enforced", resp.Allowed, resp.Warnings)
+	}
+	s = svc()
+	s.Annotations["service.beta.kubernetes.io/load-balancer-source-ranges"] = "198.51.100.0/24"
+	if resp, _ := New(w.lbs, false).Admit(request(t, admissionv1.Create, s, nil)); len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "198.51.100.0/24") {
+		t.Errorf("the annotation form: warnings %q", resp.Warnings)
+	}
+}

@@ -190,6 +190,13 @@ func TestMisconfigurations(t *testing.T) {
 				f.services = append(f.services, lbService("api", "uid-api", "port-443.protocol", "https"))
 			},
 			want: []want{{"service", Fail, "service/default/api", "port-443.protocol"}}},
+		{name: "source ranges no load balancer enforces",
+			setup: func(_ *testing.T, f *fixture) {
+				svc := lbService("api", "uid-api")
+				svc.Spec.LoadBalancerSourceRanges = []string{"203.0.113.0/24"}
+				f.services = append(f.services, svc)
+			},
+			want: []want{{"service", Warn, "service/default/api", "spec.loadBalancerSourceRanges (203.0.113.0/24) is not enforced"}}},
 		{name: "a bad Service being deleted is not judged",
 			setup: func(_ *testing.T, f *fixture) {
 				svc := lbService("api", "uid-api", "health-check-interval", "soon")

@@ -63,6 +63,9 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 	if len(c.CertificateSecrets) > 0 {
 		d.secretUsers[svc.Namespace] = append(d.secretUsers[svc.Namespace], svc.Name)
 	}
+	if msg := loadbalancer.SourceRangesWarning(svc); msg != "" {
+		d.found.warn("service", subject, msg, "remove the source ranges, or restrict the Nodes with a Hetzner firewall or a NetworkPolicy")
+	}
 	lb := d.cloud.lbByUID[string(svc.UID)]
 	before := len(d.found)
 	fail := func(msg, fix string) { d.found.fail("service", subject, msg, fix) }

@@ -3,6 +3,7 @@ package loadbalancer
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
@@ -11,7 +12,9 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
-// unsupported reports annotations of the official CCM this one does not act on.
+// unsupported reports what a Service asks that this CCM does not do:
+// annotations of the official CCM it does not act on, and source ranges,
+// which no Hetzner load balancer enforces.
 func (l *Manager) unsupported(svc *corev1.Service) {
 	for _, name := range []annotation.Key{annotation.PublicNetIPv4, annotation.PublicNetIPv6} {
 		if v, ok := svc.Annotations[string(name)]; ok {
@@ -19,6 +22,34 @@ func (l *Manager) unsupported(svc *corev1.Service) {
 				"annotation %s=%q is not supported by this CCM and is ignored: the load balancer gets its own addresses", name, v))
 		}
 	}
+	if msg := SourceRangesWarning(svc); msg != "" {
+		l.event(svc, corev1.EventTypeWarning, eventSourceRanges, msg)
+	}
+}
+
+// sourceRangesAnnotation is the annotation Kubernetes reads for source
+// ranges when spec.loadBalancerSourceRanges is empty.
+const sourceRangesAnnotation = "service.beta.kubernetes.io/load-balancer-source-ranges"
+
+// SourceRangesWarning says that a Service's source ranges
+// (spec.loadBalancerSourceRanges, or the annotation Kubernetes reads when
+// the field is empty) are not enforced, naming them; "" for a Service that
+// asks none. Hetzner load balancers cannot filter clients by address
+// (official CCM issues 218 and 286), so the official CCM ignores the
+// field without a word and the operator believes the load balancer is
+// restricted when it is open to every address.
+func SourceRangesWarning(svc *corev1.Service) string {
+	field, ranges := "spec.loadBalancerSourceRanges", svc.Spec.LoadBalancerSourceRanges
+	if len(ranges) == 0 {
+		if v := strings.TrimSpace(svc.Annotations[sourceRangesAnnotation]); v != "" {
+			field, ranges = "annotation "+sourceRangesAnnotation, strings.Split(v, ",")
+		}
+	}
+	if len(ranges) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s (%s) is not enforced: Hetzner load balancers cannot filter clients by address, so this load balancer accepts every address; "+
+		"restrict access with a firewall on the Nodes or a NetworkPolicy", field, strings.Join(ranges, ", "))
 }
 
 func (l *Manager) rejectedTarget(svc *corev1.Service, st lbStep, err error) {
@@ -68,6 +99,7 @@ const (
 	eventNodeSkipped           = "NodeNotTargeted"
 	eventMaxTargets            = "MaxTargetsReached"
 	eventBadAnnotation         = "InvalidAnnotation"
+	eventSourceRanges          = "SourceRangesNotEnforced"
 	eventTypeDowngrade         = "TypeNotDowngraded"
 	eventLocationKept          = "LocationNotChanged"
 	eventPrivateIPKept         = "PrivateIPNotChanged"
