@@ -149,3 +149,16 @@ func TestLoadBalancerMetrics(t *testing.T) {
 		return err == nil && total(m, "connections_per_second") >= 4 && total(m, "bandwidth.out") > 0 && total(m, "bandwidth.in") >= 0
 	})
 }
+
+// TestMetricsStepBounded: a step far longer than the period, which would
+// overflow a duration, answers at once with the period's one sample.
+func TestMetricsStepBounded(t *testing.T) {
+	f := newFixture(t, Options{})
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
+	for _, step := range []string{"36028797018963968", "10000000000", "9223372036854775807"} {
+		resp, body := f.do(t, "GET", "/v1/servers/"+itoa(int(s.ID))+"/metrics?type=cpu&start=2020-01-01T00:00:00Z&end=2020-01-01T01:00:00Z&step="+step, "")
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"step":3600`) {
+			t.Errorf("step %s: %d %s, want the step cut to the period", step, resp.StatusCode, body)
+		}
+	}
+}

@@ -80,6 +80,9 @@ func Parse(v url.Values, allowed []string) (Query, *apierr.Error) {
 	if span/q.Step+1 > maxSamples {
 		q.Step = ceilDiv(span, maxSamples-1)
 	}
+	// A step longer than the period gives its one sample, at start; it
+	// also keeps the step's duration from overflowing.
+	q.Step = min(q.Step, max(span, 1))
 	return q, nil
 }
 
@@ -90,8 +93,12 @@ func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
 // now or older than the retention.
 func (q Query) Times(from, until time.Time) []time.Time {
 	var out []time.Time
-	step := time.Duration(q.Step) * time.Second
-	for t := q.Start; !t.After(q.End) && len(out) < maxSamples; t = t.Add(step) {
+	step := time.Duration(max(q.Step, 1)) * time.Second
+	for i := range maxSamples { // bounded whatever the step
+		t := q.Start.Add(time.Duration(i) * step)
+		if t.After(q.End) {
+			break
+		}
 		if !t.Before(from) && !t.After(until) {
 			out = append(out, t)
 		}
