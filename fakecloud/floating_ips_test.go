@@ -359,3 +359,23 @@ func TestFloatingIPLockEvent(t *testing.T) {
 		t.Errorf("a lock on what is no kind: %v, want an error listing the kinds", err)
 	}
 }
+
+// TestFloatingIPCreatedOnAServerUndone: a floating IP created on a server
+// whose assign fails is left unassigned.
+func TestFloatingIPCreatedOnAServerUndone(t *testing.T) {
+	f := newFixture(t, Options{})
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "assign_floating_ip", Count: 1, ErrorCode: "action_failed"}); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := f.client.FloatingIP.Create(t.Context(), hcloud.FloatingIPCreateOpts{Type: hcloud.FloatingIPTypeIPv4, Server: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action == nil || res.Action.Status != hcloud.ActionStatusError {
+		t.Fatalf("create answered %+v, want the failed assign", res.Action)
+	}
+	if got, _, _ := f.client.FloatingIP.GetByID(t.Context(), res.FloatingIP.ID); got == nil || got.Server != nil {
+		t.Errorf("after the failed assign: %+v, want it unassigned", got)
+	}
+}

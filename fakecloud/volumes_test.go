@@ -312,3 +312,50 @@ volumes:
 		}
 	}
 }
+
+// TestVolumeCreatedOnAServerFailed: a volume whose create fails at once
+// is gone, and no attach starts for it.
+func TestVolumeCreatedOnAServerFailed(t *testing.T) {
+	f := newFixture(t, Options{})
+	s := newServer(t, f, hcloud.ServerCreateOpts{Name: "a"})
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "create_volume", Count: 1, ErrorCode: "action_failed"}); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := f.client.Volume.Create(t.Context(), hcloud.VolumeCreateOpts{Name: "v", Size: 10, Server: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action.Status != hcloud.ActionStatusError || len(res.NextActions) != 0 {
+		t.Errorf("create answered %+v with next %v, want the failed create and no attach", res.Action, res.NextActions)
+	}
+	if got, _, err := f.client.Volume.GetByID(t.Context(), res.Volume.ID); err != nil || got != nil {
+		t.Errorf("after the failed create: %+v %v, want it gone", got, err)
+	}
+	if on := volumesOn(t, f, s.ID); len(on) != 0 {
+		t.Errorf("the server lists volumes %v", on)
+	}
+}
+
+// TestNewVolumeStaysLocked: a new volume's create_volume holds it while
+// it runs, even when its attach ends first.
+func TestNewVolumeStaysLocked(t *testing.T) {
+	clock := newClock()
+	f := newFixture(t, Options{Now: clock.Now, ActionDuration: 5 * time.Second})
+	ctx := t.Context()
+	created, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "a", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "create_volume", Count: 1, Delay: Duration(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := f.client.Volume.Create(ctx, hcloud.VolumeCreateOpts{Name: "v", Size: 10, Server: created.Server})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(10 * time.Second) // the attach has ended, the create not
+	if _, _, err := f.client.Volume.Resize(ctx, res.Volume, 20); !hcloud.IsError(err, hcloud.ErrorCodeLocked) {
+		t.Errorf("resize while create_volume runs: %v, want locked", err)
+	}
+}

@@ -132,7 +132,12 @@ func (w *project) track(a *StoredAction) {
 	if a.Lock.ID != 0 && !sharedCommands[a.Command] {
 		w.LockedBy[a.Lock] = a.ID
 		for _, u := range a.UndoAlso {
-			w.LockedBy[u.Resource] = a.ID
+			// One another running action holds (a new volume's
+			// create_volume) stays its: whichever ends first must not free
+			// the other's.
+			if _, held := w.LockedBy[u.Resource]; !held {
+				w.LockedBy[u.Resource] = a.ID
+			}
 		}
 	}
 }

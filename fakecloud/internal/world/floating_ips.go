@@ -152,9 +152,14 @@ func (t *Tx) CreateFloatingIP(req FloatingIPCreateRequest) (FloatingIPCreated, *
 	table.Put(fip.ID, fip)
 	out := FloatingIPCreated{}
 	if s != nil {
-		fip.Server = &s.ID
-		a := t.w.startAction(ActionSpec{Command: "assign_floating_ip", Family: "floating_ip",
-			Resources: []Ref{{Type: "server", ID: s.ID}, {Type: "floating_ip", ID: fip.ID}}})
+		// Assigned by an action that holds the server; a failed one
+		// leaves the floating IP unassigned.
+		ref, srv := Ref{Type: "floating_ip", ID: fip.ID}, Ref{Type: "server", ID: s.ID}
+		before := t.w.snapshotOf(ref)
+		id := s.ID
+		fip.Server = &id
+		a := t.w.startAction(ActionSpec{Command: "assign_floating_ip", Family: "floating_ip", Lock: srv,
+			Resources: []Ref{srv, ref}, UndoAlso: []UndoOf{{Resource: ref, Before: before}}})
 		v := t.w.ViewAction(a)
 		out.Action = &v
 	}

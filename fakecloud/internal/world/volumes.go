@@ -181,16 +181,14 @@ func (t *Tx) CreateVolume(req schema.VolumeCreateRequest) (VolumeCreated, *apier
 	create := w.startAction(ActionSpec{Command: "create_volume", Resources: []Ref{ref}, Finish: Finish{CreateVolume: true}})
 	view := w.ViewAction(create)
 	out.Action = &view
+	if _, ok := table.Get(v.ID); !ok {
+		out.Volume = viewVolume(v) // its create failed at once: nothing to attach
+		return out, nil
+	}
 	if s != nil {
-		if a := w.attachNewVolume(v, s); a != nil {
-			out.NextActions = append(out.NextActions, w.ViewAction(a))
-		}
+		out.NextActions = append(out.NextActions, w.ViewAction(w.attachNewVolume(v, s)))
 	}
-	if cur, ok := table.Get(v.ID); ok {
-		out.Volume = viewVolume(cur)
-	} else {
-		out.Volume = viewVolume(v) // its create failed at once
-	}
+	out.Volume = viewVolume(v)
 	return out, nil
 }
 
