@@ -145,9 +145,10 @@ func (t *Tx) CreateFloatingIP(req FloatingIPCreateRequest) (FloatingIPCreated, *
 	}
 	fip := &schema.FloatingIP{ID: t.w.NewID("floating_ip"), Type: req.Type, IP: ip, DNSPtr: ptr, HomeLocation: loc,
 		Description: req.Description, Labels: labels, Created: t.w.Now().UTC().Truncate(time.Second)}
-	fip.Name = fmt.Sprintf("floating-ip-%d", fip.ID)
 	if req.Name != nil {
 		fip.Name = *req.Name
+	} else {
+		fip.Name = freeName(table, func(o *schema.FloatingIP) string { return o.Name }, fmt.Sprintf("floating-ip-%d", fip.ID))
 	}
 	table.Put(fip.ID, fip)
 	out := FloatingIPCreated{}

@@ -1,6 +1,7 @@
 package world
 
 import (
+	"fmt"
 	"regexp"
 	"unicode"
 
@@ -78,4 +79,15 @@ func NonEmpty(s string) *string {
 		return nil
 	}
 	return &s
+}
+
+// freeName is name, or name-2, name-3, … the first no resource of the
+// table has: a name the API makes up must be as unique as one given.
+func freeName[T any](t *Table[T], name func(*T) string, want string) string {
+	taken := NameTaken(t, name)
+	out := want
+	for i := 2; taken(out); i++ {
+		out = fmt.Sprintf("%s-%d", want, i)
+	}
+	return out
 }
