@@ -345,3 +345,98 @@ firewalls:
 		t.Errorf("a seed naming a missing server: %v", err)
 	}
 }
+
+// TestFirewallUndoKnowsWhatIsWhose: a failed apply does not take back a
+// later apply of the same server, a failed removal puts back no firewall
+// a server has no room for, and a server takes no sixth firewall through
+// a label selector, ordered or relabelled.
+func TestFirewallUndoKnowsWhatIsWhose(t *testing.T) {
+	clock := newClock()
+	f := newFixture(t, Options{Now: clock.Now, ActionDuration: 10 * time.Second})
+	ctx := t.Context()
+	created, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "s", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	s := created.Server
+	on := []hcloud.FirewallResource{{Type: hcloud.FirewallResourceTypeServer, Server: &hcloud.FirewallResourceServer{ID: s.ID}}}
+	var fws []*hcloud.Firewall
+	for i := range 6 {
+		res, _, err := f.client.Firewall.Create(ctx, hcloud.FirewallCreateOpts{Name: fmt.Sprintf("fw-%d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fws = append(fws, res.Firewall)
+	}
+
+	// apply (fails), remove, apply again: the last apply stands.
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "apply_firewall", Count: 1, ErrorCode: "action_failed"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []func() error{
+		func() error { _, _, err := f.client.Firewall.ApplyResources(ctx, fws[0], on); return err },
+		func() error { _, _, err := f.client.Firewall.RemoveResources(ctx, fws[0], on); return err },
+		func() error { _, _, err := f.client.Firewall.ApplyResources(ctx, fws[0], on); return err },
+	} {
+		if err := step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Minute)
+	if got, _, _ := f.client.Firewall.GetByID(ctx, fws[0].ID); len(got.AppliedTo) != 1 {
+		t.Errorf("after apply (failed), remove, apply: applied to %+v, want the server", got.AppliedTo)
+	}
+
+	// Five applied; one removed by an action that fails; a sixth takes
+	// its place: the failure puts nothing back beyond five.
+	for _, fw := range fws[1:5] {
+		if _, _, err := f.client.Firewall.ApplyResources(ctx, fw, on); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clock.Advance(time.Minute)
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "remove_firewall", Count: 1, ErrorCode: "action_failed"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.client.Firewall.RemoveResources(ctx, fws[0], on); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.client.Firewall.ApplyResources(ctx, fws[5], on); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	if got := firewallsOn(t, f, s.ID); len(got) != 5 {
+		t.Errorf("the server shows %d firewalls, want 5", len(got))
+	}
+	if data, err := f.fc.Export(); err != nil || New(Options{}).Import(data) != nil {
+		t.Errorf("the world does not export and import: %v", err)
+	}
+
+	// Through label selectors: a sixth firewall is refused on an order
+	// and on a relabel.
+	for _, fw := range fws[:5] {
+		if _, _, err := f.client.Firewall.ApplyResources(ctx, fw, []hcloud.FirewallResource{{Type: hcloud.FirewallResourceTypeLabelSelector,
+			LabelSelector: &hcloud.FirewallResourceLabelSelector{Selector: "role=web"}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sel := []hcloud.FirewallResource{{Type: hcloud.FirewallResourceTypeLabelSelector, LabelSelector: &hcloud.FirewallResourceLabelSelector{Selector: "tier=edge"}}}
+	if _, _, err := f.client.Firewall.ApplyResources(ctx, fws[5], sel); err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	if _, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "web", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
+		Labels: map[string]string{"role": "web", "tier": "edge"}}); !hcloud.IsError(err, hcloud.ErrorCodeResourceLimitExceeded) {
+		t.Errorf("a server whose labels six firewalls match: %v, want resource_limit_exceeded", err)
+	}
+	web, _, err := f.client.Server.Create(ctx, hcloud.ServerCreateOpts{Name: "web", ServerType: &hcloud.ServerType{Name: "cx23"}, Image: &hcloud.Image{Name: "ubuntu-24.04"},
+		Labels: map[string]string{"role": "web"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(time.Minute)
+	if _, _, err := f.client.Server.Update(ctx, web.Server, hcloud.ServerUpdateOpts{Labels: map[string]string{"role": "web", "tier": "edge"}}); !hcloud.IsError(err, hcloud.ErrorCodeResourceLimitExceeded) {
+		t.Errorf("relabelling a server to six firewalls: %v, want resource_limit_exceeded", err)
+	}
+}

@@ -18,7 +18,14 @@ type FirewallFinish struct {
 	Server int64 `json:"server"`
 	Apply  bool  `json:"apply,omitempty"`  // apply_firewall: a failure takes the server's entry out
 	Direct bool  `json:"direct,omitempty"` // remove_firewall of a direct entry: a failure puts it back
+	// Seq orders the changes to the firewall's entries: a failure takes
+	// nothing back once a later one changed the same server's entry.
+	Seq int64 `json:"seq,omitempty"`
 }
+
+// firewallSteps is the counter of FirewallFinish.Seq, kept with the
+// world's ID counters so it survives a state file.
+const firewallSteps = "firewall_step"
 
 // FirewallActions is what a firewall's actions answer: all they started.
 type FirewallActions struct {
@@ -125,6 +132,8 @@ func (w *project) startFirewallActions(fw *schema.Firewall, command string, serv
 		var f *FirewallFinish
 		if fin != nil {
 			f = fin(s)
+			w.LastID[firewallSteps]++
+			f.Seq = w.LastID[firewallSteps]
 		}
 		out = append(out, w.startAction(ActionSpec{Command: command, Lock: ref, Resources: refs, Family: "firewall", Finish: Finish{Firewall: f}}))
 	}
@@ -132,10 +141,11 @@ func (w *project) startFirewallActions(fw *schema.Firewall, command string, serv
 }
 
 // finishFirewallAction takes back a failed apply_firewall's or
-// remove_firewall's change to a direct entry.
+// remove_firewall's change to a direct entry, unless a later change took
+// it over; a server put back must have room for it (five firewalls).
 func finishFirewallAction(w *project, id int64, f Finish, ok bool) {
 	fw, found := firewalls.table(w).Get(id)
-	if ok || f.Firewall == nil || !found {
+	if ok || f.Firewall == nil || !found || w.laterFirewallStep(id, *f.Firewall) {
 		return
 	}
 	direct := func(r schema.FirewallResource) bool { return isServerEntry(r, f.Firewall.Server) }
@@ -143,10 +153,23 @@ func finishFirewallAction(w *project, id int64, f Finish, ok bool) {
 	case f.Firewall.Apply:
 		fw.AppliedTo = slices.DeleteFunc(fw.AppliedTo, direct)
 	case f.Firewall.Direct && !slices.ContainsFunc(fw.AppliedTo, direct):
-		if _, alive := w.Servers.Get(f.Firewall.Server); alive {
+		if s, alive := w.Servers.Get(f.Firewall.Server); alive && len(w.firewallsOf(s)) < maxFirewallsPerServer {
 			fw.AppliedTo = append(fw.AppliedTo, schema.FirewallResource{Type: "server", Server: &schema.FirewallResourceServer{ID: f.Firewall.Server}})
 		}
 	}
+}
+
+// laterFirewallStep reports whether an action started after the one that
+// ended changed the same firewall's entry for the same server: then the
+// entry is that one's, and the failure takes nothing back.
+func (w *project) laterFirewallStep(fw int64, f FirewallFinish) bool {
+	for _, a := range w.Actions.All() {
+		o := a.Finish.Firewall
+		if o != nil && a.Lock == (Ref{Type: "firewall", ID: fw}) && o.Server == f.Server && o.Seq > f.Seq {
+			return true
+		}
+	}
+	return false
 }
 
 // SetFirewallRules replaces a firewall's rules: a set_firewall_rules
@@ -267,6 +290,23 @@ func (w *project) firewallRequest(id int64, field string, items []schema.Firewal
 	return fw, entries, nil
 }
 
+// relabelFirewalls refuses labels that would bring a server more
+// firewalls, through their selectors, than it takes.
+func relabelFirewalls(w *project, s *StoredServer, labels map[string]string) *apierr.Error {
+	probe := *s
+	probe.Labels = labels
+	n := 0
+	for _, fw := range firewalls.table(w).All() {
+		if appliesTo(fw, &probe) {
+			n++
+		}
+	}
+	if n > maxFirewallsPerServer && n > len(w.firewallsOf(s)) {
+		return apierr.LimitExceeded("firewalls_per_server", "with these labels server %d would have %d firewalls; a server has at most %d", s.ID, n, maxFirewallsPerServer)
+	}
+	return nil
+}
+
 // serverOfEntry is the server a direct entry names, or 0.
 func serverOfEntry(e schema.FirewallResource) int64 {
 	if e.Type == "server" && e.Server != nil {
@@ -280,9 +320,6 @@ func serverOfEntry(e schema.FirewallResource) int64 {
 // match) and applies them once the server exists, each by an
 // apply_firewall in next_actions.
 func orderFirewalls(w *project, f *apierr.Fields, req ServerCreateRequest, _ schema.Location) (joinServer, *apierr.Error) {
-	if len(req.Firewalls) == 0 {
-		return nil, nil
-	}
 	var fws []*schema.Firewall
 	seen := map[int64]bool{}
 	for _, r := range req.Firewalls {
@@ -297,7 +334,7 @@ func orderFirewalls(w *project, f *apierr.Fields, req ServerCreateRequest, _ sch
 		}
 		seen[r.Firewall] = true
 	}
-	if v4, v6 := req.PublicNet.enabled(); !v4 && !v6 {
+	if v4, v6 := req.PublicNet.enabled(); !v4 && !v6 && len(req.Firewalls) > 0 {
 		return nil, apierr.Errorf("private_net_only_server", "a server without a public interface takes no firewall")
 	}
 	probe := &StoredServer{Server: schema.Server{Labels: DerefLabels(req.Labels)}}
@@ -309,6 +346,9 @@ func orderFirewalls(w *project, f *apierr.Fields, req ServerCreateRequest, _ sch
 	}
 	if n := matched + len(fws); n > maxFirewallsPerServer {
 		return nil, apierr.LimitExceeded("firewalls_per_server", "a server has at most %d firewalls, this one would have %d", maxFirewallsPerServer, n)
+	}
+	if len(fws) == 0 {
+		return nil, nil
 	}
 	return func(s *StoredServer) []*StoredAction {
 		var started []*StoredAction

@@ -58,6 +58,7 @@ func firewallKind() kind {
 		finish:   finishFirewallAction,
 		onServer: func(w *project, s *StoredServer, v *ServerView) { v.PublicNet.Firewalls = w.firewallsOf(s) },
 		order:    orderFirewalls,
+		relabel:  relabelFirewalls,
 		check:    checkFirewalls,
 	})
 }

@@ -53,6 +53,9 @@ type kind struct {
 	// nothing): join may start actions, which the order's answer lists in
 	// next_actions.
 	order func(w *project, f *apierr.Fields, req ServerCreateRequest, loc schema.Location) (join joinServer, err *apierr.Error)
+	// relabel checks what new labels on a server would make of this kind
+	// (more firewalls than a server takes, through their selectors).
+	relabel func(w *project, s *StoredServer, labels map[string]string) *apierr.Error
 	// locked is what a request on a resource held by an action answers
 	// (locked by default).
 	locked func(id int64) *apierr.Error
@@ -239,6 +242,18 @@ func (w *project) showOnServer(s *StoredServer, v *ServerView) {
 			k.onServer(w, s, v)
 		}
 	}
+}
+
+// checkRelabel asks every kind whether a server may take new labels.
+func (w *project) checkRelabel(s *StoredServer, labels map[string]string) *apierr.Error {
+	for _, k := range w.kindList {
+		if k.relabel != nil {
+			if err := k.relabel(w, s, labels); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // joinServer is what a kind does once an ordered server exists, and the

@@ -324,6 +324,14 @@ func (t *Tx) UpdateServer(id int64, req schema.ServerUpdateRequest) (ServerView,
 	if err != nil {
 		return ServerView{}, err
 	}
+	if req.Labels != nil {
+		var f apierr.Fields
+		if ValidateLabels(&f, "labels", *req.Labels); f.Err() == nil {
+			if err := t.w.checkRelabel(s, *req.Labels); err != nil {
+				return ServerView{}, err
+			}
+		}
+	}
 	taken := NameTaken(&t.w.Servers, func(o *StoredServer) string { return o.Name })
 	if err := RenameRelabel("server", NonEmpty(req.Name), req.Labels, CheckHostname, taken, &s.Name, &s.Labels); err != nil {
 		return ServerView{}, err
