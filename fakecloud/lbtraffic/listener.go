@@ -67,7 +67,9 @@ func wanted(lbs []LoadBalancer) map[netip.AddrPort]want {
 func (p *Plane) syncListeners(lbs []LoadBalancer) {
 	want := wanted(lbs)
 	for ap, l := range p.listeners {
-		if w, ok := want[ap]; !ok || w.kind != l.kind || w.names != l.names {
+		// Another load balancer at the same address and port gets a
+		// listener of its own: a listener counts for one.
+		if w, ok := want[ap]; !ok || w.kind != l.kind || w.names != l.names || w.route.lb != l.route.Load().lb {
 			l.close()
 			delete(p.listeners, ap)
 		}

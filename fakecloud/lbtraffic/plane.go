@@ -91,6 +91,7 @@ func (p *Plane) Sync(lbs []LoadBalancer) {
 	}
 	p.syncListeners(lbs)
 	p.syncChecks(lbs)
+	p.forgetGone(lbs)
 }
 
 // Health is the checked status of a target for a service, and whether it

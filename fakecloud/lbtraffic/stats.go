@@ -17,6 +17,7 @@ const historyLen = 3600
 type lbStats struct {
 	conns, reqs, in, out atomic.Uint64
 	open                 atomic.Int64
+	since                time.Time // its first sample; under smu
 }
 
 // history is a load balancer's samples, a ring of at most historyLen.
@@ -37,13 +38,34 @@ func (p *Plane) statsOf(lb int64) *lbStats {
 	return s
 }
 
+// forgetGone drops the counters and history of load balancers no longer
+// served.
+func (p *Plane) forgetGone(lbs []LoadBalancer) {
+	served := map[int64]bool{}
+	for _, lb := range lbs {
+		served[lb.ID] = true
+	}
+	p.smu.Lock()
+	defer p.smu.Unlock()
+	for id := range p.stats {
+		if !served[id] {
+			delete(p.stats, id)
+			delete(p.history, id)
+		}
+	}
+}
+
 // Sample records every load balancer's counters at a time; a sample at the
 // time of the last one replaces it.
 func (p *Plane) Sample(at time.Time) {
 	p.smu.Lock()
 	defer p.smu.Unlock()
 	for lb, s := range p.stats {
-		c := trafficspec.Counters{At: at, Connections: s.conns.Load(), Requests: s.reqs.Load(), BytesIn: s.in.Load(), BytesOut: s.out.Load(), Open: s.open.Load()}
+		if s.since.IsZero() {
+			s.since = at
+		}
+		c := trafficspec.Counters{At: at, Connections: s.conns.Load(), Requests: s.reqs.Load(), BytesIn: s.in.Load(), BytesOut: s.out.Load(),
+			Open: s.open.Load(), Since: s.since}
 		h := p.history[lb]
 		if h == nil {
 			h = &history{}

@@ -29,3 +29,16 @@ func TestHistoryRing(t *testing.T) {
 		t.Error("a load balancer that carried nothing has a history")
 	}
 }
+
+// TestStatsForgetGone: a load balancer no longer served leaves no
+// counters or history behind.
+func TestStatsForgetGone(t *testing.T) {
+	p := New(Options{})
+	p.statsOf(7).conns.Add(1)
+	p.statsOf(8).conns.Add(1)
+	p.Sample(time.Unix(1_800_000_000, 0))
+	p.Sync([]LoadBalancer{{ID: 8}})
+	if p.History(7) != nil || p.History(8) == nil {
+		t.Errorf("after load balancer 7 went: histories 7 %v, 8 %v; want 7 forgotten and 8 kept", p.History(7), p.History(8))
+	}
+}

@@ -80,4 +80,7 @@ type Counters struct {
 	At                                       time.Time
 	Connections, Requests, BytesIn, BytesOut uint64
 	Open                                     int64
+	// Since is the load balancer's first sample: before it nothing was
+	// counted; between it and the oldest sample kept, the history is lost.
+	Since time.Time
 }

@@ -92,12 +92,18 @@ func (t *Tx) LoadBalancerMetrics(id int64, q timeseries.Query) (timeseries.Answe
 	if t.w.carried != nil {
 		carried = t.w.carried(lb.ID)
 	}
-	at := func(when time.Time) trafficspec.Counters { // the last sample at or before when
+	// at is the last sample at or before when: none before counting
+	// began, and the oldest kept for a time whose samples are gone, so a
+	// lost stretch reads as no change rather than as everything at once.
+	at := func(when time.Time) trafficspec.Counters {
 		i := sort.Search(len(carried), func(i int) bool { return carried[i].At.After(when) })
-		if i == 0 {
-			return trafficspec.Counters{}
+		switch {
+		case i > 0:
+			return carried[i-1]
+		case len(carried) > 0 && !when.Before(carried[0].Since):
+			return carried[0]
 		}
-		return carried[i-1]
+		return trafficspec.Counters{}
 	}
 	step := time.Duration(q.Step) * time.Second
 	rate := func(of func(trafficspec.Counters) uint64, when time.Time) float64 {
