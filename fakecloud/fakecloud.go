@@ -138,6 +138,7 @@ type Server struct {
 	// state file, traffic, metadata service or Robot webservice.
 	projects map[string]*Server
 	byToken  map[string]*Server
+	name     string // a further project's name; empty for the default one
 }
 
 // Check refuses options no fakecloud can run with, naming each: a refill

@@ -55,7 +55,8 @@ var projectNameRe = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // project's tokens and the same settings, its IDs and passwords seeded
 // apart from the default project's. It carries no traffic and has no
 // state file, metadata service or Robot webservice: those are the
-// default project's.
+// default project's, and so are dedicated servers (its Apply refuses
+// their events).
 func newProject(opts Options, name string) *Server {
 	o := opts
 	o.Tokens, o.ReadOnlyTokens, o.Projects = opts.Projects[name], nil, nil
@@ -63,7 +64,9 @@ func newProject(opts Options, name string) *Server {
 	h := fnv.New64a()
 	h.Write([]byte(name))
 	o.IDSeed = opts.IDSeed ^ h.Sum64()
-	return New(o)
+	p := New(o)
+	p.name = name
+	return p
 }
 
 // Project is the further project of the name (Options.Projects), to
@@ -103,7 +106,7 @@ func (s *Server) dispatch(next http.Handler) http.Handler {
 // token: the admin API, the metadata service, the Robot webservice and
 // the metrics.
 func ownPath(path string) bool {
-	for _, prefix := range []string{"/_fakecloud", "/metadata", robotPrefix, "/metrics"} {
+	for _, prefix := range []string{"/_fakecloud", "/metadata", "/hetzner/v1/metadata", robotPrefix, "/metrics"} {
 		if path == prefix || strings.HasPrefix(path, prefix+"/") {
 			return true
 		}

@@ -111,6 +111,10 @@ func TestProjectsIsolated(t *testing.T) {
 	if _, _, err := fakecloudtest.Client(url, "no-such-token").Server.List(t.Context(), hcloud.ServerListOpts{}); !hcloud.IsError(err, hcloud.ErrorCodeUnauthorized) {
 		t.Errorf("an unknown token: %v, want unauthorized", err)
 	}
+	// Dedicated servers are the default project's.
+	if err := b.Apply(Event{Type: "remove_dedicated_server", ServerNumber: 1}); err == nil || !strings.Contains(err.Error(), "default project") {
+		t.Errorf("a dedicated server event in project b: %v, want it refused", err)
+	}
 }
 
 // TestProjectsAdmin: the admin API names the project it inspects or
@@ -189,6 +193,19 @@ func TestProjectOptionsChecked(t *testing.T) {
 	for _, want := range []string{`project "a": a token of it is project "default"'s too`, `project "default"`, `project "b c"`, `project "e": has no token`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Check: %v, want %s", err, want)
+		}
+	}
+}
+
+// TestOwnPaths: the paths that stay the default project's whatever the
+// token, and the API's, which go to the token's project.
+func TestOwnPaths(t *testing.T) {
+	for path, own := range map[string]bool{
+		"/_fakecloud/state": true, "/metadata/hostname": true, "/hetzner/v1/metadata": true, "/hetzner/v1/metadata/hostname": true,
+		"/robot/server": true, "/metrics": true, "/v1/servers": false, "/servers": false, "/metricsx": false, "/v1/metrics": false,
+	} {
+		if got := ownPath(path); got != own {
+			t.Errorf("ownPath(%s) = %v, want %v", path, got, own)
 		}
 	}
 }

@@ -1,11 +1,23 @@
 package fakecloud
 
+import (
+	"fmt"
+	"slices"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
+)
+
 // The world's operations that are not API requests, as the Server offers
 // them.
 
 // Apply makes an event happen now. It fails, changing nothing, when the
 // event is malformed or names a resource that does not exist.
-func (s *Server) Apply(e Event) error { return s.world.Apply(e) }
+func (s *Server) Apply(e Event) error {
+	if s.name != "" && slices.Contains(event.DedicatedTypes, e.Type) {
+		return fmt.Errorf("type: %s: dedicated servers are the default project's, where the Robot webservice serves them", e.Type)
+	}
+	return s.world.Apply(e)
+}
 
 // SetRealism changes the realism from now on; a bad one changes nothing.
 func (s *Server) SetRealism(r Realism) error { return s.world.SetRealism(r) }
