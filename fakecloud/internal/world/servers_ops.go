@@ -231,15 +231,20 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 		Name: req.Name, Status: "initializing", Created: now, ServerType: st, Location: loc,
 		Image: &img, Labels: labels, IncludedTraffic: catalog.IncludedTraffic(st.Name, loc.Name), PrimaryDiskSize: st.Disk,
 	}}
+	// The address first: a pool with none left refuses the server before
+	// it takes an ID, so the refusal changes nothing.
+	var ip4 netip.Addr
+	if given[0] == nil && enable4 {
+		var ok bool
+		if ip4, ok = w.PubIPv4.Take(); !ok {
+			return ServerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
+		}
+	}
 	s.ID = w.NewID("server")
 	if given[0] != nil {
 		w.AssignPrimaryIP(given[0], s)
 	} else if enable4 {
-		ip, ok := w.PubIPv4.Take()
-		if !ok {
-			return ServerCreated{}, apierr.Errorf(apierr.CodeResourceUnavailable, "no public IPv4 address is left")
-		}
-		pip := w.NewPrimaryIP("ipv4", ip.String(), loc, s.ID, now)
+		pip := w.NewPrimaryIP("ipv4", ip4.String(), loc, s.ID, now)
 		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: pip.ID, IP: pip.IP, DNSPtr: pip.DNSPtr[0].DNSPtr}
 	}
 	if given[1] != nil {
