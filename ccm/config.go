@@ -46,6 +46,11 @@ type Config struct {
 
 	AddressFamily    string
 	ZoneLabelEnabled bool
+	// DeleteUnmatchedNodes lets the lifecycle delete a NotReady Node that
+	// has no provider ID and whose name no server has
+	// (HCLOUD_INSTANCES_DELETE_UNMATCHED_NODES, this CCM's own): the
+	// official CCM does; this one keeps it unless told.
+	DeleteUnmatchedNodes bool
 
 	MetricsEnabled bool
 	MetricsAddress string
@@ -209,6 +214,7 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		MetadataEndpoint:            r.str("HCLOUD_METADATA_ENDPOINT", defaultMetadataEndpoint),
 		AddressFamily:               r.oneOf("HCLOUD_INSTANCES_ADDRESS_FAMILY", AddressFamilyIPv4, AddressFamilyIPv4, AddressFamilyIPv6, AddressFamilyDualStack),
 		ZoneLabelEnabled:            r.boolean("HCLOUD_INSTANCES_ZONE_LABEL_ENABLED", true),
+		DeleteUnmatchedNodes:        r.boolean("HCLOUD_INSTANCES_DELETE_UNMATCHED_NODES", false),
 		MetricsEnabled:              r.boolean("HCLOUD_METRICS_ENABLED", true),
 		MetricsAddress:              r.str("HCLOUD_METRICS_ADDRESS", ":8233"),
 		InventoryMaxAge:             r.within("HCLOUD_INVENTORY_MAX_AGE", 5*time.Minute, time.Second, 24*time.Hour),

@@ -29,6 +29,9 @@ const (
 	// eventNotInNetwork is the reason of the event for a node whose server
 	// is not attached to HCLOUD_NETWORK.
 	eventNotInNetwork = "ServerNotInNetwork"
+	// eventUnmatchedNodeKept is the reason of the event for a NotReady Node
+	// with no provider ID and no server of its name, which is not deleted.
+	eventUnmatchedNodeKept = "UnmatchedNodeKept"
 )
 
 // errServerNotFound is returned for metadata of a node whose server the API
@@ -86,6 +89,17 @@ func (i *instances) InstanceExists(ctx context.Context, node *corev1.Node) (bool
 	b, err := i.resolve(ctx, node, i.lifecycle(node))
 	if err != nil {
 		return false, fmt.Errorf("instance exists for node %s: %w", node.Name, err)
+	}
+	if b.gone() && node.Spec.ProviderID == "" && !i.cfg.DeleteUnmatchedNodes {
+		// Never ours by provider ID, and no server has its name: the CCM
+		// cannot vouch that it is one of the project's, so it is kept.
+		klog.V(2).InfoS("Node kept: no provider ID and no server of its name", "node", klog.KObj(node))
+		if i.recorder != nil {
+			i.recorder.Event(node, corev1.EventTypeWarning, eventUnmatchedNodeKept, "no provider ID and no server of the project has this Node's name: "+
+				"it is kept, not deleted, since it may be no server of this project (an edge node, another provider's); "+
+				"HCLOUD_INSTANCES_DELETE_UNMATCHED_NODES=true deletes such Nodes, as the official CCM does")
+		}
+		return true, nil
 	}
 	if b.gone() {
 		klog.InfoS("Server confirmed gone", "node", klog.KObj(node), "providerID", node.Spec.ProviderID)

@@ -131,3 +131,24 @@ func TestServerNotInNetworkEvent(t *testing.T) {
 	}
 	expectEvent(t, rec, eventNotInNetwork, "HCLOUD_NETWORK")
 }
+
+// TestUnmatchedNodeKept: a NotReady Node with no provider ID whose name no
+// server has is kept, with an event, unless the operator lets the CCM
+// delete it; a Node whose server is gone by provider ID is not.
+func TestUnmatchedNodeKept(t *testing.T) {
+	c := newCloud(t, 1, fakecloud.Options{})
+	i, rec := newInstances(t, c, AddressFamilyIPv4)
+	i.cfg.LifecycleMaxAge = 0 // always ask the API
+	edge := node("edge-7", "")
+	if ok, err := i.InstanceExists(t.Context(), edge); !ok || err != nil {
+		t.Errorf("an unmatched Node without provider ID: exists=%v %v, want kept", ok, err)
+	}
+	expectEvent(t, rec, eventUnmatchedNodeKept, "HCLOUD_INSTANCES_DELETE_UNMATCHED_NODES")
+	if ok, err := i.InstanceExists(t.Context(), node("gone", "hcloud://424242")); ok || err != nil {
+		t.Errorf("a Node whose server is gone by provider ID: exists=%v %v, want false", ok, err)
+	}
+	i.cfg.DeleteUnmatchedNodes = true
+	if ok, err := i.InstanceExists(t.Context(), edge); ok || err != nil {
+		t.Errorf("with HCLOUD_INSTANCES_DELETE_UNMATCHED_NODES: exists=%v %v, want false", ok, err)
+	}
+}

@@ -43,6 +43,8 @@ var settings = []settingGroup{
 			Meaning: "ipv4, ipv6 or dualstack: which public addresses become ExternalIPs"},
 		{Name: "HCLOUD_INSTANCES_ZONE_LABEL_ENABLED", Default: "true", Example: "false",
 			Meaning: "set the zone label (the location's legacy datacenter, e.g. fsn1-dc14)"},
+		{Name: "HCLOUD_INSTANCES_DELETE_UNMATCHED_NODES", Default: "false", Example: "true", Own: true,
+			Meaning: "let the lifecycle delete a NotReady Node that has no provider ID and whose name no server (or dedicated server) has, as the official CCM does; by default such a Node (an edge node, another provider's) is kept, with a Warning event UnmatchedNodeKept"},
 	}},
 	{title: "Metrics and probes", settings: []setting{
 		{Name: "HCLOUD_METRICS_ENABLED", Default: "true", Example: "false",

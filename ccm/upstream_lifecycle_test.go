@@ -159,3 +159,18 @@ func TestLifecycleShutdownTaint(t *testing.T) {
 		t.Error("the running node got the shutdown taint")
 	}
 }
+
+// TestLifecycleKeepsAnUnmatchedNode: the upstream lifecycle controller,
+// with this provider, leaves a NotReady Node that has no provider ID and
+// whose name no server has (an edge node, another provider's); the
+// official CCM deletes it.
+func TestLifecycleKeepsAnUnmatchedNode(t *testing.T) {
+	c := newCluster(t, 1, fakecloud.Options{})
+	c.runLifecycle(t, 10*time.Millisecond)
+	c.start(t)
+	joinAll(t, c)
+	c.register(t, "edge-1", "")
+	c.setReady(t, "edge-1", false)
+	c.clock.Advance(61 * time.Second)
+	stays(t, "edge-1 kept", func() bool { return c.nodeExists("edge-1") })
+}
