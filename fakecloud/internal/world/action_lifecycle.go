@@ -262,6 +262,15 @@ func (w *project) Polled(a *StoredAction) {
 }
 
 // view is the action as the API shows it, with progress for running ones.
+// viewActions is ViewAction of each, in order.
+func (w *project) viewActions(as []*StoredAction) []schema.Action {
+	out := make([]schema.Action, 0, len(as))
+	for _, a := range as {
+		out = append(out, w.ViewAction(a))
+	}
+	return out
+}
+
 func (w *project) ViewAction(a *StoredAction) schema.Action {
 	v := a.Action
 	v.Resources = slices.Clone(a.Resources)

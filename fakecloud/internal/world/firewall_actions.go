@@ -140,6 +140,10 @@ func (w *project) startFirewallActions(fw *schema.Firewall, command string, serv
 	return out
 }
 
+// applyFinish is what a failed apply_firewall of a direct entry takes
+// back: the server's entry.
+func applyFinish(s *StoredServer) *FirewallFinish { return &FirewallFinish{Server: s.ID, Apply: true} }
+
 // finishFirewallAction takes back a failed apply_firewall's or
 // remove_firewall's change to a direct entry, unless a later change took
 // it over; a server put back must have room for it (five firewalls).
@@ -197,12 +201,8 @@ func (t *Tx) SetFirewallRules(id int64, req schema.FirewallActionSetRulesRequest
 	if err != nil {
 		return FirewallActions{}, err
 	}
-	out := FirewallActions{Actions: []schema.Action{set}}
 	fw, _ := firewalls.table(w).Get(id)
-	for _, a := range w.startFirewallActions(fw, "apply_firewall", servers, nil) {
-		out.Actions = append(out.Actions, w.ViewAction(a))
-	}
-	return out, nil
+	return FirewallActions{Actions: append([]schema.Action{set}, w.viewActions(w.startFirewallActions(fw, "apply_firewall", servers, nil))...)}, nil
 }
 
 // ApplyFirewallToResources applies a firewall to more servers and label
@@ -218,12 +218,7 @@ func (t *Tx) ApplyFirewallToResources(id int64, req schema.FirewallActionApplyTo
 		return FirewallActions{}, err
 	}
 	fw.AppliedTo = append(fw.AppliedTo, entries...)
-	out := FirewallActions{Actions: []schema.Action{}}
-	fin := func(s *StoredServer) *FirewallFinish { return &FirewallFinish{Server: s.ID, Apply: true} }
-	for _, a := range w.startFirewallActions(fw, "apply_firewall", servers, fin) {
-		out.Actions = append(out.Actions, w.ViewAction(a))
-	}
-	return out, nil
+	return FirewallActions{Actions: w.viewActions(w.startFirewallActions(fw, "apply_firewall", servers, applyFinish))}, nil
 }
 
 // RemoveFirewallFromResources removes servers and label selectors from a
@@ -261,12 +256,8 @@ func (t *Tx) RemoveFirewallFromResources(id int64, req schema.FirewallActionRemo
 		}
 	}
 	lost := slices.DeleteFunc(before, func(s *StoredServer) bool { return appliesTo(fw, s) })
-	out := FirewallActions{Actions: []schema.Action{}}
 	fin := func(s *StoredServer) *FirewallFinish { return &FirewallFinish{Server: s.ID, Direct: direct[s.ID]} }
-	for _, a := range w.startFirewallActions(fw, "remove_firewall", lost, fin) {
-		out.Actions = append(out.Actions, w.ViewAction(a))
-	}
-	return out, nil
+	return FirewallActions{Actions: w.viewActions(w.startFirewallActions(fw, "remove_firewall", lost, fin))}, nil
 }
 
 // firewallRequest finds a firewall no action holds and reads the entries
@@ -295,16 +286,23 @@ func (w *project) firewallRequest(id int64, field string, items []schema.Firewal
 func relabelFirewalls(w *project, s *StoredServer, labels map[string]string) *apierr.Error {
 	probe := *s
 	probe.Labels = labels
-	n := 0
-	for _, fw := range firewalls.table(w).All() {
-		if appliesTo(fw, &probe) {
-			n++
-		}
-	}
+	n := w.firewallsApplying(&probe, nil)
 	if n > maxFirewallsPerServer && n > len(w.firewallsOf(s)) {
 		return apierr.LimitExceeded("firewalls_per_server", "with these labels server %d would have %d firewalls; a server has at most %d", s.ID, n, maxFirewallsPerServer)
 	}
 	return nil
+}
+
+// firewallsApplying counts the firewalls that apply to a server (or one
+// being ordered or relabelled), leaving out those in except.
+func (w *project) firewallsApplying(s *StoredServer, except map[int64]bool) int {
+	n := 0
+	for _, fw := range firewalls.table(w).All() {
+		if appliesTo(fw, s) && !except[fw.ID] {
+			n++
+		}
+	}
+	return n
 }
 
 // serverOfEntry is the server a direct entry names, or 0.
@@ -338,13 +336,7 @@ func orderFirewalls(w *project, f *apierr.Fields, req ServerCreateRequest, _ sch
 		return nil, apierr.Errorf("private_net_only_server", "a server without a public interface takes no firewall")
 	}
 	probe := &StoredServer{Server: schema.Server{Labels: DerefLabels(req.Labels)}}
-	matched := 0
-	for _, fw := range firewalls.table(w).All() {
-		if appliesTo(fw, probe) && !seen[fw.ID] {
-			matched++
-		}
-	}
-	if n := matched + len(fws); n > maxFirewallsPerServer {
+	if n := w.firewallsApplying(probe, seen) + len(fws); n > maxFirewallsPerServer {
 		return nil, apierr.LimitExceeded("firewalls_per_server", "a server has at most %d firewalls, this one would have %d", maxFirewallsPerServer, n)
 	}
 	if len(fws) == 0 {
@@ -354,8 +346,7 @@ func orderFirewalls(w *project, f *apierr.Fields, req ServerCreateRequest, _ sch
 		var started []*StoredAction
 		for _, fw := range fws {
 			fw.AppliedTo = append(fw.AppliedTo, schema.FirewallResource{Type: "server", Server: &schema.FirewallResourceServer{ID: s.ID}})
-			started = append(started, w.startFirewallActions(fw, "apply_firewall", []*StoredServer{s},
-				func(s *StoredServer) *FirewallFinish { return &FirewallFinish{Server: s.ID, Apply: true} })...)
+			started = append(started, w.startFirewallActions(fw, "apply_firewall", []*StoredServer{s}, applyFinish)...)
 		}
 		return started
 	}, nil

@@ -186,10 +186,7 @@ func (t *Tx) CreateFirewall(req schema.FirewallCreateRequest) (FirewallCreated, 
 		out.Actions = append(out.Actions, w.ViewAction(done))
 	}
 	fw.AppliedTo = append(fw.AppliedTo, entries...)
-	fin := func(s *StoredServer) *FirewallFinish { return &FirewallFinish{Server: s.ID, Apply: true} }
-	for _, a := range w.startFirewallActions(fw, "apply_firewall", servers, fin) {
-		out.Actions = append(out.Actions, w.ViewAction(a))
-	}
+	out.Actions = append(out.Actions, w.viewActions(w.startFirewallActions(fw, "apply_firewall", servers, applyFinish))...)
 	out.Firewall = w.viewFirewall(fw)
 	return out, nil
 }

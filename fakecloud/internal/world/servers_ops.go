@@ -291,9 +291,7 @@ func (t *Tx) CreateServer(req ServerCreateRequest) (ServerCreated, *apierr.Error
 	// Then what the other kinds do for it (its volumes attached), each
 	// action of theirs listed after the server's own.
 	for _, join := range joins {
-		for _, a := range join(s) {
-			out.NextActions = append(out.NextActions, w.ViewAction(a))
-		}
+		out.NextActions = append(out.NextActions, w.viewActions(join(s))...)
 	}
 	out.Server = w.ViewServer(s)
 	return out, nil
