@@ -21,6 +21,12 @@ const (
 
 // parseList reads page, per_page, sort, label_selector and name.
 func parseList(r *http.Request) (listing.Query, *apierr.Error) {
+	return parseListUpTo(r, maxPerPage)
+}
+
+// parseListUpTo is parseList for an endpoint whose per_page goes up to
+// most (an RRSet listing's 100).
+func parseListUpTo(r *http.Request, most uint64) (listing.Query, *apierr.Error) {
 	q := r.URL.Query()
 	lq := listing.Query{Page: 1, PerPage: defaultPerPage}
 	var f apierr.Fields
@@ -32,9 +38,9 @@ func parseList(r *http.Request) (listing.Query, *apierr.Error) {
 		lq.Page = int(n)
 	}
 	if v := q.Get("per_page"); q.Has("per_page") {
-		n, ok := strict.ParseDecimal(v, maxPerPage)
+		n, ok := strict.ParseDecimal(v, most)
 		if !ok || n < 1 {
-			f.Add("per_page", "must be an integer from 1 to %d", maxPerPage)
+			f.Add("per_page", "must be an integer from 1 to %d", most)
 		}
 		lq.PerPage = int(n)
 	}

@@ -41,6 +41,9 @@ type Finish struct {
 	// CreateVolume is create_volume's end: success makes the volume
 	// available, error deletes it.
 	CreateVolume bool `json:"create_volume,omitempty"`
+	// Created is the end of an action that made the resource it locks
+	// (create_zone): error deletes it.
+	Created bool `json:"created,omitempty"`
 	// Firewall is what a failed apply_firewall or remove_firewall takes
 	// back.
 	Firewall *FirewallFinish `json:"firewall,omitempty"`
@@ -129,7 +132,7 @@ func (w *project) startAction(s ActionSpec) *StoredAction {
 // it undoes, unless its command is shared.
 func (w *project) track(a *StoredAction) {
 	w.running = append(w.running, a.ID)
-	if a.Lock.ID != 0 && !sharedCommands[a.Command] {
+	if a.Lock.ID != 0 && !sharedCommands[a.Command] && !slices.Contains(w.kind(a.Lock.Type).shares, a.Command) {
 		w.LockedBy[a.Lock] = a.ID
 		for _, u := range a.UndoAlso {
 			// One another running action holds (a new volume's

@@ -25,6 +25,9 @@ type kind struct {
 	// kind's resources, listed under that kind's endpoints, by its name
 	// (a placement group's add_to_placement_group is a server's action).
 	actionsOn map[string][]string
+	// shares are its commands that run without holding its resource, as
+	// sharedCommands do for every kind.
+	shares []string
 
 	// From the table (kindOf.declare):
 	exists   func(w *project, id int64) bool
@@ -91,6 +94,7 @@ func registry() []kind {
 		floatingIPKind(),
 		volumeKind(),
 		firewallKind(),
+		zoneKind(),
 	}
 }
 

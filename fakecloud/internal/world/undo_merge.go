@@ -215,6 +215,8 @@ var undoIdentities = map[reflect.Type][]string{
 	reflect.TypeFor[TargetHealth]():                  {"listen_port"},
 	reflect.TypeFor[schema.NetworkSubnet]():          {"ip_range"},
 	reflect.TypeFor[schema.NetworkRoute]():           {"destination", "gateway"},
+	reflect.TypeFor[schema.ZoneRRSetRecord]():        {"value"},
+	reflect.TypeFor[schema.ZonePrimaryNameserver]():  {"address"},
 
 	// Set by the catalogue or by nothing fakecloud's actions change.
 	reflect.TypeFor[schema.PricingServerTypePrice]():       nil,
@@ -229,4 +231,5 @@ var undoIdentities = map[reflect.Type][]string{
 var undoable = []reflect.Type{
 	reflect.TypeFor[StoredServer](), reflect.TypeFor[StoredLoadBalancer](),
 	reflect.TypeFor[schema.Network](), reflect.TypeFor[schema.Certificate](),
+	reflect.TypeFor[StoredZone](),
 }
