@@ -20,6 +20,7 @@ import (
 // config is what the flags and environment configure.
 type config struct {
 	listen         string
+	dnsListen      string
 	tokens         []string
 	readOnly       []string
 	projectArgs    []string            // NAME=TOKEN, as given
@@ -74,6 +75,7 @@ func newFlagSet(c *config, getenv func(string) string, out io.Writer) (*flag.Fla
 		return def
 	}
 	fs.StringVar(&c.listen, "listen", env("FAKECLOUD_LISTEN", "127.0.0.1:8080"), "address to serve on; the API is at http://ADDR/v1 (env FAKECLOUD_LISTEN)")
+	fs.StringVar(&c.dnsListen, "dns-listen", env("FAKECLOUD_DNS_LISTEN", ""), "also answer DNS queries for the primary zones, authoritatively, over UDP and TCP on this address, e.g. 127.0.0.1:5353 (env FAKECLOUD_DNS_LISTEN; default off)")
 	fs.Var(listFlag{&c.tokens}, "token", "Bearer token with read and write access; repeatable; giving one replaces the default token (env FAKECLOUD_TOKENS, comma-separated; default "+fakecloud.DefaultToken+")")
 	fs.Var(listFlag{&c.projectArgs}, "project", "a further project and a token of it, NAME=TOKEN: the token sees only that project's world, rate limit, faults and journal; repeatable, also to give a project more tokens (env FAKECLOUD_PROJECTS, comma-separated)")
 	fs.Var(listFlag{&c.readOnly}, "read-only-token", "Bearer token that may only GET: writes answer 403 forbidden and spend the bucket, as the API's do; repeatable; alone, it keeps the default token (env FAKECLOUD_READ_ONLY_TOKENS, comma-separated)")
@@ -269,6 +271,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	ln, err := net.Listen("tcp", c.listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	if c.dnsListen != "" {
+		ns, err := fc.ListenDNS(c.dnsListen)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("dns-listen: %w", err)
+		}
+		defer func() { _ = ns.Close() }()
+		log.Info("serving DNS for the primary zones", "addr", ns.Addr())
 	}
 	srv := fc.HTTPServer()
 	tokenNote := "configured tokens"
