@@ -22,7 +22,6 @@ var terraform = Suite{
 	Prefix: "TestAcc",
 	Unsimulated: map[string]string{
 		"storagebox": "Storage Box", "storageboxsnapshot": "Storage Box", "storageboxsubaccount": "Storage Box", "storageboxtype": "Storage Box",
-		"zone": "DNS zone", "zonerrset": "DNS zone", "zonerecord": "DNS zone",
 	},
 	Registry: []string{"Failed to query available provider packages", "Failed to resolve provider packages", "could not connect to registry"},
 	// The suite's tests of v1.68.0 (2026-08) assert answers the live API

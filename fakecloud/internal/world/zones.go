@@ -68,18 +68,24 @@ func rrsetKey(name, typ string) string { return name + "/" + typ }
 // snapshot its list under kinds.
 var zones, zoneTable = ownKind("zone", func(z *StoredZone) (int64, string) { return z.ID, z.Name })
 
+// zoneCommands are the commands of a zone's actions, its RRSets' too.
+var zoneCommands = []string{"create_zone", "delete_zone", "change_protection", "change_ttl", "change_primary_nameservers", "import_zonefile",
+	"create_rrset", "delete_rrset", "change_rrset_protection", "change_rrset_ttl",
+	"set_rrset_records", "add_rrset_records", "remove_rrset_records", "update_rrset_records"}
+
 // zoneKind declares zones. Their RRSets' actions are the zone's, as the
 // API lists them: each names the zone alone.
 func zoneKind() kind {
 	return zones.declare(kind{
-		idBase: 1300000,
-		own:    zoneTable,
-		commands: []string{"create_zone", "delete_zone", "change_protection", "change_ttl", "change_primary_nameservers", "import_zonefile",
-			"create_rrset", "delete_rrset", "change_rrset_protection", "change_rrset_ttl",
-			"set_rrset_records", "add_rrset_records", "remove_rrset_records", "update_rrset_records"},
-		// An RRSet's actions run side by side, each undoing its own RRSet.
-		shares: []string{"create_rrset", "delete_rrset", "change_rrset_protection", "change_rrset_ttl",
-			"set_rrset_records", "add_rrset_records", "remove_rrset_records", "update_rrset_records"},
+		idBase:   1300000,
+		own:      zoneTable,
+		commands: zoneCommands,
+		// A zone's actions run side by side, none holding the zone: the
+		// Terraform provider starts create_zone, change_protection,
+		// change_ttl and change_primary_nameservers one after the other
+		// and waits for them together, and its acceptance tests pass
+		// against the live API; RRSets' actions each undo their own RRSet.
+		shares: zoneCommands,
 		protect: func(w *project, id int64, on bool) {
 			if z, ok := zones.table(w).Get(id); ok {
 				z.Protection.Delete = on
