@@ -62,6 +62,9 @@ load_balancers:
     targets: [{label_selector: role=worker}]
   - {name: lb-free, location: fsn1}
 dedicated_servers: [{server_name: bm-1, server_number: 321, server_ip: 192.0.2.10}]
+zones:
+  - {name: example.com, rrsets: [{name: www, type: A, records: [{value: 201.42.91.35}]}]}
+  - {name: example.org, mode: secondary, primary_nameservers: [{address: 201.34.67.42}]}
 `
 
 // hostileWorld is a fakecloud seeded with hostileSeed, the same world
@@ -123,6 +126,8 @@ func worldRefs(t testing.TB, fc *Server) map[string]string {
 			refs["{"+prefix+"_"+strings.ReplaceAll(r.Name, "-", "_")+"}"] = fmt.Sprint(r.ID)
 		}
 	}
+	zones := owned(t, st, "zone", 2)
+	refs["{zone}"], refs["{zone_secondary}"] = fmt.Sprint(zones[0].ID), fmt.Sprint(zones[1].ID)
 	for _, p := range st.PrimaryIPs {
 		if p.Name == "spare-ipv4" {
 			refs["{pip_free}"], refs["{pip_free_ip}"] = fmt.Sprint(p.ID), p.IP
@@ -151,9 +156,13 @@ func owned(t testing.TB, st world.Snapshot, kind string, want int) []ownedResour
 }
 
 // validRequest is a request fakecloud must accept in hostileWorld: the
-// base the generated cases mutate. id fills the path's {id}, query is
-// added to it; both and the body may name worldRefs.
-type validRequest struct{ id, query, body string }
+// base the generated cases mutate. id fills the path's {id} (params
+// every parameter of the path, in order, where there are several),
+// query is added to it; all and the body may name worldRefs.
+type validRequest struct {
+	id, query, body string
+	params          []string
+}
 
 // validRequests are keyed by method and the description's path. An
 // operation with a request body that fakecloud serves must have one.
@@ -237,6 +246,23 @@ var validRequests = map[string]validRequest{
 	"PUT /placement_groups/{id}":                             {id: "{pg}", body: `{"name":"pg-renamed","labels":{"env":"prod"}}`},
 	"POST /servers/{id}/actions/add_to_placement_group":      {id: "{server_bare}", body: `{"placement_group":{pg}}`},
 	"POST /servers/{id}/actions/remove_from_placement_group": {id: "{server_off}"},
+
+	"POST /zones":             {body: `{"name":"example.net","mode":"primary","ttl":600,"labels":{"env":"prod"},"rrsets":[{"name":"www","type":"A","records":[{"value":"201.42.91.35","comment":"web"}]}]}`},
+	"PUT /zones/{id_or_name}": {id: "{zone}", body: `{"labels":{"env":"prod"}}`},
+	"POST /zones/{id_or_name}/actions/change_protection":                            {id: "{zone}", body: `{"delete":true}`},
+	"POST /zones/{id_or_name}/actions/change_ttl":                                   {id: "{zone}", body: `{"ttl":600}`},
+	"POST /zones/{id_or_name}/actions/change_primary_nameservers":                   {id: "{zone_secondary}", body: `{"primary_nameservers":[{"address":"201.34.67.44","port":53}]}`},
+	"POST /zones/{id_or_name}/actions/import_zonefile":                              {id: "{zone}", body: `{"zonefile":"$ORIGIN example.com.\n$TTL 3600\n@ IN SOA hydrogen.ns.hetzner.com. dns.hetzner.com. 1 86400 10800 3600000 3600\n@ IN NS hydrogen.ns.hetzner.com.\n@ IN NS oxygen.ns.hetzner.com.\n@ IN NS helium.ns.hetzner.de.\nwww IN A 201.42.91.36\n"}`},
+	"POST /zones/{id_or_name}/rrsets":                                               {id: "{zone}", body: `{"name":"mail","type":"MX","ttl":600,"labels":{"env":"prod"},"records":[{"value":"10 mx.example.com.","comment":"mail"}]}`},
+	"GET /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}":                            {params: []string{"{zone}", "www", "A"}},
+	"DELETE /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}":                         {params: []string{"{zone}", "www", "A"}},
+	"PUT /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}":                            {params: []string{"{zone}", "www", "A"}, body: `{"labels":{"env":"prod"}}`},
+	"POST /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}/actions/change_protection": {params: []string{"{zone}", "www", "A"}, body: `{"change":true}`},
+	"POST /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}/actions/change_ttl":        {params: []string{"{zone}", "www", "A"}, body: `{"ttl":600}`},
+	"POST /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}/actions/set_records":       {params: []string{"{zone}", "www", "A"}, body: `{"records":[{"value":"201.42.91.40","comment":"new"}]}`},
+	"POST /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}/actions/add_records":       {params: []string{"{zone}", "www", "A"}, body: `{"records":[{"value":"201.42.91.41"}],"ttl":600}`},
+	"POST /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}/actions/remove_records":    {params: []string{"{zone}", "www", "A"}, body: `{"records":[{"value":"201.42.91.35"}]}`},
+	"POST /zones/{id_or_name}/rrsets/{rr_name}/{rr_type}/actions/update_records":    {params: []string{"{zone}", "www", "A"}, body: `{"records":[{"value":"201.42.91.35","comment":"c"}]}`},
 
 	"PUT /ssh_keys/{id}": {body: `{"name":"key-renamed","labels":{"env":"prod"}}`},
 }

@@ -29,6 +29,10 @@ var badIDs = []string{"0", "-1", "+1", "01", "1e3", "0x10", "9007199254740992", 
 
 const nonexistent = "424242"
 
+// badRRSetNames are path values that are no RRSet's name in the seed's
+// zone example.com.
+var badRRSetNames = []string{"WWW", "a..b", "-a", "a-", "www.example.com", "%FF", "%00", "a%20b", strings.Repeat("a", 300), "*.*", "a*"}
+
 // badQueryValues are raw (escaped) query values, each wrong somewhere.
 var badQueryValues = []string{"-1", "0", "99999999999999999999", "1.5", "", "%00", "%E2%80%8B", strings.Repeat("a", 5000)}
 

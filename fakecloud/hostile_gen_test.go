@@ -113,6 +113,9 @@ func (h *hostile) target(op specOp, which int, bad string) string {
 		if n == 0 && vr.id != "" {
 			segs[i] = filled(vr.id, h.refs)
 		}
+		if n < len(vr.params) {
+			segs[i] = filled(vr.params[n], h.refs)
+		}
 		if n == which {
 			segs[i] = bad
 		}
@@ -179,7 +182,11 @@ func (h *hostile) generate(op specOp) []hostileCase {
 	pathParams := 0
 	for _, p := range op.params {
 		if p.in == "path" {
-			for _, bad := range append(take(s, badIDs, 3), nonexistent) {
+			bads := append(take(s, badIDs, 3), nonexistent)
+			if p.name == "rr_name" { // a name, not an ID: add_records creates one it does not find
+				bads = take(s, badRRSetNames, 4)
+			}
+			for _, bad := range bads {
 				out = append(out, hostileCase{why: p.name + "=" + short(bad), method: op.method, path: h.target(op, pathParams, bad), body: body, invalid: true})
 			}
 			pathParams++

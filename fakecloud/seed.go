@@ -94,7 +94,26 @@ func plant(tx *world.Tx, seed World) error {
 			return fmt.Errorf("seed firewall %s: %w", fw.Name, err)
 		}
 	}
+	for _, z := range seed.Zones {
+		if err := seedZone(tx, z); err != nil {
+			return fmt.Errorf("seed zone %s: %w", z.Name, err)
+		}
+	}
 	return tx.AddDedicatedServers(seed.DedicatedServers)
+}
+
+func seedZone(tx *world.Tx, z SeedZone) error {
+	req := schema.ZoneCreateRequest{Name: z.Name, Mode: cmp.Or(z.Mode, "primary"), Labels: labelsOf(z.Labels),
+		RRSets: z.RRSets, Zonefile: z.Zonefile, PrimaryNameservers: z.PrimaryNameservers}
+	if z.TTL != 0 {
+		req.TTL = &z.TTL
+	}
+	created, err := seedOp(tx, "/zones", "", req, (*world.Tx).CreateZone)
+	if err != nil {
+		return err
+	}
+	tx.SetSeedProtection("zone", created.Zone.ID, z.Protected)
+	return nil
 }
 
 func seedFirewall(tx *world.Tx, fw SeedFirewall, byName map[string]int64) error {

@@ -35,6 +35,10 @@ type SeedVolume = seed.SeedVolume
 // name and to label selectors.
 type SeedFirewall = seed.SeedFirewall
 
+// SeedZone is a DNS zone: a primary one with its RRSets or a zone file,
+// or a secondary one with its primary nameservers.
+type SeedZone = seed.SeedZone
+
 // SeedSSHKey is an SSH key of a seed world.
 type SeedSSHKey = seed.SeedSSHKey
 

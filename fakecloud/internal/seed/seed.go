@@ -16,7 +16,7 @@ import (
 
 // World is a seed: the networks, servers, load balancers, certificates,
 // SSH keys, spare primary IPs, placement groups, floating IPs, volumes,
-// firewalls and dedicated servers a fakecloud starts with. Resources refer to each other by name.
+// firewalls, DNS zones and dedicated servers a fakecloud starts with. Resources refer to each other by name.
 // It is read from YAML (see testdata/worlds) or built in Go.
 type World struct {
 	SSHKeys       []SeedSSHKey       `json:"ssh_keys,omitempty"`
@@ -36,6 +36,9 @@ type World struct {
 	// Firewalls are firewalls with their rules, applied to servers of the
 	// seed by name and to label selectors.
 	Firewalls []SeedFirewall `json:"firewalls,omitempty"`
+	// Zones are DNS zones: primary ones with their RRSets or a zone
+	// file, secondary ones with their primary nameservers.
+	Zones []SeedZone `json:"zones,omitempty"`
 	// DedicatedServers are the Robot webservice's servers.
 	DedicatedServers []dedicated.SeedDedicatedServer `json:"dedicated_servers,omitempty"`
 }
@@ -88,6 +91,20 @@ type SeedFirewall struct {
 	Rules          []schema.FirewallRuleRequest `json:"rules,omitempty"`
 	Servers        []string                     `json:"servers,omitempty"`         // seed servers' names
 	LabelSelectors []string                     `json:"label_selectors,omitempty"` // e.g. role=worker
+}
+
+// SeedZone is a DNS zone, taken as POST /zones takes it: a primary one
+// (the default) gets the SOA and the assigned nameservers' NS beside
+// its RRSets, or holds what its zone file holds.
+type SeedZone struct {
+	Name               string                                      `json:"name"`
+	Mode               string                                      `json:"mode,omitempty"` // primary (default) or secondary
+	TTL                int                                         `json:"ttl,omitempty"`  // default 3600
+	Labels             map[string]string                           `json:"labels,omitempty"`
+	Protected          bool                                        `json:"protected,omitempty"` // delete protection
+	RRSets             []schema.ZoneCreateRequestRRSet             `json:"rrsets,omitempty"`
+	Zonefile           string                                      `json:"zonefile,omitempty"`
+	PrimaryNameservers []schema.ZoneCreateRequestPrimaryNameserver `json:"primary_nameservers,omitempty"`
 }
 
 // SeedSSHKey is an SSH key of a seed world.
