@@ -86,6 +86,10 @@ func TestScenarios(t *testing.T) {
 		}
 	})
 
+	step(t, "a pod resolves a record written through the API, CoreDNS forwarding its zone to fakecloud's nameserver", func(t *testing.T) {
+		podResolvesTheAPIsRecords(t, ctx)
+	})
+
 	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
 		// Checks every 3 s (the API's least), so targets turn healthy soon
 		// after kube-proxy opens the node port.

@@ -35,6 +35,7 @@ var cluster struct {
 	dedicated    string            // the node that plays a dedicated (Robot) server: worker3
 	cloudURL     string            // fakecloud, as the host and the pods reach it
 	metadataAddr string            // fakecloud as host:port, the nodes' metadata service
+	dnsAddr      string            // fakecloud's nameserver, as host:port, for the pods' DNS
 	cloud        *harness.Cloud
 }
 
@@ -89,6 +90,12 @@ func setup() (func(), error) {
 	}
 	addr := ln.Addr().String()
 	ln.Close()
+	dns, err := net.ListenPacket("udp", gateway+":0")
+	if err != nil {
+		return nil, fmt.Errorf("a UDP port on the kind network's gateway %s: %w", gateway, err)
+	}
+	cluster.dnsAddr = dns.LocalAddr().String()
+	dns.Close()
 	cluster.cloudURL = "http://" + addr
 	logDir := os.Getenv("KIND_LOGS")
 	if logDir == "" {
@@ -101,7 +108,7 @@ func setup() (func(), error) {
 	// Off loopback the admin API needs a token.
 	const adminToken = "e2e-kind-admin"
 	fc := exec.Command(os.Getenv("E2E_KIND_FAKECLOUD"), "--listen="+addr, "--seed="+world, "--action-duration=200ms", "--rate-limit=0",
-		"--admin-token="+adminToken, "--lb-ipv4-range="+lbRange)
+		"--admin-token="+adminToken, "--lb-ipv4-range="+lbRange, "--dns-listen="+cluster.dnsAddr)
 	fc.Stdout, fc.Stderr = logFile, logFile
 	if err := fc.Start(); err != nil {
 		return nil, err
