@@ -101,7 +101,9 @@ func resolveInPod(ctx context.Context, name string) (string, error) {
 	if _, err := pods.Create(ctx, pod, metav1.CreateOptions{}); err != nil {
 		return "", err
 	}
-	defer func() { _ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)}) }()
+	defer func() {
+		_ = pods.Delete(context.Background(), pod.Name, metav1.DeleteOptions{GracePeriodSeconds: new(int64)})
+	}()
 	var phase corev1.PodPhase
 	if err := fakecloudtest.Wait(time.Minute, func() bool {
 		p, err := pods.Get(ctx, pod.Name, metav1.GetOptions{})
