@@ -126,3 +126,51 @@ func TestDNSLagsUnderPessimisticRealism(t *testing.T) {
 		t.Errorf("after %s: %v, want the record", DNSLagPessimistic, in)
 	}
 }
+
+// TestDNSFollowsZoneStatus: a zone whose publishing is stuck keeps being
+// served as it was; one whose publishing failed answers SERVFAIL.
+func TestDNSFollowsZoneStatus(t *testing.T) {
+	f := newFixture(t, Options{})
+	ns, err := f.fc.ListenDNS("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ns.Close() })
+	ctx := t.Context()
+	z := newZone(t, f, "example.com")
+	rs := &hcloud.ZoneRRSet{Zone: z, Name: "www", Type: "A"}
+	a, _, err := f.client.Zone.AddRRSetRecords(ctx, rs, hcloud.ZoneRRSetAddRecordsOpts{Records: []hcloud.ZoneRRSetRecord{{Value: "201.42.91.35"}}})
+	f.waitAction(t, a, err)
+	if err := f.fc.Apply(Event{Type: "set_zone_status", ZoneName: "example.com", Status: "updating"}); err != nil {
+		t.Fatal(err)
+	}
+	a, _, err = f.client.Zone.SetRRSetRecords(ctx, rs, hcloud.ZoneRRSetSetRecordsOpts{Records: []hcloud.ZoneRRSetRecord{{Value: "201.42.91.36"}}})
+	f.waitAction(t, a, err)
+	if got, _, _ := f.client.Zone.GetByID(ctx, z.ID); got.Status != hcloud.ZoneStatusUpdating {
+		t.Errorf("zone status %q, want updating", got.Status)
+	}
+	if in := ask(t, ns.Addr(), "udp", "www.example.com", dns.TypeA); len(in.Answer) != 1 || in.Answer[0].(*dns.A).A.String() != "201.42.91.35" {
+		t.Errorf("while updating: %v, want the record as it was", in.Answer)
+	}
+	if err := f.fc.Apply(Event{Type: "set_zone_status", Zone: z.ID, Status: "error"}); err != nil {
+		t.Fatal(err)
+	}
+	if in := ask(t, ns.Addr(), "udp", "www.example.com", dns.TypeA); in.Rcode != dns.RcodeServerFailure {
+		t.Errorf("after a failed publish: rcode %s, want SERVFAIL", dns.RcodeToString[in.Rcode])
+	}
+	if err := f.fc.Apply(Event{Type: "set_zone_status", Zone: z.ID, Status: "ok"}); err != nil {
+		t.Fatal(err)
+	}
+	if in := ask(t, ns.Addr(), "udp", "www.example.com", dns.TypeA); len(in.Answer) != 1 || in.Answer[0].(*dns.A).A.String() != "201.42.91.36" {
+		t.Errorf("published again: %v, want the API's record", in.Answer)
+	}
+	for _, bad := range []Event{
+		{Type: "set_zone_status", Status: "ok"},
+		{Type: "set_zone_status", ZoneName: "example.com", Status: "broken"},
+		{Type: "set_zone_status", ZoneName: "example.net", Status: "ok"},
+	} {
+		if err := f.fc.Apply(bad); err == nil {
+			t.Errorf("event %+v accepted", bad)
+		}
+	}
+}

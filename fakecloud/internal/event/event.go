@@ -17,7 +17,7 @@ import (
 // records the actions the real API records for it, already finished.
 type Event struct {
 	// Type is delete_server, power_off_server, power_on_server,
-	// set_target_health, lock, set_server_ip, or one of a dedicated
+	// set_target_health, lock, set_server_ip, set_zone_status, or one of a dedicated
 	// server's: add_dedicated_server, remove_dedicated_server,
 	// cancel_dedicated_server, power_off_dedicated_server,
 	// power_on_dedicated_server, rename_dedicated_server.
@@ -36,6 +36,9 @@ type Event struct {
 	ID               int64             `json:"id,omitempty"`          // lock
 	For              jsontime.Duration `json:"for,omitempty"`         // lock
 	Network          int64             `json:"network,omitempty"`     // set_server_ip: change the IP in this network instead of the public IPv4
+	Zone             int64             `json:"zone,omitempty"`        // set_zone_status
+	ZoneName         string            `json:"zone_name,omitempty"`   // set_zone_status, instead of zone
+	Status           string            `json:"status,omitempty"`      // set_zone_status: ok, updating, error
 
 	// ServerNumber names a dedicated server (the *_dedicated_server events
 	// but add); Name is its new name (rename_dedicated_server).
@@ -59,6 +62,7 @@ var eventFields = map[string][]string{
 	"set_target_health": {"load_balancer", "load_balancer_name", "server", "server_name", "ip", "listen_port", "health"},
 	"lock":              {"resource", "id", "server", "server_name", "load_balancer", "load_balancer_name", "for"},
 	"set_server_ip":     {"server", "server_name", "ip", "network"},
+	"set_zone_status":   {"zone", "zone_name", "status"},
 
 	"add_dedicated_server":       {"dedicated_server"},
 	"remove_dedicated_server":    {"server_number"},
@@ -69,7 +73,7 @@ var eventFields = map[string][]string{
 }
 
 // eventTypes lists the event types in the order errors name them.
-var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip"},
+var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip", "set_zone_status"},
 	DedicatedTypes...)
 
 // Check reports every problem of an event's shape at once, naming the
@@ -96,6 +100,7 @@ func (e Event) check() error {
 		{"load_balancer_name", e.LoadBalancerName != ""}, {"ip", e.IP != ""}, {"listen_port", e.ListenPort != 0},
 		{"health", e.Health != ""}, {"resource", e.Resource != ""}, {"id", e.ID != 0}, {"for", e.For != 0}, {"network", e.Network != 0},
 		{"server_number", e.ServerNumber != 0}, {"name", e.Name != ""}, {"dedicated_server", e.DedicatedServer != nil},
+		{"zone", e.Zone != 0}, {"zone_name", e.ZoneName != ""}, {"status", e.Status != ""},
 	} {
 		if f.set && !slices.Contains(used, f.name) {
 			bad(f.name, "is not used by %s", e.Type)
@@ -108,7 +113,7 @@ func (e Event) check() error {
 	if e.LoadBalancer != 0 && e.LoadBalancerName != "" {
 		bad("load_balancer_name", "give load_balancer or load_balancer_name, not both")
 	}
-	if e.Server < 0 || e.LoadBalancer < 0 || e.ID < 0 || e.Network < 0 || e.ListenPort < 0 {
+	if e.Server < 0 || e.LoadBalancer < 0 || e.ID < 0 || e.Network < 0 || e.ListenPort < 0 || e.Zone < 0 {
 		bad("server", "IDs and ports must be positive")
 	}
 	switch e.Type {
@@ -156,6 +161,13 @@ func (e Event) check() error {
 		if e.For <= 0 {
 			bad("for", "a lock needs a duration, e.g. \"30s\"")
 		}
+	case "set_zone_status":
+		if (e.Zone != 0) == (e.ZoneName != "") {
+			bad("zone", "set_zone_status needs zone or zone_name, one of them")
+		}
+		if !slices.Contains([]string{"ok", "updating", "error"}, e.Status) {
+			bad("status", "%q is not one of ok, updating, error", e.Status)
+		}
 	case "set_server_ip":
 		if !server {
 			bad("server", "set_server_ip needs server or server_name")
@@ -180,6 +192,7 @@ var eventDocs = map[string]string{
 	"power_on_server":   "powers the server on; records `start_server`",
 	"set_target_health": "sets a load balancer target's `health_status` (`healthy`, `unhealthy`, `unknown`) for the service on `listen_port` (0: every service); it wins over real health checks until `checked` hands the target back to them",
 	"lock":              "locks a `resource`, any kind fakecloud simulates (`server`, `load_balancer`, `floating_ip`, ...), for `for`: changes to it answer 423 `locked`",
+	"set_zone_status":   "sets a zone's `status` as Hetzner's publishing would: `updating` freezes what `--dns-listen` answers for it at this moment, `error` makes it answer SERVFAIL, `ok` serves the zone as the API holds it again; records no action",
 	"set_server_ip":     "gives the server public IPv4 `ip`, recording `unassign_primary_ip` and `assign_primary_ip` (naming the server and the primary IP; under pessimistic realism the primary IP alone); with `network`, its private IP there instead, recording `detach_from_network` and `attach_to_network`",
 
 	"add_dedicated_server":       "a Robot dedicated server, as in a seed's `dedicated_servers`, listed from now on",

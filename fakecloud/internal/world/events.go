@@ -120,6 +120,8 @@ func (w *project) applyEvent(e Event) error {
 		w.Locks[ref] = w.Now().Add(time.Duration(e.For))
 	case "set_server_ip":
 		return w.setServerIP(e)
+	case "set_zone_status":
+		return w.setZoneStatus(e)
 	}
 	return nil
 }

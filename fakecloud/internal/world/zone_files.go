@@ -197,5 +197,5 @@ func (t *Tx) ZoneAnswers(name string) (string, []dns.RR, bool) {
 	if best == nil {
 		return "", nil, false
 	}
-	return best.Name + ".", zoneRRs(best), true
+	return best.Name + ".", servedRRs(best), true
 }

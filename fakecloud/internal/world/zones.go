@@ -1,6 +1,7 @@
 package world
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -48,6 +49,11 @@ type StoredZone struct {
 	Serial uint32 `json:"serial"`
 	// RRSets of a primary zone, by rrsetKey.
 	RRSets map[string]*StoredRRSet `json:"rrsets"`
+	// Status is what a set_zone_status event made of its publishing:
+	// "" (ok), updating or error; Published is the zone as the
+	// nameservers serve it while updating, as zone file lines.
+	Status    string `json:"status,omitempty"`
+	Published string `json:"published,omitempty"`
 }
 
 // StoredRRSet is one RRSet of a primary zone.
@@ -160,7 +166,7 @@ type ZoneAuthoritativeNameservers struct {
 // and the registrar is unknown: the answers the description gives for
 // what is not yet known.
 func viewZone(z *StoredZone) ZoneView {
-	v := ZoneView{ID: z.ID, Name: z.Name, Created: z.Created, Mode: z.Mode, TTL: z.TTL, Status: "ok",
+	v := ZoneView{ID: z.ID, Name: z.Name, Created: z.Created, Mode: z.Mode, TTL: z.TTL, Status: cmp.Or(z.Status, "ok"),
 		Protection: z.Protection, Labels: CopyLabels(z.Labels), PrimaryNameservers: []ZonePrimaryNameserver{},
 		AuthoritativeNameservers: ZoneAuthoritativeNameservers{Assigned: slices.Clone(ZoneNameservers), Delegated: []string{}, DelegationStatus: "unknown"},
 		Registrar:                "unknown"}
