@@ -140,7 +140,9 @@ for c in kube-apiserver kube-controller-manager kube-scheduler; do
 	image "$c" "$K8S_VERSION" "/usr/local/bin/$c" "$BIN/$c"
 done
 image etcd "$ETCD_TAG" /usr/local/bin/etcd "$BIN/etcd"
-image coredns/coredns "$COREDNS_VERSION" /usr/local/bin/coredns "$coredns"
+# Installed under the entrypoint's name (the cache's file carries its version).
+cp "$coredns" "$WORK/coredns"
+image coredns/coredns "$COREDNS_VERSION" /usr/local/bin/coredns "$WORK/coredns"
 cp "$pause" "$WORK/pause"
 image pause "$PAUSE_TAG" /usr/local/bin/pause "$WORK/pause"
 # kube-proxy runs iptables: its image is the node's own root file system.

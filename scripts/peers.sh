@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # make peers: the Terraform provider for Hetzner Cloud's own acceptance
-# tests, unmodified and with their own defaults, against fakecloud.
+# tests, unmodified and with their own defaults, against fakecloud, then
+# lego's Hetzner DNS-01 provider (testdata/peers/lego, a module of its
+# own at the version its go.mod pins) against fakecloud's API and
+# nameserver.
 # OpenTofu and the provider come from the Go module proxy at the pinned
 # versions and are built into a cache outside the work tree:
 #   ${XDG_CACHE_HOME:-~/.cache}/hcloud-ccm/peers
@@ -92,4 +95,16 @@ write=()
 if [[ ${PEERS_WRITE:-} == 1 ]]; then
 	write=(-write "$ROOT/BENCHMARKS.md" -versions "OpenTofu $TOFU_VERSION and terraform-provider-hcloud $PROVIDER_VERSION" -date "$(date -u +%F)")
 fi
+start=$(date +%s)
+log "lego's Hetzner DNS-01 provider (testdata/peers/lego) against fakecloud's API and its nameserver"
+set +o errexit
+(cd testdata/peers/lego && go test -count=1 -timeout 5m .)
+lego=$?
+set -o errexit
+log "lego ran in $(elapsed "$start")"
 go run ./cmd/peers "${write[@]}" <"$CACHE/test.json"
+if [[ $lego -ne 0 ]]; then
+	echo "peers: lego's Hetzner DNS-01 provider failed" >&2
+	exit 1
+fi
+echo "peers: lego's Hetzner DNS-01 provider passed"
