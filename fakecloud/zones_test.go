@@ -230,3 +230,27 @@ func TestRRSets(t *testing.T) {
 		t.Errorf("per_page=101: %d %s", resp.StatusCode, body)
 	}
 }
+
+// TestZoneRecordLimit: a zone holds at most 10,000 records (a request
+// adds at most 50, as the description says).
+func TestZoneRecordLimit(t *testing.T) {
+	f := newFixture(t, Options{})
+	z := newZone(t, f, "example.com")
+	for left, set := 9996, 0; left > 0; set++ {
+		n := min(left, 50)
+		records := make([]hcloud.ZoneRRSetRecord, 0, n)
+		for i := range n {
+			records = append(records, hcloud.ZoneRRSetRecord{Value: `"v` + itoa(i) + `"`})
+		}
+		rs := &hcloud.ZoneRRSet{Zone: z, Name: "bulk-" + itoa(set), Type: "TXT"}
+		a, _, err := f.client.Zone.AddRRSetRecords(t.Context(), rs, hcloud.ZoneRRSetAddRecordsOpts{Records: records})
+		f.waitAction(t, a, err)
+		left -= n
+	}
+	_, _, err := f.client.Zone.AddRRSetRecords(t.Context(), &hcloud.ZoneRRSet{Zone: z, Name: "one-more", Type: "A"},
+		hcloud.ZoneRRSetAddRecordsOpts{Records: []hcloud.ZoneRRSetRecord{{Value: "201.42.91.35"}}})
+	wantCodeOf(t, "the 10,001st record", err, hcloud.ErrorCodeResourceLimitExceeded)
+	if got, _, _ := f.client.Zone.GetByID(t.Context(), z.ID); got.RecordCount != 10000 {
+		t.Errorf("record_count %d, want 10000", got.RecordCount)
+	}
+}

@@ -48,6 +48,9 @@ func (t *Tx) SetRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSetSet
 		if err != nil {
 			return step{}, err
 		}
+		if err := zoneRoomFor(z, len(records)-len(r.Records)); err != nil {
+			return step{}, err
+		}
 		return step{apply: func() { r.Records = records; t.w.touch(z) }}, nil
 	})
 }
@@ -69,6 +72,9 @@ func (t *Tx) AddRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSetAdd
 				return step{}, err
 			}
 			if err := checkCoexist(z, name, typ); err != nil {
+				return step{}, err
+			}
+			if err := zoneRoomFor(z, len(created.Records)); err != nil {
 				return step{}, err
 			}
 			return step{apply: func() { z.RRSets[key] = created; t.w.touch(z) }}, nil
@@ -93,6 +99,9 @@ func (t *Tx) AddRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSetAdd
 		}
 		records, err := checkedRecords(z, name, typ, append(slices.Clone(r.Records), req.Records...))
 		if err != nil {
+			return step{}, err
+		}
+		if err := zoneRoomFor(z, len(req.Records)); err != nil {
 			return step{}, err
 		}
 		return step{apply: func() {

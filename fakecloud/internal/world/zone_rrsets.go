@@ -20,6 +20,23 @@ import (
 // zone at once; the Terraform provider adds two records to one RRSet
 // at once), each undoing only its own RRSet.
 
+// maxZoneRecords bounds a zone's records. The description names no
+// limit; fakecloud keeps one, as a zone file import's, so a client
+// cannot grow the world without bound.
+const maxZoneRecords = maxZonefileRecords
+
+// zoneRoomFor refuses a change that would take a zone past maxZoneRecords.
+func zoneRoomFor(z *StoredZone, adding int) *apierr.Error {
+	have := 0
+	for _, r := range z.RRSets {
+		have += len(r.Records)
+	}
+	if have+adding > maxZoneRecords {
+		return apierr.LimitExceeded("records", "%s holds %d records; at most %d are allowed", z, have, maxZoneRecords)
+	}
+	return nil
+}
+
 // managedRRSet reports the apex's SOA and NS, which the API manages.
 func managedRRSet(name, typ string) bool { return name == "@" && (typ == "SOA" || typ == "NS") }
 
@@ -167,6 +184,9 @@ func (t *Tx) CreateRRSet(idOrName string, req schema.ZoneRRSetCreateRequest) (RR
 			return step{}, apierr.NotUnique("name", "RRSet %s already exists in %s", key, z)
 		}
 		if err := checkCoexist(z, r.Name, r.Type); err != nil {
+			return step{}, err
+		}
+		if err := zoneRoomFor(z, len(r.Records)); err != nil {
 			return step{}, err
 		}
 		return step{apply: func() {

@@ -118,7 +118,7 @@ func addGivenRRSets(z *StoredZone, given []schema.ZoneCreateRequestRRSet, now ti
 			return err
 		}
 	}
-	return nil
+	return zoneRoomFor(z, 0)
 }
 
 // checkPrimaries validates a secondary zone's primary nameservers: at
