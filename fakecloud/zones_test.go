@@ -254,3 +254,31 @@ func TestZoneRecordLimit(t *testing.T) {
 		t.Errorf("record_count %d, want 10000", got.RecordCount)
 	}
 }
+
+// TestZonesSurviveExport: a seed's zones, their RRSets, serial and
+// protection come back from an export, and a broken import is refused.
+func TestZonesSurviveExport(t *testing.T) {
+	fc, data, back := roundTrip(t, `
+zones:
+  - name: example.com
+    protected: true
+    rrsets: [{name: www, type: A, ttl: 300, records: [{value: 201.42.91.35, comment: web}]}]
+  - {name: example.org, mode: secondary, primary_nameservers: [{address: 201.34.67.42, port: 5353}]}
+`)
+	for _, path := range []string{"/v1/zones/example.com", "/v1/zones/example.com/rrsets?sort=id", "/v1/zones/example.org", "/v1/zones/example.com/zonefile"} {
+		before, after := answer(t, fc, "GET", path, nil).Body.String(), answer(t, back, "GET", path, nil).Body.String()
+		if before != after {
+			t.Errorf("%s after the round trip:\n%s\nbefore:\n%s", path, after, before)
+		}
+	}
+	if !strings.Contains(answer(t, back, "GET", "/v1/zones/example.com", nil).Body.String(), `"protection":{"delete":true}`) {
+		t.Error("the zone lost its protection")
+	}
+	bad := strings.Replace(string(data), `"example.org"`, `"example.com"`, 1)
+	if bad == string(data) {
+		t.Fatalf("no zone example.org in the export: %.500s", data)
+	}
+	if err := New(Options{}).Import([]byte(bad)); err == nil {
+		t.Error("an export with two zones of one name was imported")
+	}
+}
