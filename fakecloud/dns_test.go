@@ -23,6 +23,17 @@ func ask(t *testing.T, addr, net, name string, qtype uint16) *dns.Msg {
 	return in
 }
 
+// nameserver starts fakecloud's nameserver beside a fixture's API.
+func nameserver(t *testing.T, f *fixture) *DNSServer {
+	t.Helper()
+	ns, err := f.fc.ListenDNS("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ns.Close() })
+	return ns
+}
+
 // serialOf is the SOA serial a nameserver answers for a zone.
 func serialOf(t *testing.T, addr, zone string) uint32 {
 	t.Helper()
@@ -35,11 +46,7 @@ func serialOf(t *testing.T, addr, zone string) uint32 {
 
 func TestDNSAnswersWhatTheAPIWrote(t *testing.T) {
 	f := newFixture(t, Options{})
-	ns, err := f.fc.ListenDNS("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ns.Close() })
+	ns := nameserver(t, f)
 	ctx := t.Context()
 	z := newZone(t, f, "example.com")
 	before := serialOf(t, ns.Addr(), "example.com")
@@ -84,11 +91,7 @@ func TestDNSAnswersWhatTheAPIWrote(t *testing.T) {
 
 func TestDNSServesEveryProject(t *testing.T) {
 	f := newFixture(t, Options{Projects: map[string][]string{"other": {"other-token"}}})
-	ns, err := f.fc.ListenDNS("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ns.Close() })
+	ns := nameserver(t, f)
 	other := hcloud.NewClient(hcloud.WithEndpoint(f.url+"/v1"), hcloud.WithToken("other-token"), hcloud.WithPollOpts(hcloud.PollOpts{BackoffFunc: hcloud.ConstantBackoff(0)}))
 	res, _, err := other.Zone.Create(t.Context(), hcloud.ZoneCreateOpts{Name: "example.org", Mode: hcloud.ZoneModePrimary,
 		RRSets: []hcloud.ZoneCreateOptsRRSet{{Name: "api", Type: "AAAA", Records: []hcloud.ZoneRRSetRecord{{Value: "2001:db8::1"}}}}})
@@ -106,11 +109,7 @@ func TestDNSServesEveryProject(t *testing.T) {
 func TestDNSLagsUnderPessimisticRealism(t *testing.T) {
 	clock := fakecloudtest.NewClock(time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC))
 	f := newFixture(t, Options{Now: clock.Now, Realism: Realism{Mode: RealismPessimistic}})
-	ns, err := f.fc.ListenDNS("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ns.Close() })
+	ns := nameserver(t, f)
 	z := newZone(t, f, "example.com")
 	if in := ask(t, ns.Addr(), "udp", "www.example.com", dns.TypeA); in.Rcode != dns.RcodeNameError {
 		t.Fatalf("before the write: %v", in)
@@ -131,11 +130,7 @@ func TestDNSLagsUnderPessimisticRealism(t *testing.T) {
 // served as it was; one whose publishing failed answers SERVFAIL.
 func TestDNSFollowsZoneStatus(t *testing.T) {
 	f := newFixture(t, Options{})
-	ns, err := f.fc.ListenDNS("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = ns.Close() })
+	ns := nameserver(t, f)
 	ctx := t.Context()
 	z := newZone(t, f, "example.com")
 	rs := &hcloud.ZoneRRSet{Zone: z, Name: "www", Type: "A"}

@@ -120,20 +120,8 @@ func (t *Tx) AddRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSetAdd
 // the RRSet does not hold is refused.
 func (t *Tx) RemoveRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSetRemoveRecordsRequest) (schema.Action, *apierr.Error) {
 	return t.onRRSet(idOrName, name, typ, "remove_rrset_records", func(z *StoredZone, r *StoredRRSet) (step, *apierr.Error) {
-		var f apierr.Fields
-		if len(req.Records) == 0 {
-			f.Add("records", "must not be empty")
-		}
 		left := slices.Clone(r.Records)
-		for i, rec := range req.Records {
-			j := indexOfValue(left, rec.Value)
-			if j < 0 {
-				f.Add(fmt.Sprintf("records[%d].value", i), "%q is not a record of RRSet %s", rec.Value, rrsetKey(r.Name, r.Type))
-				continue
-			}
-			left = slices.Delete(left, j, j+1)
-		}
-		if err := f.Err(); err != nil {
+		if err := matchRecords(r, len(req.Records), func(i int) string { return req.Records[i].Value }, &left, func(_, j int) { left = slices.Delete(left, j, j+1) }); err != nil {
 			return step{}, err
 		}
 		if len(left) == 0 {
@@ -155,24 +143,31 @@ func (t *Tx) RemoveRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSet
 // named by its value.
 func (t *Tx) UpdateRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSetUpdateRecordsRequest) (schema.Action, *apierr.Error) {
 	return t.onRRSet(idOrName, name, typ, "update_rrset_records", func(z *StoredZone, r *StoredRRSet) (step, *apierr.Error) {
-		var f apierr.Fields
-		if len(req.Records) == 0 {
-			f.Add("records", "must not be empty")
-		}
 		records := slices.Clone(r.Records)
-		for i, rec := range req.Records {
-			j := indexOfValue(records, rec.Value)
-			if j < 0 {
-				f.Add(fmt.Sprintf("records[%d].value", i), "%q is not a record of RRSet %s", rec.Value, rrsetKey(r.Name, r.Type))
-				continue
-			}
-			records[j].Comment = rec.Comment
-		}
-		if err := f.Err(); err != nil {
+		if err := matchRecords(r, len(req.Records), func(i int) string { return req.Records[i].Value }, &records, func(i, j int) { records[j].Comment = req.Records[i].Comment }); err != nil {
 			return step{}, err
 		}
 		return step{apply: func() { r.Records = records }}, nil
 	})
+}
+
+// matchRecords finds each of the n records a request names (at least
+// one), by value(i), among records, calling each with the request's
+// index and the record's; a value records lacks is refused.
+func matchRecords(r *StoredRRSet, n int, value func(i int) string, records *[]schema.ZoneRRSetRecord, each func(i, j int)) *apierr.Error {
+	var f apierr.Fields
+	if n == 0 {
+		f.Add("records", "must not be empty")
+	}
+	for i := range n {
+		j := indexOfValue(*records, value(i))
+		if j < 0 {
+			f.Add(fmt.Sprintf("records[%d].value", i), "%q is not a record of RRSet %s", value(i), rrsetKey(r.Name, r.Type))
+			continue
+		}
+		each(i, j)
+	}
+	return f.Err()
 }
 
 // checkedRecords validates an RRSet's new records, the apex's NS
