@@ -85,11 +85,17 @@ func TestZoneLifecycle(t *testing.T) {
 	wantCodeOf(t, "a secondary zone's zone file", err, "incorrect_zone_mode")
 	_, _, err = f.client.Zone.ListRRSets(ctx, secondary.Zone, hcloud.ZoneRRSetListOpts{})
 	wantCodeOf(t, "a secondary zone's RRSets", err, "incorrect_zone_mode")
-	a, _, err := f.client.Zone.ChangePrimaryNameservers(ctx, z, hcloud.ZoneChangePrimaryNameserversOpts{
-		PrimaryNameservers: []hcloud.ZoneChangePrimaryNameserversOptsPrimaryNameserver{{Address: "89.34.67.42"}}})
+	primaries := hcloud.ZoneChangePrimaryNameserversOpts{
+		PrimaryNameservers: []hcloud.ZoneChangePrimaryNameserversOptsPrimaryNameserver{{Address: "89.34.67.42", Port: 5353}}}
+	_, _, err = f.client.Zone.ChangePrimaryNameservers(ctx, z, primaries)
 	wantCodeOf(t, "a primary zone's primaries", err, "incorrect_zone_mode")
+	a, _, err := f.client.Zone.ChangePrimaryNameservers(ctx, secondary.Zone, primaries)
+	f.waitAction(t, a, err)
 	a, _, err = f.client.Zone.ChangeTTL(ctx, secondary.Zone, hcloud.ZoneChangeTTLOpts{TTL: 600})
 	f.waitAction(t, a, err)
+	if got, _, _ := f.client.Zone.GetByID(ctx, secondary.Zone.ID); got.TTL != 600 || len(got.PrimaryNameservers) != 1 || got.PrimaryNameservers[0].Address != "89.34.67.42" || got.PrimaryNameservers[0].Port != 5353 {
+		t.Errorf("secondary zone after change_primary_nameservers and change_ttl: %+v", got)
+	}
 
 	updated, _, err := f.client.Zone.Update(ctx, z, hcloud.ZoneUpdateOpts{Labels: map[string]string{"env": "dev"}})
 	if err != nil || updated.Labels["env"] != "dev" {
