@@ -222,7 +222,7 @@ func (t *Tx) UpdateLoadBalancer(id int64, req schema.LoadBalancerUpdateRequest) 
 
 // DeleteLoadBalancer deletes a load balancer with a delete_load_balancer
 // action, as the live API has since October 2026 (the vendored OpenAPI
-// copy says 204, with none).
+// copy says 204, with none), which holds the primary IPs it leaves.
 func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	lb, err := loadBalancers.find(t.w, id)
 	if err != nil {
@@ -238,6 +238,7 @@ func (t *Tx) DeleteLoadBalancer(id int64) (schema.Action, *apierr.Error) {
 	}
 	t.w.forgetAll(ref)
 	t.w.LoadBalancers.Del(lb.ID)
-	a := t.w.startAction(ActionSpec{Command: "delete_load_balancer", Resources: []Ref{ref}})
+	holds := t.w.lbDeleteHolds(lb.PublicNet.IPv4.ID, lb.PublicNet.IPv6.ID)
+	a := t.w.startAction(ActionSpec{Command: "delete_load_balancer", Resources: []Ref{ref}, UndoAlso: holds})
 	return t.w.ViewAction(a), nil
 }

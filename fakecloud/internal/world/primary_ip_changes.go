@@ -158,7 +158,7 @@ func (t *Tx) CreatePrimaryIP(req PrimaryIPCreateRequest) (PrimaryIPCreated, *api
 			return PrimaryIPCreated{}, apierr.Errorf("server_has_ipv6", "server %d already has an IPv6 address", s.ID)
 		}
 	}
-	ip, err := t.w.newPublicAddress(req.Type)
+	ip, err := t.w.primaryIPAddress(req.Type, s != nil)
 	if err != nil {
 		return PrimaryIPCreated{}, err
 	}

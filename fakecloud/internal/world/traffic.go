@@ -12,8 +12,8 @@ import (
 )
 
 // LBPublicIPv4 is a new load balancer's public IPv4: the lowest address
-// of the traffic range no load balancer holds, or else one from the pool
-// servers share.
+// of the traffic range no load balancer or primary IP holds, or else one
+// from the pool servers share.
 func (w *project) LBPublicIPv4() (netip.Addr, bool) {
 	if !w.LBIPv4.IsValid() {
 		return w.PubIPv4.Take()
@@ -21,6 +21,9 @@ func (w *project) LBPublicIPv4() (netip.Addr, bool) {
 	used := map[string]bool{}
 	for _, lb := range w.LoadBalancers.All() {
 		used[lb.PublicNet.IPv4.IP] = true
+	}
+	for _, p := range w.PrimaryIPs.All() {
+		used[p.IP] = true
 	}
 	for a := w.LBIPv4.Addr().Next(); w.LBIPv4.Contains(a); a = a.Next() {
 		if !used[a.String()] {
