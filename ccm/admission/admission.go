@@ -35,8 +35,9 @@ func New(lbs *loadbalancer.Manager, cloudChecks bool) *Handler {
 // CCM makes a load balancer for (type LoadBalancer, no loadBalancerClass)
 // are refused when they bring a problem the Service did not have before;
 // a problem an UPDATE leaves as it was is a warning, so a broken Service
-// can still be edited, fixed or have its finalizer removed. Everything
-// else is allowed.
+// can still be edited, fixed or have its finalizer removed, as is a
+// change to the Primary IPs of an existing load balancer, which keeps its
+// addresses. Everything else is allowed.
 func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.AdmissionResponse, error) {
 	allow := &admissionv1.AdmissionResponse{UID: req.UID, Allowed: true}
 	if h.lbs == nil || req.Kind.Group != "" || req.Kind.Kind != "Service" || req.SubResource != "" ||
@@ -51,7 +52,7 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 		return allow, nil
 	}
 	problems := h.problems(svc)
-	var before []string
+	var before, changes []string
 	if req.Operation == admissionv1.Update {
 		old, err := decode(req.OldObject.Raw)
 		if err != nil {
@@ -59,6 +60,9 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 		}
 		if h.lbs.Serves(old) {
 			before = h.problems(old)
+			if msg := loadbalancer.PublicNetChangeWarning(old, svc); msg != "" {
+				changes = append(changes, msg)
+			}
 		}
 	}
 	var introduced, kept []string
@@ -73,7 +77,7 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 		return &admissionv1.AdmissionResponse{UID: req.UID, Result: &metav1.Status{Status: metav1.StatusFailure,
 			Code: http.StatusForbidden, Reason: metav1.StatusReasonForbidden, Message: strings.Join(introduced, "; ")}}, nil
 	}
-	allow.Warnings = append(kept, h.notes(svc)...)
+	allow.Warnings = append(append(kept, changes...), h.notes(svc)...)
 	return allow, nil
 }
 

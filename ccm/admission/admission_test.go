@@ -76,6 +76,10 @@ func TestAdmit(t *testing.T) {
 		s.Spec.LoadBalancerClass = ptr.To(loadbalancer.DefaultClass)
 		return s
 	}
+	served := func(s *corev1.Service) *corev1.Service {
+		s.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.7"}}
+		return s
+	}
 	deleting := func(s *corev1.Service) *corev1.Service {
 		s.DeletionTimestamp = &metav1.Time{Time: time.Now()}
 		return s
@@ -120,6 +124,19 @@ func TestAdmit(t *testing.T) {
 			obj: svc("health-check-interval", "1m30x"), old: clusterIP(svc("health-check-interval", "1m30x")), refused: []string{badInterval}},
 		{name: "update of a Service being deleted", op: admissionv1.Update,
 			obj: deleting(svc("health-check-interval", "2m30x")), old: svc("health-check-interval", "1m30x")},
+		{name: "Primary IPs by ID", op: admissionv1.Create, obj: svc("public-net-ipv4", "4711", "public-net-ipv6", "4712")},
+		{name: "a Primary IP by name", op: admissionv1.Create, obj: svc("public-net-ipv4", "my-lb-ipv4"),
+			refused: []string{`public-net-ipv4="my-lb-ipv4"`, "the ID of an IPv4 Primary IP"}},
+		{name: "a Primary IP of ID 0", op: admissionv1.Create, obj: svc("public-net-ipv6", "0"), refused: []string{`public-net-ipv6="0"`}},
+		{name: "a Primary IP with the public interface off", op: admissionv1.Create, obj: svc("public-net-ipv4", "4711", "disable-public-network", "true"),
+			refused: []string{`public-net-ipv4="4711"`, "a Primary IP is an address of the public interface"}},
+		{name: "a Primary IP changed on an existing load balancer", op: admissionv1.Update,
+			obj: svc("public-net-ipv4", "4712"), old: served(svc("public-net-ipv4", "4711")), warnings: 1},
+		{name: "a Primary IP removed from an existing load balancer", op: admissionv1.Update,
+			obj: svc(), old: served(svc("public-net-ipv6", "4712")), warnings: 1},
+		{name: "a Primary IP set before the load balancer exists", op: admissionv1.Update, obj: svc("public-net-ipv4", "4711"), old: svc()},
+		{name: "an existing load balancer's Primary IP kept", op: admissionv1.Update,
+			obj: svc("public-net-ipv4", "4711", "location", "nbg1"), old: served(svc("public-net-ipv4", "4711"))},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			before := w.Requests()
@@ -236,5 +253,22 @@ func TestAdmitWarnsOfSourceRanges(t *testing.T) {
 	s.Annotations["service.beta.kubernetes.io/load-balancer-source-ranges"] = "198.51.100.0/24"
 	if resp, _ := New(w.lbs, false).Admit(request(t, admissionv1.Create, s, nil)); len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], "198.51.100.0/24") {
 		t.Errorf("the annotation form: warnings %q", resp.Warnings)
+	}
+}
+
+// TestAdmitWarnsOfAPrimaryIPChange: a change to public-net-ipv4 of a
+// Service whose load balancer exists is allowed with a warning that names
+// the change and says the addresses stay.
+func TestAdmitWarnsOfAPrimaryIPChange(t *testing.T) {
+	w := newWorld(t)
+	old := svc("public-net-ipv4", "4711")
+	old.Status.LoadBalancer.Ingress = []corev1.LoadBalancerIngress{{IP: "203.0.113.7"}}
+	resp, err := New(w.lbs, false).Admit(request(t, admissionv1.Update, svc("public-net-ipv4", "4712"), old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `load-balancer.hetzner.cloud/public-net-ipv4 ("4711" to "4712")`
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], want) || !strings.Contains(resp.Warnings[0], "keeps its addresses") {
+		t.Errorf("allowed %v, warnings %q; want allowed with a warning naming %s", resp.Allowed, resp.Warnings, want)
 	}
 }

@@ -23,6 +23,7 @@ type cloud struct {
 	certificates listing[*hcloud.Certificate]
 	locations    listing[*hcloud.Location]
 	lbTypes      listing[*hcloud.LoadBalancerType]
+	primaryIPs   listing[*hcloud.PrimaryIP]
 }
 
 func newCloud(servers []*hcloud.Server, networks []*hcloud.Network, lbs []*hcloud.LoadBalancer) *cloud {

@@ -132,6 +132,7 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 			}
 		}
 	}
+	d.checkPrimaryIPs(ctx, subject, c, lb)
 	if len(d.found) > before {
 		return
 	}

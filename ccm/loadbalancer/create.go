@@ -13,7 +13,9 @@ import (
 
 // create sends one POST with everything inline. A name that is taken is
 // the load balancer to adopt; an answer that never came is looked for by
-// label before the next attempt, so no duplicate is made.
+// label before the next attempt, so no duplicate is made. Primary IPs the
+// API refuses are an InvalidAnnotation event; an assigned one may be held
+// by the load balancer of that name (one retained), which is adopted.
 func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) (*hcloud.LoadBalancer, error) {
 	opts := createOpts(want)
 	res, _, err := l.client.LoadBalancer.Create(ctx, opts)
@@ -29,12 +31,19 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 		l.event(svc, corev1.EventTypeNormal, "CreatedLoadBalancer", fmt.Sprintf("Created load balancer %s (ID %d)", want.Name, res.LoadBalancer.ID))
 		return res.LoadBalancer, nil
 	}
-	if !hcloud.IsError(err, hcloud.ErrorCodeUniquenessError) {
+	refused := want.onPrimaryIPs() && publicNetRefused(err)
+	if !hcloud.IsError(err, hcloud.ErrorCodeUniquenessError) && !(refused && hcloud.IsError(err, "primary_ip_assigned")) {
 		l.store.invalidate(want.UID)
+		if refused {
+			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, publicNetRefusal(want, err))
+		}
 		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, err)
 	}
 	lb, _, gerr := l.client.LoadBalancer.GetByName(ctx, want.Name)
 	if gerr != nil || lb == nil {
+		if refused && gerr == nil {
+			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, publicNetRefusal(want, err))
+		}
 		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, errors.Join(err, gerr))
 	}
 	if owner := lb.Labels[uidLabel]; owner != "" && owner != want.UID {

@@ -28,9 +28,10 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 	}
 	// The load balancer the CCM keeps for the Service needs no request to
 	// find (deleting it by ID is safe: gone already answers not found);
-	// without one, the label listing makes sure none is left behind.
+	// without one, the label listing makes sure none is left behind. One
+	// deleted by an earlier try needs its action awaited only.
 	lb := l.store.known(uid)
-	if lb == nil {
+	if lb == nil && !l.stillDeleting(uid) {
 		var err error
 		if lb, err = l.byLabel(ctx, uid); err != nil {
 			return err
@@ -50,9 +51,10 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 			kept = true
 		case err != nil:
 			return err
-		default:
-			l.actions.Forget(lb.ID)
 		}
+	}
+	if err := l.awaitDeleted(ctx, svc); err != nil {
+		return err
 	}
 	if kept && !retain {
 		l.event(svc, corev1.EventTypeWarning, eventLBProtected, fmt.Sprintf(
@@ -158,9 +160,12 @@ func (l *Manager) delete(ctx context.Context, uid string, lb *hcloud.LoadBalance
 	if err := l.actions.SettleOn(ctx, lb.ID, l.actionWait, actionwatch.LazyPollAt); err != nil && isRetry(err) {
 		return err
 	}
-	_, _, err := l.client.LoadBalancer.DeleteWithResult(ctx, lb)
+	res, _, err := l.client.LoadBalancer.DeleteWithResult(ctx, lb)
 	switch {
-	case err == nil, hcloud.IsError(err, hcloud.ErrorCodeNotFound):
+	case err == nil:
+		return l.deleted(uid, lb, res.Action)
+	case hcloud.IsError(err, hcloud.ErrorCodeNotFound):
+		l.actions.Forget(lb.ID)
 		return nil
 	case busy(err):
 		return retryBusy(lb, err)

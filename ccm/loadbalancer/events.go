@@ -12,16 +12,9 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
-// unsupported reports what a Service asks that this CCM does not do:
-// annotations of the official CCM it does not act on, and source ranges,
-// which no Hetzner load balancer enforces.
+// unsupported reports what a Service asks that this CCM cannot do:
+// source ranges, which no Hetzner load balancer enforces.
 func (l *Manager) unsupported(svc *corev1.Service) {
-	for _, name := range []annotation.Key{annotation.PublicNetIPv4, annotation.PublicNetIPv6} {
-		if v, ok := svc.Annotations[string(name)]; ok {
-			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, fmt.Sprintf(
-				"annotation %s=%q is not supported by this CCM and is ignored: the load balancer gets its own addresses", name, v))
-		}
-	}
 	if msg := SourceRangesWarning(svc); msg != "" {
 		l.event(svc, corev1.EventTypeWarning, eventSourceRanges, msg)
 	}
@@ -103,11 +96,13 @@ const (
 	eventTypeDowngrade         = "TypeNotDowngraded"
 	eventLocationKept          = "LocationNotChanged"
 	eventPrivateIPKept         = "PrivateIPNotChanged"
+	eventPublicNetKept         = "PublicNetNotChanged"
 	eventTargetRejected        = "TargetRejected"
 	eventLBProtected           = "LoadBalancerProtected"
 	eventLBActionFailed        = "LoadBalancerActionFailed"
 	eventLBSyncFailed          = "SyncLoadBalancerFailed"
 	eventCertificateNotDeleted = "CertificateNotDeleted"
 	eventLBRetained            = "LoadBalancerRetained"
+	eventLBDeleteUnconfirmed   = "LoadBalancerDeletionUnconfirmed"
 	eventLBNotFound            = "LoadBalancerNotFound"
 )

@@ -49,7 +49,11 @@ type Manager struct {
 	secrets  Secrets                // reads the TLS Secrets Services name; nil: none
 	// secretUsers are the Secrets (namespace/name) each Service names, by UID.
 	secretUsers map[string][]string
-	ctx         context.Context // the provider's lifetime, for resuming
+	// deleting are the load balancers deleted whose delete action has not
+	// been seen to end, by Service UID (delete_wait.go).
+	deleting map[string]deletion
+	now      func() time.Time
+	ctx      context.Context // the provider's lifetime, for resuming
 }
 
 type lastSync struct {
@@ -83,7 +87,7 @@ func New(client *hcloud.Client, o Options) *Manager {
 	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot, class: o.Class.OrDefault(),
 		store: newLBStore(client, o.Now, o.MaxAge), actions: actionwatch.New(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
-		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, secretUsers: map[string][]string{}, ctx: context.Background()}
+		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, secretUsers: map[string][]string{}, deleting: map[string]deletion{}, now: o.Now, ctx: context.Background()}
 	l.actions.OnEnd, l.actions.OnPollFailed = l.actionEnded, l.pollFailed
 	return l
 }
@@ -114,6 +118,11 @@ func (l *Manager) GetLoadBalancerName(_ context.Context, _ string, svc *corev1.S
 func (l *Manager) GetLoadBalancer(ctx context.Context, _ string, svc *corev1.Service) (*corev1.LoadBalancerStatus, bool, error) {
 	uid := string(svc.UID)
 	defer l.store.lock(uid)()
+	if l.stillDeleting(uid) {
+		// Deleted, but the API has not said it is done: it exists until
+		// then, so the deletion goes on and waits.
+		return &corev1.LoadBalancerStatus{}, true, nil
+	}
 	if o, err := annotation.Parse(svc, l.defaults); err == nil && o.ExternallyManaged {
 		lb, err := l.store.byName(ctx, o.Name)
 		if err != nil || lb == nil {

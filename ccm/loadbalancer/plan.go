@@ -87,6 +87,7 @@ func lbPlan(want lbSpec, have *hcloud.LoadBalancer, types lbTypes) ([]lbStep, []
 		notices = append(notices, lbNotice{Reason: eventLocationKept, Message: fmt.Sprintf(
 			"load balancer %s stays in %s: a load balancer cannot move to %s; recreate the Service to move it", have.Name, have.Location.Name, want.Location)})
 	}
+	notices = append(notices, publicNetNotices(want, have)...)
 	if want.Algorithm != "" && string(have.Algorithm.Type) != want.Algorithm {
 		steps = append(steps, lbStep{Kind: "change_algorithm", Algorithm: want.Algorithm})
 	}

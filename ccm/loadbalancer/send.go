@@ -156,6 +156,7 @@ func updateOpts(s hcloud.LoadBalancerAddServiceOpts) hcloud.LoadBalancerUpdateSe
 func createOpts(want lbSpec) hcloud.LoadBalancerCreateOpts {
 	o := hcloud.LoadBalancerCreateOpts{Name: want.Name, LoadBalancerType: &hcloud.LoadBalancerType{Name: want.Type},
 		Labels: wantLabels(want, nil), PublicInterface: want.PublicInterface}
+	o.PublicNet = createPublicNet(want, o.Labels)
 	if want.Location != "" {
 		o.Location = &hcloud.Location{Name: want.Location}
 	} else {

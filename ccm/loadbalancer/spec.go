@@ -39,6 +39,7 @@ type lbSpec struct {
 	IPRange         *net.IPNet
 	IPv4RDNS        *string
 	IPv6RDNS        *string
+	PublicNet       [2]int64 // the Primary IPs a new load balancer takes, IPv4 and IPv6; 0: one of its own
 
 	Services    []hcloud.LoadBalancerAddServiceOpts // sorted by listen port
 	KeepOthers  bool                                // services on ports the CCM did not add stay (keep-other-services)
@@ -90,7 +91,7 @@ func desiredLB(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, 
 	s := lbSpec{
 		UID: string(svc.UID), Name: o.Name, Rename: o.Name != "", Type: o.Type, ChangeType: o.TypeExplicit,
 		Location: o.Location, NetworkZone: o.NetworkZone, Algorithm: o.Algorithm,
-		NetworkID: env.NetworkID, IPv4RDNS: o.IPv4RDNS, IPv6RDNS: o.IPv6RDNS,
+		NetworkID: env.NetworkID, IPv4RDNS: o.IPv4RDNS, IPv6RDNS: o.IPv6RDNS, PublicNet: [2]int64{o.PublicNetIPv4, o.PublicNetIPv6},
 	}
 	if s.Name == "" {
 		s.Name = defaultLBName(svc)
@@ -109,6 +110,7 @@ func desiredLB(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, 
 				"without a public interface the load balancer reaches its targets only on the network")
 		}
 	}
+	errs = append(errs, publicNetErrors(svc, o)...)
 	if o.UsePrivateIP && env.NetworkID == 0 {
 		bad(annotation.UsePrivateIP, "true", "false unless HCLOUD_NETWORK is set")
 	}

@@ -28,6 +28,9 @@ type ServiceConfig struct {
 	// CertificateSecrets are the TLS Secrets its https ports name, as
 	// namespace/name.
 	CertificateSecrets []string
+	// PublicNet are the IDs of the Primary IPs a new load balancer takes:
+	// IPv4, IPv6; 0 for none.
+	PublicNet [2]int64
 }
 
 // CertificateRef is an uploaded certificate a Service names.
@@ -47,7 +50,7 @@ func ValidateService(svc *corev1.Service, d annotation.Defaults, networkID int64
 	}
 	want, _, err := desiredLB(svc, o, nil, lbEnv{NetworkID: networkID, NetworkZone: networkZone})
 	c := ServiceConfig{Type: o.Type, Location: want.Location, NetworkZone: want.NetworkZone, ExternallyManaged: o.ExternallyManaged, Name: o.Name,
-		CertificateSecrets: secretKeys(svc, o)}
+		CertificateSecrets: secretKeys(svc, o), PublicNet: want.PublicNet}
 	for _, n := range slices.Sorted(maps.Keys(o.Ports)) {
 		p := o.Ports[n]
 		switch {

@@ -265,16 +265,16 @@ const (
 	// Example: true.
 	ManageTargets Key = "load-balancer.hetzner.cloud/manage-targets"
 
-	// PublicNetIPv4 is the official CCM's; this CCM does not act on it and says so in an event.
+	// PublicNetIPv4 is the Primary IP the load balancer takes as its IPv4 address when it is created, so the address outlives the load balancer: deleting the Service frees the Primary IP (deletes it if its auto_delete is true), and a Service created with it again gets the same address. The Primary IP must be unassigned and in the load balancer's location (set location). Applied at creation only: set, changed or removed later, the load balancer keeps its address, with a Warning event PublicNetNotChanged. Refused with disable-public-network.
 	//
-	// Type: unsupported. Accepted: nothing: the load balancer gets its own addresses. Default: none.
-	// Example: none.
+	// Type: ID. Accepted: the ID of an IPv4 Primary IP, such as 4711. Default: none: the load balancer gets an address of its own.
+	// Example: 4711.
 	PublicNetIPv4 Key = "load-balancer.hetzner.cloud/public-net-ipv4"
 
-	// PublicNetIPv6 is the official CCM's; this CCM does not act on it and says so in an event.
+	// PublicNetIPv6 is the Primary IP whose /64 the load balancer takes for its IPv6 address when it is created, as public-net-ipv4 does for IPv4.
 	//
-	// Type: unsupported. Accepted: nothing: the load balancer gets its own addresses. Default: none.
-	// Example: none.
+	// Type: ID. Accepted: the ID of an IPv6 Primary IP, such as 4712. Default: none: the load balancer gets an address of its own.
+	// Example: 4712.
 	PublicNetIPv6 Key = "load-balancer.hetzner.cloud/public-net-ipv6"
 )
 
@@ -282,16 +282,16 @@ const (
 type kind string
 
 const (
-	kindString      kind = "string"
-	kindBool        kind = "bool"
-	kindInt         kind = "int"
-	kindDuration    kind = "duration"
-	kindEnum        kind = "enum"
-	kindList        kind = "list"
-	kindSelector    kind = "selector"
-	kindIPv4        kind = "IPv4"
-	kindCIDR        kind = "CIDR"
-	kindUnsupported kind = "unsupported"
+	kindString   kind = "string"
+	kindBool     kind = "bool"
+	kindInt      kind = "int"
+	kindDuration kind = "duration"
+	kindEnum     kind = "enum"
+	kindList     kind = "list"
+	kindSelector kind = "selector"
+	kindIPv4     kind = "IPv4"
+	kindCIDR     kind = "CIDR"
+	kindID       kind = "ID"
 )
 
 // spec is how one annotation is read and validated.
@@ -301,7 +301,7 @@ type spec struct {
 	min     time.Duration // duration: the accepted range, whole seconds
 	max     time.Duration
 	choices []string // enum, in the case the API takes
-	text    string   // string, list, selector, IPv4, CIDR: what is accepted
+	text    string   // string, list, selector, IPv4, CIDR, ID: what is accepted
 	env     string   // the HCLOUD_LOAD_BALANCERS_* variable that sets the default
 	port    bool     // a port can set it for itself (ports.go)
 }
@@ -364,8 +364,8 @@ var specs = map[Key]spec{
 	RetainOnDelete:                     {kind: kindBool},
 	ExternallyManaged:                  {kind: kindBool},
 	ManageTargets:                      {kind: kindBool},
-	PublicNetIPv4:                      {kind: kindUnsupported, text: "nothing: the load balancer gets its own addresses"},
-	PublicNetIPv6:                      {kind: kindUnsupported, text: "nothing: the load balancer gets its own addresses"},
+	PublicNetIPv4:                      {kind: kindID, text: "the ID of an IPv4 Primary IP, such as 4711"},
+	PublicNetIPv6:                      {kind: kindID, text: "the ID of an IPv6 Primary IP, such as 4712"},
 }
 
 // short is the name without the prefix, as errors and events quote it.

@@ -40,6 +40,9 @@ type Options struct {
 	UsePrivateIP          bool
 	PrivateIPv4           netip.Addr
 	PrivateSubnetIPRange  netip.Prefix
+	// PublicNetIPv4 and PublicNetIPv6 are the IDs of the Primary IPs a new
+	// load balancer is created on; 0: an address of its own.
+	PublicNetIPv4, PublicNetIPv6 int64
 
 	PortOptions // from the annotations without a port: every port's unless it sets its own
 	// Ports are the options of each TCP port of the Service, by port
@@ -169,6 +172,20 @@ func (a *annotations) integer(name Key, def int) int {
 	return n
 }
 
+// id parses a resource ID, a whole number above 0; 0 when unset.
+func (a *annotations) id(name Key) int64 {
+	v, ok := a.get(name)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil || n <= 0 {
+		a.fail(name, v)
+		return 0
+	}
+	return n
+}
+
 // seconds parses a duration of whole seconds in the spec's range, such as 15s.
 func (a *annotations) seconds(name Key, def time.Duration) time.Duration {
 	v, ok := a.get(name)
@@ -229,6 +246,8 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 		DisablePublicNetwork:  a.optBool(DisablePublicNetwork),
 		DisablePrivateIngress: a.boolean(DisablePrivateIngress, d.DisablePrivateIngress),
 		UsePrivateIP:          a.boolean(UsePrivateIP, d.UsePrivateIP),
+		PublicNetIPv4:         a.id(PublicNetIPv4),
+		PublicNetIPv6:         a.id(PublicNetIPv6),
 	}
 	_, typed := a.get(Type)
 	o.TypeExplicit = typed || d.Type != "lb11"
@@ -272,6 +291,11 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 	}{{KeepOtherServices, o.KeepOtherServices}, {RetainOnDelete, o.RetainOnDelete}} {
 		if k.set && o.ExternallyManaged {
 			a.errs = append(a.errs, &Error{k.key.Short(), a.m[string(k.key)], "false with externally-managed: the CCM changes and deletes nothing of an externally managed load balancer"})
+		}
+	}
+	for _, k := range []Key{PublicNetIPv4, PublicNetIPv6} {
+		if v, ok := a.get(k); ok && o.ExternallyManaged {
+			a.errs = append(a.errs, &Error{k.Short(), v, "unset with externally-managed: the CCM never creates an externally managed load balancer"})
 		}
 	}
 	if o.ExternallyManaged && o.Name == "" {

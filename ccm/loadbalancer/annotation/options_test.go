@@ -64,6 +64,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		"health-check-protocol": "https", "health-check-port": "8080", "health-check-interval": "15s", "health-check-timeout": "10s",
 		"health-check-retries": "5", "health-check-http-domain": "example.com", "health-check-http-path": "/healthz",
 		"health-check-http-validate-certificate": "true", "http-status-codes": "2??,301", "health-check-kube-proxy": "true",
+		"public-net-ipv4": "4711", "public-net-ipv6": " 4712 ",
 	}), lbDefaults)
 	if err != nil {
 		t.Fatal(err)
@@ -73,6 +74,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		NodeSelector: labels.SelectorFromSet(labels.Set{"role": "worker"}), Hostname: "lb.example.com", IPv6Disabled: true,
 		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
+		PublicNetIPv4: 4711, PublicNetIPv6: 4712,
 		PortOptions: PortOptions{Protocol: "https", ProxyProtocol: true,
 			HTTP: HTTPOptions{CookieName: "SESSION", CookieLifetime: time.Hour, StickySessions: &yes, RedirectHTTP: &yes, TimeoutIdle: 2 * time.Minute,
 				CertificateType: "managed", Certificates: []string{"a", "b"}, CertificatesFrom: "http-certificates", SecretsFrom: "http-certificate-secrets", ManagedCertName: "web-cert", ManagedCertDomains: []string{"example.com", "www.example.com"}},
@@ -116,6 +118,8 @@ func TestLBOptionsInvalid(t *testing.T) {
 		"health-check-http-path":                 {"healthz", "starting with /"},
 		"health-check-http-validate-certificate": {"sure", "true or false"},
 		"http-status-codes":                      {"2??,abc", "2??,301"},
+		"public-net-ipv4":                        {"0", "the ID of an IPv4 Primary IP"},
+		"public-net-ipv6":                        {"my-lb-ipv6", "the ID of an IPv6 Primary IP"},
 	}
 	ann := map[string]string{}
 	for k, v := range bad {
@@ -167,6 +171,7 @@ func TestBesideTerraformCombinations(t *testing.T) {
 		{map[string]string{"externally-managed": "true"}, "externally-managed", "false unless the annotation name names the load balancer"},
 		{map[string]string{"name": "edge", "externally-managed": "true", "retain-on-delete": "true"}, "retain-on-delete", "changes and deletes nothing"},
 		{map[string]string{"name": "edge", "externally-managed": "true", "keep-other-services": "true"}, "keep-other-services", "changes and deletes nothing"},
+		{map[string]string{"name": "edge", "externally-managed": "true", "public-net-ipv4": "4711"}, "public-net-ipv4", "never creates"},
 	}
 	for _, tt := range tests {
 		_, err := Parse(service(tt.annotations), lbDefaults)
