@@ -42,6 +42,13 @@ type routes struct {
 	robot   *robotclient.Cache
 	skipped sync.Map // node name → true, once told
 
+	// nodes are the cluster's Nodes and clusterCIDRs its pod ranges: the
+	// routes listed are theirs alone (routes_owner.go).
+	nodes        nodeNames
+	clusterCIDRs []*net.IPNet
+	ours         map[string]string // gateway → the Node it was the server of, as this process saw it
+	foreign      sync.Map          // routes left alone, once told
+
 	// change serialises route changes: the API locks the network for each
 	// one, so concurrent changes would only fail and retry.
 	change  sync.Mutex
@@ -80,25 +87,36 @@ func (r *routes) edit(change func(rs []hcloud.NetworkRoute) []hcloud.NetworkRout
 	}
 }
 
-// ListRoutes returns every route of the network. A route whose gateway no
-// server holds (after a fresh listing confirms it) is a blackhole.
+// ListRoutes returns the routes of the network that are this cluster's
+// (routes_owner.go): in its cluster CIDR, through one of its Nodes'
+// servers, or through a gateway that was one and that no server holds
+// now (a blackhole, after a fresh listing confirms it).
 func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Route, error) {
 	operation("hcloud/ListRoutes")
+	if r.nodes == nil || !r.nodes.Synced() {
+		return nil, errors.New("the cluster's Nodes are not listed yet: no route is listed before they are, so none of another cluster's is taken for this one's")
+	}
 	n, err := r.current(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]*cloudprovider.Route, 0, len(n.Routes))
 	for _, rt := range n.Routes {
-		route := &cloudprovider.Route{Name: rt.Gateway.String() + "-" + rt.Destination.String(), DestinationCIDR: rt.Destination.String()}
-		s, err := r.inv.ByPrivateIP(ctx, r.networkID, rt.Gateway.String(), r.maxAge)
+		if rt.Destination == nil || !r.inCluster(rt.Destination) {
+			continue
+		}
+		gw, dest := rt.Gateway.String(), rt.Destination.String()
+		o, err := r.owner(ctx, gw)
 		if err != nil {
 			return nil, err
 		}
-		if s == nil {
-			route.Blackhole = true
-		} else {
-			route.TargetNode = types.NodeName(s.Name)
+		if !o.ours {
+			r.leftAlone(dest, gw, o)
+			continue
+		}
+		route := &cloudprovider.Route{Name: gw + "-" + dest, DestinationCIDR: dest, TargetNode: types.NodeName(o.node)}
+		if o.dead {
+			route.Blackhole, route.TargetNode = true, ""
 		}
 		out = append(out, route)
 	}
@@ -154,7 +172,20 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 			continue
 		}
 		if rt.Gateway.Equal(gw) {
+			r.remember(gw.String(), node)
 			return nil
+		}
+		o, err := r.owner(ctx, rt.Gateway.String())
+		if err != nil {
+			return fmt.Errorf("create route for node %s: %w", node, err)
+		}
+		if !o.ours && !o.dead {
+			msg := fmt.Sprintf("route %s for node %s refused: the network routes it through %s, server %s, which is no Node of this cluster "+
+				"(another cluster in the same network?); that route is left alone: give this cluster another --cluster-cidr", dest, node, rt.Gateway, o.server)
+			if _, told := r.foreign.LoadOrStore("refused "+dest.String()+" "+rt.Gateway.String(), true); !told {
+				r.event(node, msg)
+			}
+			return errors.New(msg)
 		}
 		klog.InfoS("Replacing a route with a stale gateway", "destination", dest, "old", rt.Gateway, "new", gw, "node", node)
 		if err := r.do(ctx, node, dest.String(), func() (*hcloud.Action, *hcloud.Response, error) {
@@ -173,6 +204,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 		return err
 	}
 	r.edit(func(rs []hcloud.NetworkRoute) []hcloud.NetworkRoute { return append(rs, add) })
+	r.remember(gw.String(), node)
 	return nil
 }
 
@@ -209,6 +241,7 @@ func (r *routes) DeleteRoute(ctx context.Context, _ string, route *cloudprovider
 			return x.Destination.String() == rt.Destination.String() && x.Gateway.Equal(rt.Gateway)
 		})
 	})
+	r.forget(rt.Gateway.String())
 	return nil
 }
 

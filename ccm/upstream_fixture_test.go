@@ -88,6 +88,7 @@ func newClusterWith(t *testing.T, clk *fakecloudtest.Clock, fx *cloudFixture, o 
 	})
 	cl.Initialize(clientBuilder{kube}, t.Context().Done())
 	c.factory = informers.NewSharedInformerFactory(kube, 0)
+	cl.UseNodes(c.factory.Core().V1().Nodes())
 	fx.FC.ResetCounters()
 	return c
 }
@@ -157,6 +158,9 @@ func (c *cluster) runRoutes(t *testing.T, clusterCIDR string, period time.Durati
 	t.Helper()
 	_, cidr, err := net.ParseCIDR(clusterCIDR)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.cloud.SetClusterCIDRs(clusterCIDR); err != nil {
 		t.Fatal(err)
 	}
 	routes, _ := c.cloud.Routes()

@@ -140,7 +140,13 @@ func TestMisconfigurations(t *testing.T) {
 			world: func(f *fixture) {
 				f.world.Networks[0].Routes = append(f.world.Networks[0].Routes, schema.NetworkRoute{Destination: "10.244.9.0/24", Gateway: "10.0.0.99"})
 			},
-			want: []want{{"route", Warn, "route/10.244.9.0/24", "route to 10.244.9.0/24 via 10.0.0.99: 10.0.0.99 is no Node's IP"}}},
+			want: []want{{"route", Warn, "route/10.244.9.0/24", "route to 10.244.9.0/24 via 10.0.0.99: 10.0.0.99 is no Node's IP in network k8s, and no server holds it: the route belongs to nobody"}}},
+		{name: "another cluster's route",
+			world: func(f *fixture) {
+				f.world.Servers = append(f.world.Servers, fakecloud.SeedServer{Name: "other-1", Networks: []fakecloud.SeedServerNetwork{{Network: "k8s", IP: "10.0.0.50"}}})
+				f.world.Networks[0].Routes = append(f.world.Networks[0].Routes, schema.NetworkRoute{Destination: "10.246.0.0/24", Gateway: "10.0.0.50"})
+			},
+			want: []want{{"route", Warn, "route/10.246.0.0/24", "10.0.0.50 is server other-1's IP in network k8s, no Node's: another cluster's or made by hand, and the CCM leaves it alone"}}},
 		{name: "more nodes than routes",
 			setup: func(_ *testing.T, f *fixture) {
 				for i := range 100 {

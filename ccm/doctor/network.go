@@ -155,10 +155,17 @@ func (d *doctor) checkRoutes(n *hcloud.Network) {
 		gw = gw.Unmap()
 		dest := r.Destination.String()
 		have[dest+" "+gw.String()] = true
-		if !gateways[gw] {
-			d.found.warn("route", "route/"+dest, fmt.Sprintf("route to %s via %s: %s is no Node's IP in network %s", dest, gw, gw, n.Name),
-				fmt.Sprintf("hcloud network remove-route %s --destination %s --gateway %s, unless something outside the cluster uses it", n.Name, dest, gw))
+		if gateways[gw] {
+			continue
 		}
+		// The CCM lists, replaces and deletes only its own Nodes' routes.
+		if s := d.serverAt(n.ID, gw); s != nil {
+			d.found.warn("route", "route/"+dest, fmt.Sprintf("route to %s via %s: %s is server %s's IP in network %s, no Node's: another cluster's or made by hand, and the CCM leaves it alone", dest, gw, gw, s.Name, n.Name),
+				"if it is another cluster's, give the clusters --cluster-cidr ranges that do not overlap")
+			continue
+		}
+		d.found.warn("route", "route/"+dest, fmt.Sprintf("route to %s via %s: %s is no Node's IP in network %s, and no server holds it: the route belongs to nobody, and the CCM leaves it alone", dest, gw, gw, n.Name),
+			fmt.Sprintf("hcloud network remove-route %s --destination %s --gateway %s, unless something outside the cluster uses it", n.Name, dest, gw))
 	}
 	for _, node := range d.nodes {
 		s := d.servers[node.Name]
@@ -173,6 +180,19 @@ func (d *doctor) checkRoutes(n *hcloud.Network) {
 			}
 		}
 	}
+}
+
+// serverAt is the server holding an IP in a network, or nil.
+func (d *doctor) serverAt(networkID int64, ip netip.Addr) *hcloud.Server {
+	if d.cloud == nil {
+		return nil
+	}
+	for _, s := range d.cloud.servers {
+		if networkIP(s, networkID) == ip {
+			return s
+		}
+	}
+	return nil
 }
 
 // networkIP is s's IP in the network, if attached.

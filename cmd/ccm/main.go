@@ -61,6 +61,13 @@ func main() {
 			os.Exit(1)
 		}
 		provider = cloud
+		// The routes are the cluster's only: its Nodes, from the
+		// controllers' own informers, and its --cluster-cidr.
+		cloud.UseNodes(c.SharedInformers.Core().V1().Nodes())
+		if err := cloud.SetClusterCIDRs(c.ComponentConfig.KubeCloudShared.ClusterCIDR); err != nil {
+			fmt.Fprintf(os.Stderr, "hcloud-ccm: %v\n", err)
+			os.Exit(1)
+		}
 		cloud.WatchAPIServer(c.Client)
 		takeTurn(ctx, c.Client, stop)
 		le := c.ComponentConfig.Generic.LeaderElection
