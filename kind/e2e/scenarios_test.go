@@ -209,6 +209,10 @@ func TestScenarios(t *testing.T) {
 		secretCertificate(t, ctx, 8081)
 	})
 
+	step(t, "a Service on a Primary IP carries traffic at its address, and again once deleted and created anew", func(t *testing.T) {
+		primaryIPTraffic(t, ctx)
+	})
+
 	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on", func(t *testing.T) {
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_off_server", ServerName: worker}); err != nil {
 			t.Fatal(err)
