@@ -155,14 +155,11 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		}
 	}
 	if cfg.ActionsEnabled {
-		// The feed's cursor is set before the first listing, so no change
-		// falls between the two.
 		c.inv.WithFeed(inventory.NewFeed(client), cfg.ListingMaxAge)
-		if err := c.inv.PollFeed(ctx); err != nil {
-			return nil, startFailed(err, "first read of the server actions (checks the token and the endpoint)")
-		}
 	}
-	if err := c.inv.Refresh(ctx); err != nil {
+	// The first listing, and where the servers are many, the feed's first
+	// read before it (Inventory.Start).
+	if err := c.inv.Start(ctx); err != nil {
 		return nil, startFailed(err, "first server listing (checks the token and the endpoint)")
 	}
 	c.instances = &instances{inv: c.inv, cfg: c.cfg}

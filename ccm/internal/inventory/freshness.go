@@ -74,10 +74,18 @@ func (inv *Inventory) pollFeed(ctx context.Context, c *hcloud.Client) error {
 		start := inv.Now()
 		inv.mu.Lock()
 		pages := inv.pages()
+		listedBefore := !inv.ListedAt.IsZero()
 		inv.mu.Unlock()
+		first := !inv.feed.started
 		ch, err := inv.feed.poll(ctx, c, pages)
 		if err != nil {
 			return nil, err
+		}
+		if first && listedBefore {
+			// A feed first read after a listing (the servers outgrew
+			// what a listing costs) knows nothing of the changes
+			// between the two: a listing after it does.
+			ch.gap = true
 		}
 		inv.Stats.add(&inv.Stats.feedPolls)
 		if ch.gap {

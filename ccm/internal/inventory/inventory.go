@@ -2,6 +2,7 @@ package inventory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -329,6 +330,61 @@ func (inv *Inventory) refresh(ctx context.Context, c *hcloud.Client) error {
 		return nil, nil
 	})
 	return err
+}
+
+// Start fills the inventory at start as cheaply as the listing allows.
+// The listing's first page tells how many servers there are. Up to
+// feedStreams pages the change feed is of no use (a listing costs no more
+// than a poll, freshness.go), so the rest of the pages complete the
+// listing and the feed stays unread until the servers outgrow that (its
+// first read then forces a listing after it). Beyond, the feed's first
+// read sets its cursor, and the whole listing follows, its first page
+// again, so no change falls between the two.
+func (inv *Inventory) Start(ctx context.Context) error {
+	c := inv.client
+	now := inv.Now()
+	opts := hcloud.ServerListOpts{ListOpts: hcloud.ListOpts{Page: 1, PerPage: 50}}
+	servers, resp, err := c.Server.List(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("list servers: %w", err)
+	}
+	// Few servers, as the first page tells: one page, or a total of at
+	// most feedStreams pages. Else, or when the pages say otherwise, the
+	// usual start: the feed's cursor, then the whole listing.
+	p := resp.Meta.Pagination
+	few := p != nil && (p.NextPage == 0 || (p.TotalEntries > 0 && (p.TotalEntries+49)/50 <= feedStreams))
+	for page := 2; few && p.NextPage > 0; page++ {
+		if page > feedStreams {
+			few = false
+			break
+		}
+		opts.Page = p.NextPage
+		more, r, err := c.Server.List(ctx, opts)
+		if err != nil {
+			return fmt.Errorf("list servers: %w", err)
+		}
+		servers, p = append(servers, more...), r.Meta.Pagination
+		if p == nil {
+			return errors.New("list servers: a page without pagination")
+		}
+	}
+	if !few {
+		if inv.feed != nil {
+			if err := inv.PollFeed(ctx); err != nil {
+				return err
+			}
+		}
+		return inv.Refresh(ctx)
+	}
+	inv.Stats.add(&inv.Stats.listings)
+	inv.mu.Lock()
+	defer inv.mu.Unlock()
+	inv.byID, inv.byName, inv.byIP, inv.byPrimaryIP = map[int64]*entry{}, map[string]*entry{}, map[string]*entry{}, map[int64]*entry{}
+	for _, s := range servers {
+		inv.put(s, now)
+	}
+	inv.ListedAt, inv.misses = now, map[string]time.Time{}
+	return nil
 }
 
 // put records a server as seen now; the caller holds mu.
