@@ -26,6 +26,7 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 		res, _, err = l.client.LoadBalancer.Create(ctx, opts)
 	}
 	if err == nil {
+		l.recreated(want.UID)
 		l.store.put(want.UID, res.LoadBalancer)
 		l.actions.Started(want.UID, res.LoadBalancer.ID, res.Action)
 		l.event(svc, corev1.EventTypeNormal, "CreatedLoadBalancer", fmt.Sprintf("Created load balancer %s (ID %d)", want.Name, res.LoadBalancer.ID))
@@ -52,6 +53,7 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 		return nil, err
 	}
 	l.event(svc, corev1.EventTypeNormal, "AdoptedLoadBalancer", fmt.Sprintf("Adopted the existing load balancer %s (ID %d) by its name", lb.Name, lb.ID))
+	l.recreated(want.UID)
 	l.store.put(want.UID, lb)
 	return lb, nil
 }

@@ -87,6 +87,18 @@ func (l *Manager) awaitDeleted(ctx context.Context, svc *corev1.Service) error {
 	return nil
 }
 
+// recreated forgets the awaited deletion of a Service that has a load
+// balancer again (its type changed back, say): its next deletion is of
+// the new one.
+func (l *Manager) recreated(uid string) {
+	l.mu.Lock()
+	d, ok := l.deleting[uid]
+	l.mu.Unlock()
+	if ok {
+		l.stopAwaiting(uid, d)
+	}
+}
+
 func (l *Manager) stopAwaiting(uid string, d deletion) {
 	l.mu.Lock()
 	delete(l.deleting, uid)

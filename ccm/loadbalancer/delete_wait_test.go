@@ -104,3 +104,28 @@ func TestLBDeletionAwaitsItsAction(t *testing.T) {
 		})
 	}
 }
+
+// TestLBRecreatedWhileItsDeletionRuns: a Service that wants a load
+// balancer again while the deletion of its last one still runs (its type
+// changed back) gets a new one, and its next deletion deletes that one,
+// even when the CCM no longer keeps it.
+func TestLBRecreatedWhileItsDeletionRuns(t *testing.T) {
+	c := newLBCluster(t, 1, fakecloud.Options{})
+	c.lbs.actionWait = 100 * time.Millisecond
+	svc := lbService("web", []int32{80})
+	c.ensure(t, svc, c.nodes)
+	if _, err := c.FC.AddActionFault(fakecloud.ActionFault{Command: "delete_load_balancer", Delay: fakecloud.Duration(time.Hour), Count: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err == nil || !isRetry(err) {
+		t.Fatalf("deletion while its action runs: %v, want an api.RetryError", err)
+	}
+	c.ensure(t, svc, c.nodes)
+	c.lbs.store.invalidate(string(svc.UID))
+	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {
+		t.Fatalf("deleting the new load balancer: %v", err)
+	}
+	if lbs := c.LoadBalancers(t); len(lbs) != 0 {
+		t.Errorf("%d load balancers left, want none", len(lbs))
+	}
+}
