@@ -1,6 +1,7 @@
 // Package catalog is what a project can choose from, as fakecloud
 // offers it: locations, datacenters, server types, load balancer types,
-// images, and their price list. It is read-only once built.
+// images, and their price list. It is read-only once built, but for the
+// deprecation of load balancer types, which an event announces.
 package catalog
 
 import (
@@ -150,6 +151,19 @@ func (c *Catalog) LBType(ref string) (schema.LoadBalancerType, bool) {
 	for _, t := range c.lbTypes {
 		if idOrName(ref, t.ID, t.Name) {
 			return t, true
+		}
+	}
+	return schema.LoadBalancerType{}, false
+}
+
+// DeprecateLBType sets the deprecation of the load balancer type ref (ID
+// or name), or clears it with nil, and returns the type; false when there
+// is no such type. Earlier answers keep what they held.
+func (c *Catalog) DeprecateLBType(ref string, d *schema.DeprecationInfo) (schema.LoadBalancerType, bool) {
+	for i, t := range c.lbTypes {
+		if idOrName(ref, t.ID, t.Name) {
+			c.lbTypes[i].Deprecation = d
+			return c.lbTypes[i], true
 		}
 	}
 	return schema.LoadBalancerType{}, false

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
@@ -17,7 +18,8 @@ import (
 // records the actions the real API records for it, already finished.
 type Event struct {
 	// Type is delete_server, power_off_server, power_on_server,
-	// set_target_health, lock, set_server_ip, set_zone_status, or one of a dedicated
+	// set_target_health, lock, set_server_ip, set_zone_status,
+	// deprecate_load_balancer_type, or one of a dedicated
 	// server's: add_dedicated_server, remove_dedicated_server,
 	// cancel_dedicated_server, power_off_dedicated_server,
 	// power_on_dedicated_server, rename_dedicated_server.
@@ -39,6 +41,14 @@ type Event struct {
 	Zone             int64             `json:"zone,omitempty"`        // set_zone_status
 	ZoneName         string            `json:"zone_name,omitempty"`   // set_zone_status, instead of zone
 	Status           string            `json:"status,omitempty"`      // set_zone_status: ok, updating, error
+
+	// LoadBalancerType names a load balancer type by name or ID, and
+	// Announced and UnavailableAfter its deprecation
+	// (deprecate_load_balancer_type); Announced defaults to the moment
+	// the event happens.
+	LoadBalancerType string    `json:"load_balancer_type,omitempty"`
+	Announced        time.Time `json:"announced,omitzero"`
+	UnavailableAfter time.Time `json:"unavailable_after,omitzero"`
 
 	// ServerNumber names a dedicated server (the *_dedicated_server events
 	// but add); Name is its new name (rename_dedicated_server).
@@ -64,6 +74,8 @@ var eventFields = map[string][]string{
 	"set_server_ip":     {"server", "server_name", "ip", "network"},
 	"set_zone_status":   {"zone", "zone_name", "status"},
 
+	"deprecate_load_balancer_type": {"load_balancer_type", "announced", "unavailable_after"},
+
 	"add_dedicated_server":       {"dedicated_server"},
 	"remove_dedicated_server":    {"server_number"},
 	"cancel_dedicated_server":    {"server_number"},
@@ -73,7 +85,8 @@ var eventFields = map[string][]string{
 }
 
 // eventTypes lists the event types in the order errors name them.
-var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip", "set_zone_status"},
+var eventTypes = append([]string{"delete_server", "power_off_server", "power_on_server", "set_target_health", "lock", "set_server_ip", "set_zone_status",
+	"deprecate_load_balancer_type"},
 	DedicatedTypes...)
 
 // Check reports every problem of an event's shape at once, naming the
@@ -101,6 +114,7 @@ func (e Event) check() error {
 		{"health", e.Health != ""}, {"resource", e.Resource != ""}, {"id", e.ID != 0}, {"for", e.For != 0}, {"network", e.Network != 0},
 		{"server_number", e.ServerNumber != 0}, {"name", e.Name != ""}, {"dedicated_server", e.DedicatedServer != nil},
 		{"zone", e.Zone != 0}, {"zone_name", e.ZoneName != ""}, {"status", e.Status != ""},
+		{"load_balancer_type", e.LoadBalancerType != ""}, {"announced", !e.Announced.IsZero()}, {"unavailable_after", !e.UnavailableAfter.IsZero()},
 	} {
 		if f.set && !slices.Contains(used, f.name) {
 			bad(f.name, "is not used by %s", e.Type)
@@ -168,6 +182,15 @@ func (e Event) check() error {
 		if !slices.Contains([]string{"ok", "updating", "error"}, e.Status) {
 			bad("status", "%q is not one of ok, updating, error", e.Status)
 		}
+	case "deprecate_load_balancer_type":
+		if e.LoadBalancerType == "" {
+			bad("load_balancer_type", "deprecate_load_balancer_type needs the type's name or ID, e.g. lb11")
+		}
+		if e.UnavailableAfter.IsZero() {
+			bad("unavailable_after", "deprecate_load_balancer_type needs the time after which the type can no longer be ordered, e.g. 2026-12-01T00:00:00Z")
+		} else if !e.Announced.IsZero() && e.UnavailableAfter.Before(e.Announced) {
+			bad("unavailable_after", "%s is before announced %s", e.UnavailableAfter.Format(time.RFC3339), e.Announced.Format(time.RFC3339))
+		}
 	case "set_server_ip":
 		if !server {
 			bad("server", "set_server_ip needs server or server_name")
@@ -194,6 +217,8 @@ var eventDocs = map[string]string{
 	"lock":              "locks a `resource`, any kind fakecloud simulates (`server`, `load_balancer`, `floating_ip`, ...), for `for`: changes to it answer 423 `locked`",
 	"set_zone_status":   "sets a zone's `status` as Hetzner's publishing would: `updating` freezes what `--dns-listen` answers for it at this moment, `error` makes it answer SERVFAIL, `ok` serves the zone as the API holds it again; records no action",
 	"set_server_ip":     "gives the server public IPv4 `ip`, recording `unassign_primary_ip` and `assign_primary_ip` (naming the server and the primary IP; under pessimistic realism the primary IP alone); with `network`, its private IP there instead, recording `detach_from_network` and `attach_to_network`",
+
+	"deprecate_load_balancer_type": "marks a load balancer type deprecated, as the API announces it: its `deprecation` (in `GET /load_balancer_types` and in every load balancer of the type) becomes `{announced, unavailable_after}` (`announced` defaults to now); after `unavailable_after` a create with it answers `invalid_input` and a `change_type` to it `invalid_load_balancer_type`, while load balancers of the type go on; records no action",
 
 	"add_dedicated_server":       "a Robot dedicated server, as in a seed's `dedicated_servers`, listed from now on",
 	"remove_dedicated_server":    "gone from `GET /server`; its number answers `SERVER_NOT_FOUND`",

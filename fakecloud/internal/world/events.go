@@ -122,6 +122,8 @@ func (w *project) applyEvent(e Event) error {
 		return w.setServerIP(e)
 	case "set_zone_status":
 		return w.setZoneStatus(e)
+	case "deprecate_load_balancer_type":
+		return w.deprecateLBType(e)
 	}
 	return nil
 }

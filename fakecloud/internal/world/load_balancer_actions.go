@@ -174,6 +174,9 @@ func (t *Tx) ChangeLoadBalancerType(id int64, req schema.LoadBalancerActionChang
 		if !ok {
 			return step{}, apierr.InvalidField("load_balancer_type", "load balancer type %q does not exist", idOrNameString(req.LoadBalancerType))
 		}
+		if err := t.w.lbTypeOrderable(lt, true); err != nil {
+			return step{}, err
+		}
 		if err := t.w.CheckLBLimits(lb, lt); err != nil {
 			return step{}, apierr.Errorf("invalid_load_balancer_type", "load balancer type %s does not fit load balancer %d: %s", lt.Name, lb.ID, err.Message)
 		}

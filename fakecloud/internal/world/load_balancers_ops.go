@@ -132,6 +132,9 @@ func (t *Tx) CreateLoadBalancer(req LoadBalancerCreateRequest) (LoadBalancerCrea
 	if err := f.Err(); err != nil {
 		return LoadBalancerCreated{}, err
 	}
+	if err := w.lbTypeOrderable(lt, false); err != nil {
+		return LoadBalancerCreated{}, err
+	}
 	if _, dup := w.LoadBalancers.Find(func(o *StoredLoadBalancer) bool { return o.Name == req.Name }); dup {
 		return LoadBalancerCreated{}, apierr.NotUnique("name", "load balancer name %q is already used", req.Name)
 	}

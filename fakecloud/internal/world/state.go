@@ -43,6 +43,9 @@ type Snapshot struct {
 	PublicIPv4       PoolState           `json:"public_ipv4"`
 	PublicIPv6       uint64              `json:"public_ipv6"`
 	Random           []byte              `json:"random"` // the seeded generator's state
+	// LBTypeDeprecations are the load balancer types deprecated by an
+	// event, by name; absent when none is.
+	LBTypeDeprecations map[string]*schema.DeprecationInfo `json:"load_balancer_type_deprecations,omitempty"`
 	// Kinds are the tables of the kinds whose table the registry keeps,
 	// by kind: absent in files written before them.
 	Kinds map[string]json.RawMessage `json:"kinds,omitempty"`
@@ -83,6 +86,14 @@ func (w *project) Snapshot() (Snapshot, error) {
 	}
 	for ref, until := range w.Locks {
 		st.Locks = append(st.Locks, lockUntil{ref, until})
+	}
+	for _, t := range w.Cat.LBTypes() {
+		if t.Deprecation != nil {
+			if st.LBTypeDeprecations == nil {
+				st.LBTypeDeprecations = map[string]*schema.DeprecationInfo{}
+			}
+			st.LBTypeDeprecations[t.Name] = t.Deprecation
+		}
 	}
 	for _, k := range w.kindList {
 		if k.own == nil {
@@ -217,6 +228,11 @@ func (w *project) load(st Snapshot) error {
 			if _, err := netip.ParseAddr(pn.IP); err != nil {
 				bad("servers[%d].private_net[%d].ip: %q is not an IP address", i, j, pn.IP)
 			}
+		}
+	}
+	for name, d := range st.LBTypeDeprecations {
+		if _, ok := w.Cat.DeprecateLBType(name, d); !ok || d == nil {
+			bad("load_balancer_type_deprecations.%s: no load balancer type of the catalogue, or no deprecation", name)
 		}
 	}
 	for i, lb := range st.LoadBalancers {

@@ -27,7 +27,7 @@ func (s *State) Read(f func(*Tx)) {
 }
 
 // Catalog is the catalogue: locations, datacenters, types, images and
-// prices. It does not change.
+// prices. Only the event deprecate_load_balancer_type changes it.
 func (t *Tx) Catalog() *catalog.Catalog { return t.w.Cat }
 
 // Run runs f as one API request under the world's lock, after settling

@@ -121,7 +121,7 @@ type lbHealthCheckView struct {
 }
 
 func (w *project) ViewLB(lb *StoredLoadBalancer) LoadBalancerView {
-	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer, LoadBalancerType: catalog.ViewLBType(lb.LoadBalancerType)}
+	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer, LoadBalancerType: catalog.ViewLBType(w.lbTypeNow(lb.LoadBalancerType))}
 	pn := lb.PublicNet
 	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled,
 		IPv4: lbAddress{ID: primaryIPID(pn.IPv4.ID), IP: pn.IPv4.IP, DNSPtr: pn.IPv4.DNSPtr},
