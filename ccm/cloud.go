@@ -1,6 +1,7 @@
 package ccm
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -46,6 +47,7 @@ type Cloud struct {
 	routes    *routes
 	lbs       *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
 	server    *probes.Server        // health, readiness and metrics; nil without an address
+	rotation  *rotation             // credentials read from files, read again; nil without
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -66,6 +68,9 @@ type buildOptions struct {
 	// registerer, when set, wraps the metrics registry, so a test sees
 	// every collector registered.
 	registerer func(prometheus.Registerer) prometheus.Registerer
+	// credentialsPeriod is how often credential files are read again;
+	// CredentialsPeriod.
+	credentialsPeriod time.Duration
 }
 
 func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error) {
@@ -97,11 +102,15 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	}
 	pacer := inventory.NewBudget(cfg.BudgetReserve)
 	reach := &probes.Reachability{}
+	var token *rotating
+	if cfg.TokenFile != "" {
+		token = newRotating("HCLOUD_TOKEN_FILE", []source{{path: cfg.TokenFile}}, []string{cfg.Token}, apiCheck(cfg.Endpoint, o.httpTimeout))
+	}
 	// A call that hangs ends in an error within CallBound; no controller
 	// treats an error as "gone". Answers and listings are bounded too.
 	paced := func(pace func(http.RoundTripper) http.RoundTripper) hcloud.ClientOption {
 		return hcloud.WithHTTPClient(&http.Client{Timeout: o.httpTimeout,
-			Transport: bounds.Transport(pace(probes.Observed(reach, http.DefaultTransport)))})
+			Transport: bounds.Transport(pace(probes.Observed(reach, withToken(token, http.DefaultTransport))))})
 	}
 	opts = append(opts, hcloud.WithRetryOpts(*o.retry))
 	var reg *prometheus.Registry
@@ -120,6 +129,10 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	client := hcloud.NewClient(append(slices.Clip(opts), paced(pacer.Transport))...)
 	urgent := hcloud.NewClient(append(slices.Clip(opts), paced(pacer.UrgentTransport))...)
 	c := &Cloud{cfg: cfg, client: client, budget: pacer, inv: inventory.NewInventory(client, now).WithUrgentClient(urgent)}
+	c.rotation = &rotation{period: cmp.Or(o.credentialsPeriod, CredentialsPeriod)}
+	if token != nil {
+		c.rotating(token)
+	}
 	if metrics != nil {
 		metrics.MustRegister(collector{inv: c.inv, budget: pacer})
 	}
@@ -167,6 +180,12 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		// No listing at start: a wrong password at every restart would
 		// soon block this IP for every tool of the account.
 		client := robotclient.NewClient(rc.Endpoint, rc.User, rc.Password, version.Application+"/"+version.Version, RobotTimeout)
+		if rc.UserFile != "" || rc.PasswordFile != "" {
+			creds := newRotating("ROBOT_USER_FILE and ROBOT_PASSWORD_FILE", []source{{path: rc.UserFile, fixed: rc.User}, {path: rc.PasswordFile, fixed: rc.Password}},
+				[]string{rc.User, rc.Password}, robotCheck(rc.Endpoint, RobotTimeout))
+			client.WithCredentials(func() (string, string) { v := creds.get(); return v[0], v[1] })
+			c.rotating(creds)
+		}
 		c.robot = robotclient.NewCache(client, robotclient.CacheOptions{MaxAge: rc.CacheTimeout, ResetMaxAge: c.cfg.LifecycleMaxAge,
 			RateLimitWait: rc.RateLimitWait, Now: now})
 		c.instances.robot = c.robot
@@ -181,6 +200,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
 			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass})
 	}
+	c.startRotation(ctx)
 	return c, nil
 }
 
@@ -228,6 +248,9 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		c.instances.recorder = recorder
 		if c.routes != nil {
 			c.routes.recorder = recorder
+		}
+		if c.rotation != nil {
+			c.rotation.setRecorder(recorder)
 		}
 	}
 	// The load balancers' background work runs with or without events:

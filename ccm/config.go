@@ -31,9 +31,12 @@ const (
 // Config is the CCM's configuration, read once from the environment with
 // the official CCM's names and defaults. String never shows the token.
 type Config struct {
-	Token    string
-	Endpoint string
-	Debug    bool
+	Token string
+	// TokenFile is HCLOUD_TOKEN_FILE when the token came from it: the file
+	// is read again while the CCM runs (credentials.go).
+	TokenFile string
+	Endpoint  string
+	Debug     bool
 
 	Network                     string // HCLOUD_NETWORK: ID or name; empty for none
 	NetworkID                   int64  // resolved at start from Network
@@ -98,6 +101,9 @@ func (c Config) String() string {
 type envReader struct {
 	getenv func(string) string
 	errs   []error
+	// files are the *_FILE settings read, by setting name (HCLOUD_TOKEN).
+	tokenFile string
+	files     map[string]string
 }
 
 func (r *envReader) str(name, def string) string {
@@ -231,6 +237,7 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 	c.LoadBalancerClass = loadBalancerClass(r)
 	c.Robot = r.loadRobot(readFile)
 	c.Token, c.Warnings = r.token(readFile)
+	c.TokenFile = r.tokenFile
 	r.url("HCLOUD_ENDPOINT", c.Endpoint, defaultEndpoint)
 	r.url("HCLOUD_METADATA_ENDPOINT", c.MetadataEndpoint, defaultMetadataEndpoint)
 	if c.Network == "" {
@@ -252,19 +259,34 @@ func (r *envReader) token(readFile func(string) ([]byte, error)) (string, []stri
 			return "", nil
 		}
 		token = strings.TrimSpace(string(data))
+		r.tokenFile = file
 	}
 	if token == "" {
 		r.errs = append(r.errs, errors.New("HCLOUD_TOKEN (or HCLOUD_TOKEN_FILE) is required: an API token of the Hetzner Cloud project"))
 		return "", nil
 	}
+	warning, err := checkToken(token)
+	if err != nil {
+		r.errs = append(r.errs, err)
+		return "", nil
+	}
+	if warning != "" {
+		return token, []string{warning}
+	}
+	return token, nil
+}
+
+// checkToken refuses a token that cannot be sent in an HTTP header, and
+// warns of one that is not 64 characters long, as the official CCM does.
+// Messages never include the token.
+func checkToken(token string) (warning string, err error) {
 	for _, c := range token {
 		if c < 0x21 || c > 0x7e {
-			r.errs = append(r.errs, errors.New("the API token contains characters that cannot be sent in an HTTP header"))
-			return "", nil
+			return "", errors.New("the API token contains characters that cannot be sent in an HTTP header")
 		}
 	}
 	if len(token) != 64 {
-		return token, []string{fmt.Sprintf("the API token is %d characters long; Hetzner Cloud tokens have 64 (proceeding anyway)", len(token))}
+		return fmt.Sprintf("the API token is %d characters long; Hetzner Cloud tokens have 64 (proceeding anyway)", len(token)), nil
 	}
-	return token, nil
+	return "", nil
 }

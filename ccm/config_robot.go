@@ -15,6 +15,9 @@ import (
 type RobotConfig struct {
 	Enabled        bool   // ROBOT_ENABLED
 	User, Password string // ROBOT_USER, ROBOT_PASSWORD, or their _FILE forms
+	// UserFile and PasswordFile are the _FILE forms the credentials came
+	// from: read again while the CCM runs (credentials.go).
+	UserFile, PasswordFile string
 	// Endpoint is the webservice's base URL (ROBOT_ENDPOINT, this CCM's
 	// own, e.g. fakecloud's http://127.0.0.1:8080/robot).
 	Endpoint string
@@ -46,6 +49,7 @@ func (r *envReader) loadRobot(readFile func(string) ([]byte, error)) RobotConfig
 	}
 	c.User = r.secret("ROBOT_USER", readFile)
 	c.Password = r.secret("ROBOT_PASSWORD", readFile)
+	c.UserFile, c.PasswordFile = r.files["ROBOT_USER"], r.files["ROBOT_PASSWORD"]
 	r.url("ROBOT_ENDPOINT", c.Endpoint, robotclient.DefaultEndpoint)
 	if !c.Enabled {
 		c.ForwardInternalIPs = false
@@ -54,14 +58,21 @@ func (r *envReader) loadRobot(readFile func(string) ([]byte, error)) RobotConfig
 	if (c.User == "") != (c.Password == "") {
 		r.errs = append(r.errs, errors.New("ROBOT_USER and ROBOT_PASSWORD (or their _FILE forms): set both, or neither for load balancer targets only"))
 	}
-	// Messages never include the credentials.
-	if strings.Contains(c.User, ":") || strings.ContainsFunc(c.User, unicode.IsControl) {
-		r.errs = append(r.errs, errors.New("ROBOT_USER (or ROBOT_USER_FILE): HTTP basic authentication cannot send a user with a colon or control characters; the webservice user is named like #ws+abc"))
-	}
-	if strings.ContainsFunc(c.Password, unicode.IsControl) {
-		r.errs = append(r.errs, errors.New("ROBOT_PASSWORD (or ROBOT_PASSWORD_FILE): contains control characters; a password is one line of printable characters"))
-	}
+	r.errs = append(r.errs, checkRobotCredentials(c.User, c.Password)...)
 	return c
+}
+
+// checkRobotCredentials refuses what HTTP basic authentication cannot
+// send. Messages never include the credentials.
+func checkRobotCredentials(user, password string) []error {
+	var errs []error
+	if strings.Contains(user, ":") || strings.ContainsFunc(user, unicode.IsControl) {
+		errs = append(errs, errors.New("ROBOT_USER (or ROBOT_USER_FILE): HTTP basic authentication cannot send a user with a colon or control characters; the webservice user is named like #ws+abc"))
+	}
+	if strings.ContainsFunc(password, unicode.IsControl) {
+		errs = append(errs, errors.New("ROBOT_PASSWORD (or ROBOT_PASSWORD_FILE): contains control characters; a password is one line of printable characters"))
+	}
+	return errs
 }
 
 // secret reads name, or when it is empty the file name_FILE names,
@@ -75,6 +86,10 @@ func (r *envReader) secret(name string, readFile func(string) ([]byte, error)) s
 			return ""
 		}
 		v = strings.TrimSpace(string(data))
+		if r.files == nil {
+			r.files = map[string]string{}
+		}
+		r.files[name] = file
 	}
 	return v
 }

@@ -155,7 +155,7 @@ func TestRobotConfig(t *testing.T) {
 	}
 	c, err := LoadConfig(env(map[string]string{"HCLOUD_TOKEN": "t", "ROBOT_ENABLED": "true", "ROBOT_USER": "#ws+abc",
 		"ROBOT_PASSWORD_FILE": "/run/robot-password", "ROBOT_CACHE_TIMEOUT": "0", "ROBOT_RATE_LIMIT_WAIT_TIME": "20m"}), files)
-	want := RobotConfig{Enabled: true, User: "#ws+abc", Password: "s3cret", Endpoint: "https://robot-ws.your-server.de",
+	want := RobotConfig{Enabled: true, User: "#ws+abc", Password: "s3cret", PasswordFile: "/run/robot-password", Endpoint: "https://robot-ws.your-server.de",
 		CacheTimeout: 5 * time.Minute, RateLimitWait: 20 * time.Minute, ForwardInternalIPs: true}
 	if err != nil || c.Robot != want {
 		t.Fatalf("Robot = %+v, %v; want %+v", c.Robot, err, want)

@@ -52,8 +52,18 @@ type Reset struct {
 type Client struct {
 	endpoint       string
 	user, password string
-	http           *http.Client
-	userAgent      string
+	// credentials, when set, gives the user and password of each request
+	// instead (credentials that rotate).
+	credentials func() (user, password string)
+	http        *http.Client
+	userAgent   string
+}
+
+// WithCredentials makes the client ask for its user and password at each
+// request, so credentials that rotate apply at once.
+func (c *Client) WithCredentials(get func() (user, password string)) *Client {
+	c.credentials = get
+	return c
 }
 
 // NewClient returns a client of the webservice at endpoint (DefaultEndpoint
@@ -119,7 +129,11 @@ func (c *Client) get(ctx context.Context, path string, into any) error {
 	if err != nil {
 		return err
 	}
-	req.SetBasicAuth(c.user, c.password)
+	user, password := c.user, c.password
+	if c.credentials != nil {
+		user, password = c.credentials()
+	}
+	req.SetBasicAuth(user, password)
 	req.Header.Set("Accept", "application/json")
 	if c.userAgent != "" {
 		req.Header.Set("User-Agent", c.userAgent)

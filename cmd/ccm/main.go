@@ -64,6 +64,8 @@ func main() {
 		// The routes are the cluster's only: its Nodes, from the
 		// controllers' own informers, and its --cluster-cidr.
 		cloud.UseNodes(c.SharedInformers.Core().V1().Nodes())
+		// Events about the CCM itself (refused credentials) go on its Pod.
+		cloud.SetPod(os.Getenv("POD_NAMESPACE"), os.Getenv("POD_NAME"))
 		if err := cloud.SetClusterCIDRs(c.ComponentConfig.KubeCloudShared.ClusterCIDR); err != nil {
 			fmt.Fprintf(os.Stderr, "hcloud-ccm: %v\n", err)
 			os.Exit(1)
