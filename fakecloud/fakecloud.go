@@ -123,7 +123,8 @@ type Server struct {
 	rec      *journal.Recorder
 	api      chi.Router // the API's routes, for naming request templates
 	handler  http.Handler
-	tokens   map[string]bool // token -> may write
+	tokMu    sync.RWMutex
+	tokens   map[string]bool // token -> may write; AddToken and RevokeToken change it
 	closing  chan struct{}   // closed by Close: hung requests end
 	closed   sync.Once
 	mu       sync.Mutex  // guards seed and schedule

@@ -135,7 +135,7 @@ func (s *Server) observe(next http.Handler) http.Handler {
 // authenticate admits requests with a configured Bearer token.
 func (s *Server) authenticate(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, known := s.tokens[wire.Bearer(r)]; !known {
+		if _, known := s.token(wire.Bearer(r)); !known {
 			wire.WriteError(w, apierr.Errorf(apierr.CodeUnauthorized, "unable to authenticate"))
 			return
 		}
@@ -147,7 +147,7 @@ func (s *Server) authenticate(next http.Handler) http.Handler {
 // a refused write is still a request of the project.
 func (s *Server) permit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !s.tokens[wire.Bearer(r)] && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		if write, _ := s.token(wire.Bearer(r)); !write && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			wire.WriteError(w, apierr.Errorf(apierr.CodeForbidden, "insufficient permissions for this request: the token is read-only"))
 			return
 		}

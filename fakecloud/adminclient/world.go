@@ -90,3 +90,14 @@ func (c *Client) Projects(ctx context.Context) ([]string, error) {
 	err := c.do(ctx, http.MethodGet, "/projects", nil, &out)
 	return out.Projects, err
 }
+
+// AddToken gives the default project a token from now on.
+func (c *Client) AddToken(ctx context.Context, token string, readOnly bool) error {
+	return c.do(ctx, http.MethodPost, "/tokens", map[string]any{"token": token, "read_only": readOnly}, nil)
+}
+
+// RevokeToken takes a token of the default project away: it gets 401 from
+// now on.
+func (c *Client) RevokeToken(ctx context.Context, token string) error {
+	return c.do(ctx, http.MethodPost, "/tokens/revoke", map[string]any{"token": token}, nil)
+}

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"crypto/subtle"
+	"errors"
 	"io"
 	"math"
 	"net"
@@ -50,6 +51,14 @@ type Backend interface {
 	ClearJournal()
 	Counters() []journal.Counter
 	ResetCounters()
+	AddToken(token string, readOnly bool) error
+	RevokeToken(token string) error
+}
+
+// tokenRequest is a token the admin API adds or revokes.
+type tokenRequest struct {
+	Token    string `json:"token"`
+	ReadOnly bool   `json:"read_only,omitempty"`
 }
 
 // Routes serves the admin API under /_fakecloud/: faults, events, rate
@@ -117,6 +126,13 @@ func Routes(s Backend, webservice *robot.Handler, token string, projects func() 
 		writeRateLimit(w, s)
 	})
 	r.Post("/events", adminApply("", func(e event.Event) (any, error) { return nil, s.Apply(e) }))
+	r.Post("/tokens", adminApply("", func(t tokenRequest) (any, error) { return nil, s.AddToken(t.Token, t.ReadOnly) }))
+	r.Post("/tokens/revoke", adminApply("", func(t tokenRequest) (any, error) {
+		if t.ReadOnly {
+			return nil, errors.New("read_only: is not used by a revocation")
+		}
+		return nil, s.RevokeToken(t.Token)
+	}))
 	r.Get("/state-file", func(w http.ResponseWriter, r *http.Request) {
 		st, ok := s.StateFileStatus()
 		if !ok {

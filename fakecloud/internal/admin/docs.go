@@ -12,6 +12,8 @@ var adminRouteDocs = []struct{ route, does string }{
 	{"DELETE /faults/{id}", "remove one"},
 	{"POST /action-faults", "add an action fault"},
 	{"POST /events", "apply an [event](events.md) (204)"},
+	{"POST /tokens", "give the default project a token from now on, `{\"token\": \"T\", \"read_only\": false}` (204); a token of another project is refused"},
+	{"POST /tokens/revoke", "take a token of the default project away, `{\"token\": \"T\"}` (204): from now on it gets 401 `unauthorized`, as a token deleted in the Console"},
 	{"POST /scenarios", "start a scenario"},
 	{"GET /rate-limit", "read the bucket: `{remaining, refill}`"},
 	{"PUT /rate-limit", "set `{remaining, refill}`"},
