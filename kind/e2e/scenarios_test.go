@@ -254,6 +254,10 @@ func TestScenarios(t *testing.T) {
 		}
 	})
 
+	step(t, "the token Secret rotates and the old token is revoked: the CCM goes on without a restart", func(t *testing.T) {
+		tokenRotates(t, ctx)
+	})
+
 	step(t, "helm rollback to the official chart: this CCM stops before the official one starts", func(t *testing.T) {
 		checkRollback(t, ctx)
 	})
