@@ -318,15 +318,7 @@ func (inv *Inventory) refresh(ctx context.Context, c *hcloud.Client) error {
 		if err != nil {
 			return nil, fmt.Errorf("list servers: %w", err)
 		}
-		inv.Stats.add(&inv.Stats.listings)
-		now := inv.Now()
-		inv.mu.Lock()
-		defer inv.mu.Unlock()
-		inv.byID, inv.byName, inv.byIP, inv.byPrimaryIP = map[int64]*entry{}, map[string]*entry{}, map[string]*entry{}, map[int64]*entry{}
-		for _, s := range servers {
-			inv.put(s, now)
-		}
-		inv.ListedAt, inv.misses = now, map[string]time.Time{}
+		inv.listed(servers, inv.Now())
 		return nil, nil
 	})
 	return err
@@ -376,6 +368,12 @@ func (inv *Inventory) Start(ctx context.Context) error {
 		}
 		return inv.Refresh(ctx)
 	}
+	inv.listed(servers, now)
+	return nil
+}
+
+// listed replaces the entries with a full listing's, made at now.
+func (inv *Inventory) listed(servers []*hcloud.Server, now time.Time) {
 	inv.Stats.add(&inv.Stats.listings)
 	inv.mu.Lock()
 	defer inv.mu.Unlock()
@@ -384,7 +382,6 @@ func (inv *Inventory) Start(ctx context.Context) error {
 		inv.put(s, now)
 	}
 	inv.ListedAt, inv.misses = now, map[string]time.Time{}
-	return nil
 }
 
 // put records a server as seen now; the caller holds mu.
