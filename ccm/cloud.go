@@ -121,7 +121,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		if o.registerer != nil {
 			metrics = o.registerer(reg)
 		}
-		metrics.MustRegister(operationsTotal)
+		metrics.MustRegister(operationsTotal, lbTypeCacheRequests)
 		opts = append(opts, hcloud.WithInstrumentation(metrics))
 	}
 	// Two clients share the budget: background work leaves its reserve
@@ -198,7 +198,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	}
 	if c.cfg.LoadBalancers.Enabled {
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
-			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass})
+			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass, TypesCounted: countLBTypes})
 	}
 	c.startRotation(ctx)
 	return c, nil
@@ -259,6 +259,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		c.lbs.Start(ctx, recorder)
 		c.watchNodeLabels(builder, stop)
 		c.watchSecrets(builder, stop)
+		c.lookupServices(builder)
 	}
 	go func() {
 		<-stop

@@ -41,6 +41,7 @@ func loadBalancerDefaults(r *envReader) annotation.Defaults {
 		PrivateSubnetIPRange:  r.str("HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE", ""),
 		AlgorithmType:         strings.ToLower(r.str("HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE", "")),
 		Type:                  r.str("HCLOUD_LOAD_BALANCERS_TYPE", "lb11"),
+		TypeSet:               strings.TrimSpace(r.getenv("HCLOUD_LOAD_BALANCERS_TYPE")) != "",
 		HealthCheckInterval:   r.duration("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL", 0),
 		HealthCheckTimeout:    r.duration("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", 0),
 		HealthCheckRetries:    r.optionalInt("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES"),

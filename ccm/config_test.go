@@ -64,7 +64,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		ListingMaxAge: 6 * time.Hour,
 		LoadBalancers: annotation.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
-			Type: "lb21", HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two},
+			Type: "lb21", TypeSet: true, HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two},
 		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"},
 		Robot:             robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {

@@ -18,12 +18,29 @@ var (
 		Name: "cloud_controller_manager_operations_total",
 		Help: "The total number of operation was called",
 	}, []string{"op"})
+	// lbTypeCacheRequests counts the load balancers' asks for the load
+	// balancer types (loadbalancer.Options.TypesCounted): a hit answered
+	// from the last listing, a miss sent one.
+	lbTypeCacheRequests = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "cloud_controller_manager_load_balancer_type_cache_requests_total",
+		Help: "Total cache requests to the Load Balancer Types API partitioned by subsystem, mode and result.",
+	}, []string{"subsystem", "mode", "result"})
 	serverCacheDesc = prometheus.NewDesc("cloud_controller_manager_server_cache_requests_total",
 		"Total cache requests to the Servers API partitioned by subsystem, mode and result.", []string{"subsystem", "mode", "result"}, nil)
 )
 
 // operation counts one call of the provider's interface.
 func operation(op string) { operationsTotal.WithLabelValues(op).Inc() }
+
+// countLBTypes counts an ask for the load balancer types as the official
+// CCM's cache of them does: subsystem load_balancer, mode all.
+func countLBTypes(hit bool) {
+	result := "miss"
+	if hit {
+		result = "hit"
+	}
+	lbTypeCacheRequests.WithLabelValues("load_balancer", "all", result).Inc()
+}
 
 // Cache subsystems, as the official CCM names its server cache's callers;
 // a lookup that names none counts under "none".

@@ -6,6 +6,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 )
 
 // stubLBs answers every load balancer call at once.
@@ -42,5 +44,28 @@ func TestLoadBalancerOperationsCounted(t *testing.T) {
 		if got := testutil.ToFloat64(operationsTotal.WithLabelValues(op)) - before[i]; got != 1 {
 			t.Errorf("%s counted %v times, want 1", op, got)
 		}
+	}
+}
+
+// TestLBTypeCacheCounted: the load balancers' asks for the load balancer
+// types count under the official CCM's metric, as its cache of them
+// does: the first a miss, which lists them, the next hits, which do not.
+func TestLBTypeCacheCounted(t *testing.T) {
+	c := newLBCluster(t, 1, fakecloud.Options{})
+	lbs, _ := c.cloud.LoadBalancer()
+	hit := lbTypeCacheRequests.WithLabelValues("load_balancer", "all", "hit")
+	miss := lbTypeCacheRequests.WithLabelValues("load_balancer", "all", "miss")
+	hits, misses := testutil.ToFloat64(hit), testutil.ToFloat64(miss)
+	svc := lbService("web", []int32{80})
+	for range 3 {
+		if _, err := lbs.EnsureLoadBalancer(t.Context(), "", svc, c.nodes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h, m := testutil.ToFloat64(hit)-hits, testutil.ToFloat64(miss)-misses; h != 2 || m != 1 {
+		t.Errorf("3 syncs counted %v hits and %v misses, want 2 and 1", h, m)
+	}
+	if n := c.FC.Requests("GET", "/load_balancer_types"); n != 1 {
+		t.Errorf("%d listings of the types, want 1", n)
 	}
 }

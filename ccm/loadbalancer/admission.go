@@ -96,9 +96,9 @@ func (c *certs) missingNow(name string) bool {
 	return !ok || found.at.Before(m.at)
 }
 
-// LoadTypes lists the load balancer types unless a sync already did: one
-// request per process, so that every replica serving the webhook, leader
-// or not, can check the type and location a Service names.
+// LoadTypes lists the load balancer types unless a sync did within the
+// last hour, so that every replica serving the webhook, leader or not,
+// can check the type and location a Service names.
 func (l *Manager) LoadTypes(ctx context.Context) error {
 	_, err := l.store.loadTypes(ctx)
 	return err

@@ -140,6 +140,26 @@ func TestLBPublicNetworkDisabledAndHostnameStatus(t *testing.T) {
 	}
 }
 
+// TestLBEmptyNameAndHostnameAreUnset: an empty name keeps the default
+// name and an empty hostname publishes the addresses, at creation and
+// after, as the official CCM since its annotation refactor.
+func TestLBEmptyNameAndHostnameAreUnset(t *testing.T) {
+	c := newLBCluster(t, 1, fakecloud.Options{})
+	svc := lbService("web", []int32{80}, "name", "", "hostname", "")
+	st, _ := c.ensure(t, svc, c.nodes)
+	lb := c.LoadBalancerOf(t, svc)
+	if lb.Name != defaultLBName(svc) {
+		t.Errorf("name %q, want the default %q", lb.Name, defaultLBName(svc))
+	}
+	if len(st.Ingress) == 0 || st.Ingress[0].Hostname != "" || st.Ingress[0].IP != lb.PublicNet.IPv4.IP.String() {
+		t.Errorf("status %+v, want the addresses, no hostname", st.Ingress)
+	}
+	svc.Annotations[annotation.Prefix+"name"] = " "
+	if _, n := c.ensure(t, svc, c.nodes); n != 0 || c.LoadBalancerOf(t, svc).Name != lb.Name {
+		t.Errorf("a blank name sent %d requests, name %q; want none, %q", n, c.LoadBalancerOf(t, svc).Name, lb.Name)
+	}
+}
+
 func TestLBBadAnnotationsAreEventsAndTouchNothing(t *testing.T) {
 	c := newLBCluster(t, 2, fakecloud.Options{})
 	svc := lbService("web", []int32{80}, "algorithm-type", "fastest", "health-check-interval", "5", "uses-proxyprotocol", "yes please")

@@ -12,8 +12,9 @@ import (
 )
 
 // create sends one POST with everything inline. A name that is taken is
-// the load balancer to adopt; an answer that never came is looked for by
-// label before the next attempt, so no duplicate is made. Primary IPs the
+// the load balancer to adopt, unless its label names another Service that
+// exists (or may: no ServiceUIDs); an answer that never came is looked
+// for by label before the next attempt, so no duplicate is made. Primary IPs the
 // API refuses are an InvalidAnnotation event; an assigned one may be held
 // by the load balancer of that name (one retained), which is adopted.
 func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) (*hcloud.LoadBalancer, error) {
@@ -47,12 +48,20 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 		}
 		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, errors.Join(err, gerr))
 	}
+	adopted := fmt.Sprintf("Adopted the existing load balancer %s (ID %d) by its name", lb.Name, lb.ID)
 	if owner := lb.Labels[uidLabel]; owner != "" && owner != want.UID {
-		err := fmt.Errorf("load balancer %s belongs to the Service with UID %s; choose another name with the annotation %s", want.Name, owner, annotation.Name)
-		l.event(svc, corev1.EventTypeWarning, "LoadBalancerNameTaken", err.Error())
-		return nil, err
+		stale, err := l.staleOwner(ctx, owner)
+		if err != nil {
+			return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, err)
+		}
+		if !stale {
+			err := fmt.Errorf("load balancer %s belongs to the Service with UID %s; choose another name with the annotation %s", want.Name, owner, annotation.Name)
+			l.event(svc, corev1.EventTypeWarning, "LoadBalancerNameTaken", err.Error())
+			return nil, err
+		}
+		adopted += fmt.Sprintf("; its label %s named %s, which no Service of the cluster has", uidLabel, owner)
 	}
-	l.event(svc, corev1.EventTypeNormal, "AdoptedLoadBalancer", fmt.Sprintf("Adopted the existing load balancer %s (ID %d) by its name", lb.Name, lb.ID))
+	l.event(svc, corev1.EventTypeNormal, "AdoptedLoadBalancer", adopted)
 	l.recreated(want.UID)
 	l.store.put(want.UID, lb)
 	return lb, nil

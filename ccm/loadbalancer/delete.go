@@ -10,6 +10,7 @@ import (
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/klog/v2"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/internal/actionwatch"
@@ -18,7 +19,8 @@ import (
 // EnsureLoadBalancerDeleted deletes only the Service's own load balancer
 // (the one the CCM keeps for it, else one found by its label), never one
 // found by name, and never a protected one. One the Service asks to
-// retain is released instead; an externally managed one is not touched.
+// retain, and a protected one, are released instead; an externally
+// managed one is not touched.
 func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *corev1.Service) error {
 	uid := string(svc.UID)
 	defer l.store.lock(uid)()
@@ -38,27 +40,40 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 		}
 	}
 	retain := asked(svc, annotation.RetainOnDelete)
-	kept := lb != nil && (lb.Protection.Delete || retain)
+	protected := lb != nil && lb.Protection.Delete && !retain
 	switch {
 	case retain && lb != nil:
-		if err := l.release(ctx, svc, lb); err != nil {
+		if err := l.release(ctx, lb); err != nil {
 			return err
 		}
-	case !kept && lb != nil:
+		l.retained(svc, lb)
+	case !protected && lb != nil:
 		err := l.delete(ctx, uid, lb)
 		switch {
 		case errors.Is(err, errProtected):
-			kept = true
+			protected = true
 		case err != nil:
 			return err
+		}
+	}
+	kept := retain && lb != nil || protected
+	if protected {
+		// Released as a retained one is, so a Service of its name
+		// recreated under a new UID adopts it.
+		if err := l.release(ctx, lb); err != nil {
+			if passing(err) {
+				return err
+			}
+			klog.ErrorS(err, "The protected load balancer keeps the CCM's labels", "service", klog.KObj(svc))
 		}
 	}
 	if err := l.awaitDeleted(ctx, svc); err != nil {
 		return err
 	}
-	if kept && !retain {
+	if protected {
 		l.event(svc, corev1.EventTypeWarning, eventLBProtected, fmt.Sprintf(
-			"Load balancer %s (ID %d) has delete protection and is kept; delete it yourself once you no longer need it", lb.Name, lb.ID))
+			"Load balancer %s (ID %d) has delete protection and is kept, without the CCM's labels: delete it yourself once you no longer need it, "+
+				"or a Service with the annotation %s: %s adopts it", lb.Name, lb.ID, annotation.Name, lb.Name))
 	}
 	l.forget(uid, lb)
 	o, err := annotation.Parse(svc, l.defaults)
@@ -73,10 +88,10 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 		}
 	}
 	l.certs.forgetGone(uid)
-	if !o.WantsManaged() || (kept && !retain) {
+	if !o.WantsManaged() {
 		return nil
 	}
-	if retain {
+	if kept || retain {
 		err = l.releaseManagedCert(ctx, svc)
 	} else {
 		err = l.deleteManagedCert(ctx, svc)

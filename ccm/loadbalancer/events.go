@@ -105,4 +105,7 @@ const (
 	eventLBRetained            = "LoadBalancerRetained"
 	eventLBDeleteUnconfirmed   = "LoadBalancerDeletionUnconfirmed"
 	eventLBNotFound            = "LoadBalancerNotFound"
+	eventTypeUnconfigured      = "LoadBalancerTypeUnconfigured"
+	eventTypeDeprecated        = "LoadBalancerTypeDeprecated"
+	eventTypeUnavailable       = "LoadBalancerTypeUnavailable"
 )

@@ -3,8 +3,6 @@ package loadbalancer
 import (
 	"context"
 	"fmt"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +45,8 @@ type Manager struct {
 	warned   map[string]bool        // by Service UID: told that its handed-off sync cannot learn its action's end
 	pending  map[string]*time.Timer // by Service UID: its one resume to come
 	secrets  Secrets                // reads the TLS Secrets Services name; nil: none
+	// serviceUIDs tells whether a Service has a UID; nil: never known.
+	serviceUIDs ServiceUIDs
 	// secretUsers are the Secrets (namespace/name) each Service names, by UID.
 	secretUsers map[string][]string
 	// deleting are the load balancers deleted whose delete action has not
@@ -77,6 +77,10 @@ type Options struct {
 	// Class is the Services served; unset, those of DefaultClass and
 	// those without a class.
 	Class Class
+	// TypesCounted is told of each ask for the load balancer types:
+	// answered from the last listing (hit) or by a new one; nil: not
+	// counted.
+	TypesCounted func(hit bool)
 }
 
 // New returns a Manager; Start runs its background work.
@@ -89,6 +93,7 @@ func New(client *hcloud.Client, o Options) *Manager {
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
 		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, secretUsers: map[string][]string{}, deleting: map[string]deletion{}, now: o.Now, ctx: context.Background()}
 	l.actions.OnEnd, l.actions.OnPollFailed = l.actionEnded, l.pollFailed
+	l.store.typesCounted = o.TypesCounted
 	return l
 }
 
@@ -201,7 +206,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 		return nil, err
 	}
 	if types[o.Type] == nil {
-		return nil, l.badConfig(svc, &annotation.Error{Key: annotation.Type.Short(), Value: o.Type, Accepted: "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+		return nil, l.badConfig(svc, &annotation.Error{Key: annotation.Type.Short(), Value: o.Type, Accepted: "one of " + strings.Join(types.orderable(l.now()), ", ")})
 	}
 	if !create {
 		// UpdateLoadBalancer changes only a load balancer that exists, so
@@ -226,11 +231,16 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	if err != nil {
 		return nil, err
 	}
+	if lb == nil && !create {
+		l.notify(svc, notices)
+		return nil, nil
+	}
+	typeNotices, err := typeNotices(o, &want, lb, types, l.now())
+	l.notify(svc, typeNotices)
+	if err != nil {
+		return nil, err
+	}
 	if lb == nil {
-		if !create {
-			l.notify(svc, notices)
-			return nil, nil
-		}
 		if want.Location == "" && want.NetworkZone == "" {
 			return nil, l.badConfig(svc, &annotation.Error{Key: annotation.Location.Short(), Value: "", Accepted: "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})
 		}

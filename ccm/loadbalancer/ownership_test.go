@@ -101,7 +101,9 @@ func TestLBDeleteProtectedIsKept(t *testing.T) {
 	if n := c.FC.Requests("DELETE", "/load_balancers/{id}"); n > 1 {
 		t.Errorf("%d DELETEs were sent for a protected load balancer", n)
 	}
-	c.LoadBalancerOf(t, svc) // still there
+	if kept, _, err := c.Client.LoadBalancer.GetByID(t.Context(), lb.ID); err != nil || kept == nil || kept.Labels[uidLabel] != "" {
+		t.Errorf("the protected load balancer: %+v, %v; want it kept without the Service's label", kept, err)
+	}
 	fakecloudtest.Eventually(t, 20*time.Second, "LoadBalancerProtected event", func() bool { return c.hasEvent(t, corev1.EventTypeWarning, eventLBProtected, "web") })
 }
 

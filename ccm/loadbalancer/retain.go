@@ -12,10 +12,18 @@ import (
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
 )
 
-// release lets the Service's load balancer outlive it (retain-on-delete):
-// its services, targets and addresses stay; the CCM's labels go, so no
-// Service owns it until one adopts it by name.
-func (l *Manager) release(ctx context.Context, svc *corev1.Service, lb *hcloud.LoadBalancer) error {
+// release lets the Service's load balancer outlive it (retain-on-delete,
+// or delete protection): its services, targets and addresses stay; the
+// CCM's labels go, so no Service owns it until one adopts it by name.
+// It is read first: labels set since the CCM last read it stay.
+func (l *Manager) release(ctx context.Context, lb *hcloud.LoadBalancer) error {
+	lb, _, err := l.client.LoadBalancer.GetByID(ctx, lb.ID)
+	if err != nil {
+		return fmt.Errorf("releasing load balancer: %w", err)
+	}
+	if lb == nil {
+		return nil // gone: nothing to release
+	}
 	labels := maps.Clone(lb.Labels)
 	delete(labels, uidLabel)
 	delete(labels, portsLabel)
@@ -24,6 +32,12 @@ func (l *Manager) release(ctx context.Context, svc *corev1.Service, lb *hcloud.L
 			return fmt.Errorf("releasing load balancer %s: %w", lb.Name, err)
 		}
 	}
+	return nil
+}
+
+// retained says that the Service's load balancer was released with its
+// addresses, and which Service adopts it.
+func (l *Manager) retained(svc *corev1.Service, lb *hcloud.LoadBalancer) {
 	var ips []string
 	for _, ip := range []string{lb.PublicNet.IPv4.IP.String(), lb.PublicNet.IPv6.IP.String()} {
 		if ip != "" && ip != "<nil>" {
@@ -33,7 +47,6 @@ func (l *Manager) release(ctx context.Context, svc *corev1.Service, lb *hcloud.L
 	l.event(svc, corev1.EventTypeNormal, eventLBRetained, fmt.Sprintf(
 		"Load balancer %s (ID %d) is kept with its addresses %s (annotation %s); a Service with the annotation %s: %s adopts it",
 		lb.Name, lb.ID, strings.Join(ips, ", "), annotation.RetainOnDelete, annotation.Name, lb.Name))
-	return nil
 }
 
 // releaseManagedCert takes the Service's label off the managed

@@ -29,10 +29,14 @@ type lbStore struct {
 	listedAt  time.Time
 	locks     map[string]*sync.Mutex
 	types     lbTypes
+	typesAt   time.Time          // when types were listed
 	named     map[string]namedLB // externally managed load balancers by name
 
 	listMu  sync.Mutex // one listing at a time
 	typesMu sync.Mutex // one listing of the types at a time
+	// typesCounted is told of each ask for the types: answered from
+	// memory (hit) or by a listing (miss); nil: not counted.
+	typesCounted func(hit bool)
 }
 
 func newLBStore(client *hcloud.Client, now func() time.Time, maxAge time.Duration) *lbStore {
@@ -202,52 +206,4 @@ func (s *lbStore) forgetName(name string) {
 	s.mu.Lock()
 	delete(s.named, name)
 	s.mu.Unlock()
-}
-
-// lbTypes are the load balancer types by name.
-type lbTypes map[string]*hcloud.LoadBalancerType
-
-// loadTypes lists the types once, however many syncs ask at once; they
-// are part of the catalog and do not change.
-func (s *lbStore) loadTypes(ctx context.Context) (lbTypes, error) {
-	s.typesMu.Lock()
-	defer s.typesMu.Unlock()
-	s.mu.Lock()
-	t := s.types
-	s.mu.Unlock()
-	if t != nil {
-		return t, nil
-	}
-	all, err := s.client.LoadBalancerType.All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	t = lbTypes{}
-	for _, lt := range all {
-		t[lt.Name] = lt
-	}
-	s.mu.Lock()
-	s.types = t
-	s.mu.Unlock()
-	return t, nil
-}
-
-// bigger reports whether type want is larger than have.
-func (t lbTypes) bigger(want, have string) bool {
-	w, h := t[want], t[have]
-	if w == nil || h == nil {
-		return false
-	}
-	if w.MaxConnections != h.MaxConnections {
-		return w.MaxConnections > h.MaxConnections
-	}
-	return w.MaxTargets > h.MaxTargets
-}
-
-// maxTargets is the type's target limit; 0 when the type is unknown.
-func (t lbTypes) maxTargets(name string) int {
-	if lt := t[name]; lt != nil {
-		return lt.MaxTargets
-	}
-	return 0
 }

@@ -17,6 +17,7 @@ type Defaults struct {
 	PrivateSubnetIPRange  string
 	AlgorithmType         string // empty: not sent
 	Type                  string
+	TypeSet               bool          // HCLOUD_LOAD_BALANCERS_TYPE is set, to any value (lb11 too)
 	HealthCheckInterval   time.Duration // 0: not sent
 	HealthCheckTimeout    time.Duration
 	HealthCheckRetries    *int

@@ -22,11 +22,15 @@ type Options struct {
 	Name         string // the name annotation; empty: the default name
 	Type         string
 	TypeExplicit bool // set by annotation or env: applied to an existing load balancer too
-	Location     string
-	NetworkZone  string // only when no location is set
-	Algorithm    string
-	NodeSelector labels.Selector // nil: every node
-	Hostname     string
+	// TypeConfigured is set when the type annotation or
+	// HCLOUD_LOAD_BALANCERS_TYPE is, to any value: else the official CCM
+	// warns that the type will be required.
+	TypeConfigured bool
+	Location       string
+	NetworkZone    string // only when no location is set
+	Algorithm      string
+	NodeSelector   labels.Selector // nil: every node
+	Hostname       string
 
 	KeepOtherServices bool // ports the Service does not declare and the CCM did not add stay
 	RetainOnDelete    bool // the load balancer is released, not deleted, with the Service
@@ -251,6 +255,7 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 	}
 	_, typed := a.get(Type)
 	o.TypeExplicit = typed || d.Type != "lb11"
+	o.TypeConfigured = typed || d.TypeSet
 	if strings.TrimSpace(o.Type) == "" {
 		a.fail(Type, o.Type)
 	}

@@ -50,6 +50,47 @@ func TestLBOptionsDefaults(t *testing.T) {
 	}
 }
 
+// TestLBOptionsTypeConfigured: the type counts as configured when the
+// annotation or HCLOUD_LOAD_BALANCERS_TYPE is set, to any value; lb11 from
+// the variable is configured, yet still no type to apply to an existing
+// load balancer (TypeExplicit).
+func TestLBOptionsTypeConfigured(t *testing.T) {
+	for _, tt := range []struct {
+		name                 string
+		annotations          map[string]string
+		defaults             Defaults
+		configured, explicit bool
+	}{
+		{name: "neither", defaults: lbDefaults},
+		{name: "annotation lb11", annotations: map[string]string{"type": "lb11"}, defaults: lbDefaults, configured: true, explicit: true},
+		{name: "variable lb11", defaults: Defaults{Type: "lb11", TypeSet: true}, configured: true},
+		{name: "variable lb21", defaults: Defaults{Type: "lb21", TypeSet: true}, configured: true, explicit: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := Parse(service(tt.annotations), tt.defaults)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.TypeConfigured != tt.configured || o.TypeExplicit != tt.explicit {
+				t.Errorf("configured %v explicit %v, want %v %v", o.TypeConfigured, o.TypeExplicit, tt.configured, tt.explicit)
+			}
+		})
+	}
+}
+
+// TestLBOptionsEmptyNameAndHostname: an empty name or hostname is unset,
+// as after the official CCM's annotation refactor: no rename to "", no
+// empty hostname published.
+func TestLBOptionsEmptyNameAndHostname(t *testing.T) {
+	o, err := Parse(service(map[string]string{"name": " ", "hostname": ""}), lbDefaults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Name != "" || o.Hostname != "" {
+		t.Errorf("name %q hostname %q, want both unset", o.Name, o.Hostname)
+	}
+}
+
 // TestLBOptionsEveryAnnotation: each annotation of the official CCM, with
 // a valid value, lands where the reconciler reads it.
 func TestLBOptionsEveryAnnotation(t *testing.T) {
@@ -70,7 +111,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 		t.Fatal(err)
 	}
 	no, yes, empty, rdns := false, true, "", "lb.example.com"
-	want := Options{Name: "web-lb", Type: "lb21", TypeExplicit: true, Location: "hel1", Algorithm: "least_connections",
+	want := Options{Name: "web-lb", Type: "lb21", TypeExplicit: true, TypeConfigured: true, Location: "hel1", Algorithm: "least_connections",
 		NodeSelector: labels.SelectorFromSet(labels.Set{"role": "worker"}), Hostname: "lb.example.com", IPv6Disabled: true,
 		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
