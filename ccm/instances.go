@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -130,6 +131,10 @@ func (i *instances) InstanceShutdown(ctx context.Context, node *corev1.Node) (bo
 // InstanceMetadata returns what the node controller writes into the Node.
 func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*cloudprovider.InstanceMetadata, error) {
 	operation("hcloud/instancesv2.InstanceMetadata")
+	ipv6, err := i.nodeExternalIPv6(node)
+	if err != nil {
+		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, err)
+	}
 	// Initialising a node may use the budget's reserve.
 	b, err := i.resolve(ctx, node, inventory.Within(i.cfg.InventoryMaxAge).For(subsystemInstances).Urgently())
 	if err != nil {
@@ -141,7 +146,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 		return nil, fmt.Errorf("instance metadata for node %s: %w", node.Name, errServerNotFound)
 	}
 	if b.dedicated != nil {
-		md := robotMetadata(b.dedicated, node, i.cfg)
+		md := robotMetadata(b.dedicated, node, i.cfg, ipv6)
 		i.checkNodeIP(node, md.NodeAddresses)
 		return md, nil
 	}
@@ -149,7 +154,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 	md := &cloudprovider.InstanceMetadata{
 		ProviderID:       providerid.FromServerID(s.ID),
 		InstanceType:     s.ServerType.Name,
-		NodeAddresses:    nodeAddresses(s, i.cfg),
+		NodeAddresses:    nodeAddresses(s, i.cfg, ipv6),
 		AdditionalLabels: map[string]string{labelProvidedBy: "cloud"},
 	}
 	if s.Location != nil {
@@ -164,24 +169,35 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 }
 
 // NodeAddresses lists a server's addresses in the official order: the
-// hostname, the public IPv4 and IPv6 (the ::1 of its /64) as the address
-// family allows, and the IP in the configured network.
+// hostname, the public IPv4 and IPv6 (the ::1 of its /64, or the Node's
+// AnnotationExternalIPv6) as the address family allows, and the IP in the
+// configured network.
 //
 // NodeAddresses is the same for ccm doctor, which checks kubelets'
-// --node-ip against it (cfg.NetworkID resolved).
-func NodeAddresses(s *hcloud.Server, cfg Config) []corev1.NodeAddress { return nodeAddresses(s, cfg) }
+// --node-ip against it (cfg.NetworkID resolved); an annotation the CCM
+// refuses is left out.
+func NodeAddresses(s *hcloud.Server, node *corev1.Node, cfg Config) []corev1.NodeAddress {
+	ipv6, _, _ := externalIPv6(node, cfg.AddressFamily)
+	return nodeAddresses(s, cfg, ipv6)
+}
 
-func nodeAddresses(s *hcloud.Server, cfg Config) []corev1.NodeAddress {
+// nodeAddresses are a server's addresses, with ipv6 (when valid) as its
+// IPv6 ExternalIP.
+func nodeAddresses(s *hcloud.Server, cfg Config, ipv6 netip.Addr) []corev1.NodeAddress {
 	addrs := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: s.Name}}
 	v4 := cfg.AddressFamily == AddressFamilyIPv4 || cfg.AddressFamily == AddressFamilyDualStack
 	v6 := cfg.AddressFamily == AddressFamilyIPv6 || cfg.AddressFamily == AddressFamilyDualStack
 	if v4 && !s.PublicNet.IPv4.IsUnspecified() && s.PublicNet.IPv4.IP != nil {
 		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: s.PublicNet.IPv4.IP.String()})
 	}
-	if v6 && !s.PublicNet.IPv6.IsUnspecified() && s.PublicNet.IPv6.IP != nil {
-		host := slices.Clone(s.PublicNet.IPv6.IP)
-		host[len(host)-1] |= 1
-		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: net.IP(host).String()})
+	if v6 {
+		var net netip.Addr
+		if !s.PublicNet.IPv6.IsUnspecified() && s.PublicNet.IPv6.IP != nil {
+			net, _ = netip.AddrFromSlice(s.PublicNet.IPv6.IP)
+		}
+		if a, ok := ipv6ExternalIP(ipv6, net); ok {
+			addrs = append(addrs, a)
+		}
 	}
 	if ip := networkIP(s, cfg.NetworkID); ip != nil {
 		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: ip.String()})

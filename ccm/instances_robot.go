@@ -101,13 +101,13 @@ func (i *instances) robotReady() error {
 // robotMetadata is what the node controller writes into a dedicated
 // server's Node, as the official CCM writes it: the product as instance
 // type, the data centre as zone (always) and its location as region.
-func robotMetadata(d *robotclient.Server, node *corev1.Node, cfg Config) *cloudprovider.InstanceMetadata {
+func robotMetadata(d *robotclient.Server, node *corev1.Node, cfg Config, ipv6 netip.Addr) *cloudprovider.InstanceMetadata {
 	zone := strings.ToLower(d.DC)
 	region, _, _ := strings.Cut(zone, "-")
 	return &cloudprovider.InstanceMetadata{
 		ProviderID:       providerid.FromRobotNumber(d.Number),
 		InstanceType:     instanceType(d.Product),
-		NodeAddresses:    robotAddresses(d, node, cfg),
+		NodeAddresses:    robotAddresses(d, node, cfg, ipv6),
 		Zone:             zone,
 		Region:           region,
 		AdditionalLabels: map[string]string{labelProvidedBy: "robot"},
@@ -122,18 +122,20 @@ func instanceType(product string) string {
 }
 
 // robotAddresses are a dedicated server's addresses in the official
-// order: the hostname, the IPv6 (the ::1 of its net) before the IPv4, as
-// the address family allows; with ROBOT_FORWARD_INTERNAL_IPS the
-// InternalIPs the kubelet reported, except ones of a family the cluster
-// does not use or equal to an external address.
-func robotAddresses(d *robotclient.Server, node *corev1.Node, cfg Config) []corev1.NodeAddress {
+// order: the hostname, the IPv6 (ipv6 when valid, else the ::1 of its
+// net; none without a net written as an address) before the IPv4, as the
+// address family allows; with ROBOT_FORWARD_INTERNAL_IPS the InternalIPs
+// the kubelet reported, except ones of a family the cluster does not use
+// or equal to an external address.
+func robotAddresses(d *robotclient.Server, node *corev1.Node, cfg Config, ipv6 netip.Addr) []corev1.NodeAddress {
 	addrs := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: d.Name}}
 	v4 := cfg.AddressFamily == AddressFamilyIPv4 || cfg.AddressFamily == AddressFamilyDualStack
 	v6 := cfg.AddressFamily == AddressFamilyIPv6 || cfg.AddressFamily == AddressFamilyDualStack
-	if p, err := netip.ParseAddr(d.IPv6Net); v6 && err == nil && p.Is6() {
-		b := p.As16()
-		b[15] |= 1
-		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: netip.AddrFrom16(b).String()})
+	if v6 {
+		net, _ := netip.ParseAddr(d.IPv6Net)
+		if a, ok := ipv6ExternalIP(ipv6, net); ok {
+			addrs = append(addrs, a)
+		}
 	}
 	if v4 && d.IPv4 != "" {
 		addrs = append(addrs, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: d.IPv4})

@@ -97,6 +97,15 @@ func TestMisconfigurations(t *testing.T) {
 				f.node("node-1").Status.Addresses[1].Address = "192.0.2.11"
 			},
 			want: []want{{"node-ip", Warn, "node/node-1", "ExternalIP 192.0.2.11 is not an address of server node-1"}}},
+		{name: "external IPv6 from the annotation",
+			setup: func(_ *testing.T, f *fixture) {
+				f.env["HCLOUD_INSTANCES_ADDRESS_FAMILY"] = "dualstack"
+				n := f.node("node-2")
+				n.Annotations["instance.hetzner.cloud/external-ipv6"] = "2001:db8::5"
+				n.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr] = "2001:db8::5"
+				n.Status.Addresses = append(n.Status.Addresses, corev1.NodeAddress{Type: corev1.NodeExternalIP, Address: "2001:db8::5"})
+			},
+			absent: []want{{"node-ip", Fail, "node/node-2", ""}, {"node-ip", Warn, "node/node-2", ""}}},
 		{name: "private node IP without HCLOUD_NETWORK",
 			setup: func(_ *testing.T, f *fixture) { delete(f.env, "HCLOUD_NETWORK") },
 			want:  []want{{"node-ip", Fail, "node/node-1", "--node-ip 10.0.0.2"}}},

@@ -112,7 +112,7 @@ func (d *doctor) nearMiss(name string) *hcloud.Server {
 // every address of the server.
 func (d *doctor) checkNodeIPs(n *corev1.Node, s *hcloud.Server) {
 	subject := "node/" + n.Name
-	reported := d.reported(s)
+	reported := d.reported(s, n)
 	problems := 0
 	for ip := range strings.SplitSeq(n.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr], ",") {
 		if ip = strings.TrimSpace(ip); ip == "" || slices.Contains(reported, ip) {
@@ -132,7 +132,9 @@ func (d *doctor) checkNodeIPs(n *corev1.Node, s *hcloud.Server) {
 		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
 			continue
 		}
-		if addr, err := netip.ParseAddr(a.Address); err != nil || !owns(s, addr) {
+		// The annotated external-ipv6 is one the CCM reports, in the
+		// server's /64 or not.
+		if addr, err := netip.ParseAddr(a.Address); (err != nil || !owns(s, addr)) && !slices.Contains(reported, a.Address) {
 			problems++
 			d.found.warn("node-ip", subject, fmt.Sprintf("%s %s is not an address of server %s", a.Type, a.Address, s.Name),
 				"check the kubelet's --node-ip and that the Node is the server's")
@@ -145,11 +147,11 @@ func (d *doctor) checkNodeIPs(n *corev1.Node, s *hcloud.Server) {
 
 // reported are the addresses the CCM gives the Node, from the CCM's own
 // code (ccm.NodeAddresses), but for the hostname.
-func (d *doctor) reported(s *hcloud.Server) []string {
+func (d *doctor) reported(s *hcloud.Server, n *corev1.Node) []string {
 	cfg := d.cfg
 	cfg.NetworkID = d.networkID
 	var out []string
-	for _, a := range ccm.NodeAddresses(s, cfg) {
+	for _, a := range ccm.NodeAddresses(s, n, cfg) {
 		if a.Type != corev1.NodeHostName {
 			out = append(out, a.Address)
 		}
