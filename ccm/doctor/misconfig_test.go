@@ -174,6 +174,20 @@ func TestMisconfigurations(t *testing.T) {
 				f.services = append(f.services, lbService("api", "uid-api", "type", "lb99"))
 			},
 			want: []want{{"service", Fail, "service/default/api", `type "lb99" does not exist`}}},
+		{name: "deprecated load balancer types",
+			setup: func(t *testing.T, f *fixture) {
+				for typ, after := range map[string]time.Duration{"lb11": -time.Hour, "lb21": 30 * 24 * time.Hour} {
+					if err := f.fc.Apply(fakecloud.Event{Type: "deprecate_load_balancer_type", LoadBalancerType: typ,
+						Announced: now.Add(-90 * 24 * time.Hour), UnavailableAfter: now.Add(after)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				f.services = append(f.services, lbService("api", "uid-api", "location", "fsn1"),
+					lbService("big", "uid-big", "location", "fsn1", "type", "lb21"))
+			},
+			want: []want{{"service", Fail, "service/default/api", "type lb11 can no longer be ordered: its load balancer cannot be created"},
+				{"service", Warn, "service/default/web", "type lb11 can no longer be ordered: the load balancer goes on"},
+				{"service", Warn, "service/default/big", "type lb21 is deprecated and can be ordered until 2026-03-31"}}},
 		{name: "unknown location",
 			setup: func(_ *testing.T, f *fixture) {
 				f.services = append(f.services, lbService("api", "uid-api", "location", "mars1"))

@@ -79,9 +79,11 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 		fail(fmt.Sprintf("cannot list load balancer types: %v", err), "run doctor again")
 		return
 	}
-	if !slices.ContainsFunc(types, func(t *hcloud.LoadBalancerType) bool { return t.Name == c.Type }) {
+	if i := slices.IndexFunc(types, func(t *hcloud.LoadBalancerType) bool { return t.Name == c.Type }); i < 0 {
 		fail(fmt.Sprintf("load balancer type %q does not exist (the types are %s)", c.Type, names(types, func(t *hcloud.LoadBalancerType) string { return t.Name })),
 			fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_TYPE) to one of them", annotation.Type))
+	} else {
+		d.checkDeprecatedType(subject, types[i], types, lb != nil)
 	}
 
 	locations, err := d.cloud.locations.get(ctx, d.api.Location.All)
@@ -233,4 +235,29 @@ func zones(locations []*hcloud.Location) string {
 	}
 	slices.Sort(out)
 	return strings.Join(out, ", ")
+}
+
+// checkDeprecatedType reports a deprecated type as the CCM's sync does:
+// while it can be ordered, a warning with its date; after, a failure for a
+// Service whose load balancer is yet to be made, a warning for one that
+// has one.
+func (d *doctor) checkDeprecatedType(subject string, lt *hcloud.LoadBalancerType, types []*hcloud.LoadBalancerType, exists bool) {
+	if !lt.IsDeprecated() {
+		return
+	}
+	var orderable []string
+	for _, t := range types {
+		if !t.IsDeprecated() || !d.now.After(t.UnavailableAfter()) {
+			orderable = append(orderable, t.Name)
+		}
+	}
+	fix := fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_TYPE) to one of %s", annotation.Type, strings.Join(orderable, ", "))
+	switch {
+	case !d.now.After(lt.UnavailableAfter()):
+		d.found.warn("service", subject, fmt.Sprintf("load balancer type %s is deprecated and can be ordered until %s", lt.Name, lt.UnavailableAfter().Format(time.DateOnly)), fix)
+	case exists:
+		d.found.warn("service", subject, fmt.Sprintf("load balancer type %s can no longer be ordered: the load balancer goes on with it, but none could be made again", lt.Name), fix)
+	default:
+		d.found.fail("service", subject, fmt.Sprintf("load balancer type %s can no longer be ordered: its load balancer cannot be created", lt.Name), fix)
+	}
 }
