@@ -90,6 +90,10 @@ func TestScenarios(t *testing.T) {
 		podResolvesTheAPIsRecords(t, ctx)
 	})
 
+	step(t, "the token Secret rotates and the old token is revoked: the CCM goes on without a restart (while every node is up: a rollout needs a free node, the CCM runs on the host network)", func(t *testing.T) {
+		tokenRotates(t, ctx)
+	})
+
 	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
 		// Checks every 3 s (the API's least), so targets turn healthy soon
 		// after kube-proxy opens the node port.
@@ -252,10 +256,6 @@ func TestScenarios(t *testing.T) {
 		if err := fakecloudtest.Wait(2*time.Minute, func() bool { return targetNames(ctx) == worker }); err != nil {
 			t.Fatalf("load balancer targets %q after the Node went, want only %s: %v", targetNames(ctx), worker, err)
 		}
-	})
-
-	step(t, "the token Secret rotates and the old token is revoked: the CCM goes on without a restart", func(t *testing.T) {
-		tokenRotates(t, ctx)
 	})
 
 	step(t, "helm rollback to the official chart: this CCM stops before the official one starts", func(t *testing.T) {
