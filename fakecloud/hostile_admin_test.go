@@ -53,6 +53,9 @@ func adminOps(t testing.TB) []adminOp {
 		{method: "PUT", path: "/rate-limit", depth: 1, body: `{"remaining":10,"refill":0.5}`},
 		{method: "POST", path: "/events", required: []string{"type"}, depth: 1,
 			body: `{"type":"set_target_health","load_balancer_name":"ingress","server_name":"worker-1","listen_port":80,"health":"unhealthy"}`},
+		{method: "POST", path: "/tokens", required: []string{"token"}, depth: 1, body: `{"token":"hostile-added","read_only":true}`},
+		// hostileWorld has no such token to revoke: the request is whole, the answer 422.
+		{method: "POST", path: "/tokens/revoke", required: []string{"token"}, depth: 1, body: `{"token":"absent-token"}`, answers: http.StatusUnprocessableEntity},
 		{method: "POST", path: "/reset", depth: 1, body: `{"to":"seed"}`},
 		{method: "POST", path: "/seed", depth: 2, body: string(seedJSON)},
 		{method: "GET", path: "/state"},

@@ -20,7 +20,9 @@ func TestTokensChangeWhileRunning(t *testing.T) {
 		body := `{"name":"k` + itoa(keys) + `","public_key":"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl x"}`
 		return answer(t, fc, "POST", "/v1/ssh_keys", strings.NewReader(body), "Authorization", "Bearer "+token).Code
 	}
-	admin := func(path, body string) int { return answer(t, fc, "POST", "/_fakecloud"+path, strings.NewReader(body)).Code }
+	admin := func(path, body string) int {
+		return answer(t, fc, "POST", "/_fakecloud"+path, strings.NewReader(body)).Code
+	}
 
 	if got := get("new-token"); got != http.StatusUnauthorized {
 		t.Fatalf("an unknown token: %d", got)

@@ -199,7 +199,11 @@ func (c *Cloud) Snapshot(ctx context.Context) (Snapshot, error) {
 }
 
 // AddToken gives the project a token from now on.
-func (c *Cloud) AddToken(ctx context.Context, token string) error { return c.admin.AddToken(ctx, token, false) }
+func (c *Cloud) AddToken(ctx context.Context, token string) error {
+	return c.admin.AddToken(ctx, token, false)
+}
 
 // RevokeToken takes a token away: it gets 401 from now on.
-func (c *Cloud) RevokeToken(ctx context.Context, token string) error { return c.admin.RevokeToken(ctx, token) }
+func (c *Cloud) RevokeToken(ctx context.Context, token string) error {
+	return c.admin.RevokeToken(ctx, token)
+}

@@ -5,8 +5,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dnsserve"
 	"github.com/miekg/dns"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dnsserve"
 )
 
 // Serve one zone on a free loopback port and ask it over UDP.
