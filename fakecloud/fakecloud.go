@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"golang.org/x/net/publicsuffix"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/faults"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
@@ -175,7 +176,7 @@ func New(opts Options) *Server {
 		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize)}
 	s.faults.KnowCommands(world.Commands())
 	s.world = world.New(world.Config{Now: opts.Now, ActionDuration: opts.ActionDuration, ActionPolls: opts.ActionPolls,
-		IDSeed: opts.IDSeed, Realism: opts.Realism, ActionFault: s.faults.ForAction})
+		IDSeed: opts.IDSeed, Realism: opts.Realism, ActionFault: s.faults.ForAction, PublicSuffix: publicsuffix.PublicSuffix})
 	if len(opts.Tokens) == 0 {
 		s.tokens[DefaultToken] = true
 	}

@@ -159,12 +159,14 @@ func TestFakecloudWalls(t *testing.T) {
 		root + "/internal/scenario":      {imports: in("faults", "event", "jsontime", "strict", "realism"), http: true},
 		// The admin API: HTTP over the server's operations, which it knows
 		// only as an interface.
-		root + "/internal/fidelity":       {},
-		root + "/internal/contract":       {},
-		root + "/internal/contract/gen":   {imports: in("contract")},
-		root + "/internal/faults":         {imports: in("jsontime"), http: true},
-		root + "/internal/journal":        {imports: in("jsontime")},
-		root + "/internal/ratelimit":      {},
+		root + "/internal/fidelity":     {},
+		root + "/internal/contract":     {},
+		root + "/internal/contract/gen": {imports: in("contract")},
+		root + "/internal/faults":       {imports: in("jsontime"), http: true},
+		root + "/internal/journal":      {imports: in("jsontime")},
+		root + "/internal/ratelimit":    {},
+		// The nameserver: DNS over UDP and TCP from what a Source gives.
+		root + "/internal/dnsserve":       {},
 		root + "/lbtraffic":               {imports: in("trafficspec"), http: true},
 		root + "/lbtraffic/lbtraffictest": {},
 		root + "/robot":                   {imports: in("dedicated"), http: true},

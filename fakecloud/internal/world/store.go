@@ -33,7 +33,10 @@ type project struct {
 	// ActionFault says how a new action of a command ends: an error code
 	// and message to fail with, and extra running time.
 	ActionFault func(command string) (code, message string, delay time.Duration)
-	Locks       map[Ref]time.Time // resources locked by an event, until
+	// publicSuffix is a domain's public suffix and whether ICANN manages
+	// it (Config.PublicSuffix).
+	publicSuffix func(domain string) (suffix string, icann bool)
+	Locks        map[Ref]time.Time // resources locked by an event, until
 	Changes     uint64            // counts changes, so a state file knows when to write
 	Started     []string          // commands of the actions the request being served started
 
@@ -113,6 +116,11 @@ type Config struct {
 	// ActionFault says how a new action of a command ends: an error code
 	// and message to fail with, and extra running time.
 	ActionFault func(command string) (code, message string, delay time.Duration)
+	// PublicSuffix is a domain's public suffix and whether ICANN manages
+	// it (golang.org/x/net/publicsuffix, which this package cannot import:
+	// it depends on net/http): a zone's name must sit directly under one.
+	// Nil takes the last label for the suffix.
+	PublicSuffix func(domain string) (suffix string, icann bool)
 }
 
 // newProject returns an empty world with the catalogue. A Realism that
@@ -124,6 +132,7 @@ func newProject(c Config) *project {
 		ActionPolls:    c.ActionPolls,
 		seed:           c.IDSeed,
 		ActionFault:    c.ActionFault,
+		publicSuffix:   c.PublicSuffix,
 	}
 	r, err := c.Realism.Check()
 	if err != nil {

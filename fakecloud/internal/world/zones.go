@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
-	"golang.org/x/net/publicsuffix"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/listing"
@@ -226,7 +225,7 @@ func (t *Tx) Zones(q listing.Query, mode string) ([]ZoneView, int, *apierr.Error
 // checkZoneName accepts a registrable domain in lower case with no
 // final dot: a name directly under a public suffix, as the description
 // says ("subdomains are not supported"), in Punycode.
-func checkZoneName(f *apierr.Fields, name string) {
+func (w *project) checkZoneName(f *apierr.Fields, name string) {
 	switch {
 	case name == "":
 		f.Add("name", "is required")
@@ -239,12 +238,16 @@ func checkZoneName(f *apierr.Fields, name string) {
 	case !HostnameRe.MatchString(name):
 		f.Add("name", "%q is not a valid domain name (internationalised names must be in Punycode)", name)
 	default:
-		suffix, icann := publicsuffix.PublicSuffix(name)
-		apex, err := publicsuffix.EffectiveTLDPlusOne(name)
+		suffix, icann := name[strings.LastIndex(name, ".")+1:], true
+		if w.publicSuffix != nil {
+			suffix, icann = w.publicSuffix(name)
+		}
+		rest, under := strings.CutSuffix(name, "."+suffix)
 		switch {
-		case err != nil || !icann:
+		case !icann || !under || rest == "":
 			f.Add("name", "%q does not end in a well-known public suffix", name)
-		case apex != name:
+		case strings.Contains(rest, "."):
+			apex := rest[strings.LastIndex(rest, ".")+1:] + "." + suffix
 			f.Add("name", "%q is a subdomain of %q; only names directly under a public suffix (here %q) are supported", name, apex, suffix)
 		}
 	}

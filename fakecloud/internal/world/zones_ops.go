@@ -25,7 +25,7 @@ type ZoneCreated struct {
 // RRSets and zone files as the description says.
 func (t *Tx) CreateZone(req schema.ZoneCreateRequest) (ZoneCreated, *apierr.Error) {
 	var f apierr.Fields
-	checkZoneName(&f, req.Name)
+	t.w.checkZoneName(&f, req.Name)
 	ttl := defaultZoneTTL
 	if req.TTL != nil {
 		ttl = *req.TTL
