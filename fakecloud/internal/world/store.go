@@ -37,8 +37,8 @@ type project struct {
 	// it (Config.PublicSuffix).
 	publicSuffix func(domain string) (suffix string, icann bool)
 	Locks        map[Ref]time.Time // resources locked by an event, until
-	Changes     uint64            // counts changes, so a state file knows when to write
-	Started     []string          // commands of the actions the request being served started
+	Changes      uint64            // counts changes, so a state file knows when to write
+	Started      []string          // commands of the actions the request being served started
 
 	LastID map[string]int64
 	Cat    *catalog.Catalog
