@@ -277,6 +277,9 @@ zones:
 			t.Errorf("%s after the round trip:\n%s\nbefore:\n%s", path, after, before)
 		}
 	}
+	if zf := answer(t, back, "GET", "/v1/zones/example.com/zonefile", nil).Body.String(); !strings.Contains(zf, `www.example.com.\t300\tIN\tA\t201.42.91.35 ; web`) {
+		t.Errorf("zone file %s: want the www record with its comment", zf)
+	}
 	if !strings.Contains(answer(t, back, "GET", "/v1/zones/example.com", nil).Body.String(), `"protection":{"delete":true}`) {
 		t.Error("the zone lost its protection")
 	}

@@ -158,24 +158,11 @@ func (t *Tx) ZoneFile(idOrName string) (string, *apierr.Error) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "$ORIGIN %s.\n$TTL %d\n\n", z.Name, z.TTL)
-	comments := map[string]string{}
-	for _, r := range z.RRSets {
-		for _, rec := range r.Records {
-			if rec.Comment != "" {
-				if rr, err := parseRecord(z.Name, r.Name, r.Type, effectiveTTL(z, r), rec.Value); err == nil {
-					comments[rr.String()] = rec.Comment
-				}
-			}
-		}
-	}
-	for _, rr := range zoneRRs(z) {
-		line := rr.String()
-		key := line
-		if rr.Header().Rrtype == dns.TypeSOA {
-			key = ""
-		}
-		if c, ok := comments[key]; ok {
-			line += " ; " + strings.ReplaceAll(c, "\n", " ")
+	for _, r := range zoneRecords(z) {
+		line := r.rr.String()
+		// The SOA's comment is left out, as its serial is the zone's.
+		if r.comment != "" && r.rr.Header().Rrtype != dns.TypeSOA {
+			line += " ; " + strings.ReplaceAll(r.comment, "\n", " ")
 		}
 		b.WriteString(line + "\n")
 	}

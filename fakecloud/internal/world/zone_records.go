@@ -187,6 +187,22 @@ func effectiveTTL(z *StoredZone, r *StoredRRSet) int {
 // absolute names, effective TTLs, the SOA with the zone's serial; the
 // SOA first, then by name and type.
 func zoneRRs(z *StoredZone) []dns.RR {
+	recs := zoneRecords(z)
+	out := make([]dns.RR, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, r.rr)
+	}
+	return out
+}
+
+// servedRecord is one record of a zone as served, with its comment.
+type servedRecord struct {
+	rr      dns.RR
+	comment string
+}
+
+// zoneRecords are zoneRRs with their comments, each record read once.
+func zoneRecords(z *StoredZone) []servedRecord {
 	keys := make([]string, 0, len(z.RRSets))
 	for k := range z.RRSets {
 		keys = append(keys, k)
@@ -198,7 +214,7 @@ func zoneRRs(z *StoredZone) []dns.RR {
 		}
 		return strings.Compare(a, b)
 	})
-	var out []dns.RR
+	var out []servedRecord
 	for _, k := range keys {
 		r := z.RRSets[k]
 		for _, rec := range r.Records {
@@ -207,7 +223,7 @@ func zoneRRs(z *StoredZone) []dns.RR {
 				v = withSerial(v, z.Serial)
 			}
 			if rr, err := parseRecord(z.Name, r.Name, r.Type, effectiveTTL(z, r), v); err == nil {
-				out = append(out, rr)
+				out = append(out, servedRecord{rr: rr, comment: rec.Comment})
 			}
 		}
 	}
