@@ -110,12 +110,12 @@ func (r *routes) ListRoutes(ctx context.Context, _ string) ([]*cloudprovider.Rou
 		if err != nil {
 			return nil, err
 		}
-		if !o.ours {
+		if !o.ours() {
 			r.leftAlone(dest, gw, o)
 			continue
 		}
 		route := &cloudprovider.Route{Name: gw + "-" + dest, DestinationCIDR: dest, TargetNode: types.NodeName(o.node)}
-		if o.dead {
+		if o.dead() {
 			route.Blackhole, route.TargetNode = true, ""
 		}
 		out = append(out, route)
@@ -179,7 +179,7 @@ func (r *routes) CreateRoute(ctx context.Context, _ string, _ string, route *clo
 		if err != nil {
 			return fmt.Errorf("create route for node %s: %w", node, err)
 		}
-		if !o.ours && !o.dead {
+		if !o.ours() && !o.dead() {
 			msg := fmt.Sprintf("route %s for node %s refused: the network routes it through %s, server %s, which is no Node of this cluster "+
 				"(another cluster in the same network?); that route is left alone: give this cluster another --cluster-cidr", dest, node, rt.Gateway, o.server)
 			if _, told := r.foreign.LoadOrStore("refused "+dest.String()+" "+rt.Gateway.String(), true); !told {

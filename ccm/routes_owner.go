@@ -69,26 +69,22 @@ func (r *routes) inCluster(dest *net.IPNet) bool {
 	if len(r.clusterCIDRs) == 0 {
 		return true
 	}
+	ones, _ := dest.Mask.Size()
 	for _, c := range r.clusterCIDRs {
-		if ones, _ := dest.Mask.Size(); c.Contains(dest.IP) && ones >= maskOnes(c) {
+		if within, _ := c.Mask.Size(); c.Contains(dest.IP) && ones >= within {
 			return true
 		}
 	}
 	return false
 }
 
-func maskOnes(n *net.IPNet) int { ones, _ := n.Mask.Size(); return ones }
-
 // gatewayOwner is who a route's gateway leads to: node, the Node it is
-// (or was, for this process) the server of; dead, whether no server
-// holds it.
-type gatewayOwner struct {
-	node string
-	ours bool
-	dead bool
-	// server is the name of the server holding it ("" when dead).
-	server string
-}
+// (or was, for this process) the server of, "" for none of this
+// cluster's; server, the server holding it, "" when none does.
+type gatewayOwner struct{ node, server string }
+
+func (o gatewayOwner) ours() bool { return o.node != "" }
+func (o gatewayOwner) dead() bool { return o.server == "" }
 
 // owner finds who a gateway leads to.
 func (r *routes) owner(ctx context.Context, gw string) (gatewayOwner, error) {
@@ -96,17 +92,16 @@ func (r *routes) owner(ctx context.Context, gw string) (gatewayOwner, error) {
 	if err != nil {
 		return gatewayOwner{}, err
 	}
-	o := gatewayOwner{dead: s == nil}
+	var o gatewayOwner
 	if s != nil {
 		o.server = s.Name
 		if r.nodes.HasNode(s.Name) {
 			r.remember(gw, s.Name)
-			return gatewayOwner{node: s.Name, ours: true, server: s.Name}, nil
+			o.node = s.Name
+			return o, nil
 		}
 	}
-	if node, ok := r.remembered(gw); ok {
-		o.node, o.ours = node, true
-	}
+	o.node, _ = r.remembered(gw)
 	return o, nil
 }
 
@@ -147,7 +142,7 @@ func (r *routes) leftAlone(dest, gw string, o gatewayOwner) {
 		return
 	}
 	why := "no server holds its gateway, and this process never saw it as a Node's (ccm doctor lists it)"
-	if !o.dead {
+	if !o.dead() {
 		why = "its gateway is server " + o.server + ", which is no Node of this cluster"
 	}
 	klog.InfoS("Leaving a route alone: it is not this cluster's", "destination", dest, "gateway", gw, "reason", why)
