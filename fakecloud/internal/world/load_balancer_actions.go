@@ -92,7 +92,8 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Err
 		want := Target{Type: spec.Type}
 		switch {
 		case spec.Type == "server" && spec.Server != nil:
-			want.Server = &TargetServer{ID: spec.Server.ID}
+			// Without server.ip, the target on the primary IPv4.
+			want.Server = &TargetServer{ID: spec.Server.ID, IP: spec.Server.IP}
 		case spec.Type == "label_selector" && spec.LabelSelector != nil:
 			want.LabelSelector = &schema.LoadBalancerTargetLabelSelector{Selector: spec.LabelSelector.Selector}
 		case spec.Type == "ip" && spec.IP != nil:

@@ -2,7 +2,6 @@ package world
 
 import (
 	"cmp"
-	"fmt"
 	"net/netip"
 	"slices"
 
@@ -16,7 +15,8 @@ import (
 type TargetSpec struct {
 	Type   string `json:"type"`
 	Server *struct {
-		ID int64 `json:"id"`
+		ID int64  `json:"id"`
+		IP string `json:"ip"` // a public target's address: the primary IPv4 (the default) or an IPv6 of the server's /64
 	} `json:"server"`
 	LabelSelector *struct {
 		Selector string `json:"selector"`
@@ -44,6 +44,14 @@ func (w *project) BuildTarget(lb *StoredLoadBalancer, spec TargetSpec, f *apierr
 		if !ok {
 			f.Add(prefix+"server.id", "server with ID %d not found", spec.Server.ID)
 			return t, nil
+		}
+		if spec.Server.IP != "" {
+			ip, err := w.serverTargetAddr(s, spec.Server.IP, private, f, prefix)
+			if ip == "" || err != nil {
+				return t, err
+			}
+			t.Server = &TargetServer{ID: s.ID, IP: ip}
+			break
 		}
 		ip, err := w.serverTargetIP(lb, s, private)
 		if err != nil {
@@ -118,7 +126,7 @@ func SameTarget(a, b Target) bool {
 	}
 	switch a.Type {
 	case "server":
-		return a.Server != nil && b.Server != nil && a.Server.ID == b.Server.ID
+		return a.Server != nil && b.Server != nil && a.Server.ID == b.Server.ID && serverTargetIPv6(a.Server) == serverTargetIPv6(b.Server)
 	case "label_selector":
 		return a.LabelSelector != nil && b.LabelSelector != nil && a.LabelSelector.Selector == b.LabelSelector.Selector
 	case "ip":
@@ -130,7 +138,7 @@ func SameTarget(a, b Target) bool {
 func TargetKey(t Target) string {
 	switch {
 	case t.Server != nil:
-		return fmt.Sprintf("server:%d", t.Server.ID)
+		return serverTargetKey(t.Server)
 	case t.IP != nil:
 		return "ip:" + t.IP.IP
 	}
