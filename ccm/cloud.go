@@ -198,7 +198,8 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	}
 	if c.cfg.LoadBalancers.Enabled {
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
-			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass, TypesCounted: countLBTypes})
+			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, InstancesAddressFamily: c.cfg.AddressFamily,
+			Class: c.cfg.LoadBalancerClass, TypesCounted: countLBTypes})
 	}
 	c.startRotation(ctx)
 	return c, nil

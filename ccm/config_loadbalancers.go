@@ -46,6 +46,8 @@ func loadBalancerDefaults(r *envReader) annotation.Defaults {
 		HealthCheckTimeout:    r.duration("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT", 0),
 		HealthCheckRetries:    r.optionalInt("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES"),
 		HealthCheckKubeProxy:  r.boolean("HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_KUBE_PROXY", false),
+		TargetAddressFamily: r.oneOf("HCLOUD_LOAD_BALANCERS_TARGET_ADDRESS_FAMILY", annotation.FamilyIPv4,
+			annotation.FamilyIPv4, annotation.FamilyIPv6, annotation.FamilyDualStack),
 	}
 	if d.Location != "" && d.NetworkZone != "" {
 		r.errs = append(r.errs, errors.New("HCLOUD_LOAD_BALANCERS_LOCATION and HCLOUD_LOAD_BALANCERS_NETWORK_ZONE are both set: set only one"))

@@ -80,6 +80,8 @@ var settings = []settingGroup{
 			{Name: "HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE", Default: "API default", Example: "least_connections", Meaning: "round_robin or least_connections"},
 			{Name: "HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS", Default: "false", Example: "true", Meaning: "leave the private IPs out of the Service's status"},
 			{Name: "HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP", Default: "false", Example: "true", Meaning: "reach targets on their private IP in HCLOUD_NETWORK"},
+			{Name: "HCLOUD_LOAD_BALANCERS_TARGET_ADDRESS_FAMILY", Default: "ipv4", Example: "dualstack", Own: true,
+				Meaning: "ipv4, ipv6 or dualstack: whether each Node is a target on its server's public IPv4, on the Node's IPv6 ExternalIP, or on both; public targets only ([IPv6 and dual-stack](../guides/ipv6.md))"},
 			{Name: "HCLOUD_LOAD_BALANCERS_DISABLE_IPV6", Default: "false", Example: "true", Meaning: "leave the IPv6 address out of the Service's status"},
 			{Name: "HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK", Default: "unset", Example: "true", Meaning: "turn the public interface off; needs use-private-ip"},
 			{Name: "HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL", Default: "unset (false)", Example: "true", Meaning: "send the PROXY protocol to targets"},

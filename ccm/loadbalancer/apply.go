@@ -65,7 +65,7 @@ func (l *Manager) reread(ctx context.Context, uid string, lb *hcloud.LoadBalance
 		l.store.invalidate(uid)
 		return err
 	}
-	fresh, _, err := l.client.LoadBalancer.GetByID(ctx, lb.ID)
+	fresh, err := getLB(ctx, l.client, lb.ID)
 	if err != nil || fresh == nil {
 		l.store.invalidate(uid)
 		return fmt.Errorf("reading load balancer %s: %w", lb.Name, errors.Join(err, errors.New("not found")))
@@ -90,7 +90,7 @@ func tolerated(st lbStep, err error) bool {
 func rejected(st lbStep, err error) bool {
 	return (st.Kind == "add_target" || st.Kind == "add_ip_target") && (targetError(err) || hcloud.IsError(err, hcloud.ErrorCodeNotFound,
 		hcloud.ErrorCodeResourceLimitExceeded, hcloud.ErrorCodeCloudResourceIPNotAllowed, "load_balancer_public_interface_disabled",
-		"ip_not_owned", "load_balancer_not_attached_to_network", "network_has_no_vswitch_subnet", "ip_not_in_vswitch_subnet"))
+		"ip_not_owned", "ip_not_assigned_to_server", "load_balancer_not_attached_to_network", "network_has_no_vswitch_subnet", "ip_not_in_vswitch_subnet"))
 }
 
 // targetError is the API refusing a target: one it cannot resolve, or a

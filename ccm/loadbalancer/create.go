@@ -41,7 +41,7 @@ func (l *Manager) create(ctx context.Context, svc *corev1.Service, want lbSpec) 
 		}
 		return nil, fmt.Errorf("creating load balancer %s: %w", want.Name, err)
 	}
-	lb, _, gerr := l.client.LoadBalancer.GetByName(ctx, want.Name)
+	lb, gerr := lbByName(ctx, l.client, want.Name)
 	if gerr != nil || lb == nil {
 		if refused && gerr == nil {
 			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, publicNetRefusal(want, err))

@@ -27,7 +27,7 @@ func (l *Manager) syncExternal(ctx context.Context, svc *corev1.Service, o annot
 		}
 		want := lbSpec{UID: uid}
 		var notices []lbNotice
-		want.Targets, want.TargetNodes, notices = desiredTargets(svc, o, nodes, l.robot)
+		want.Targets, want.TargetNodes, notices = desiredTargets(svc, o, nodes, lbEnv{Robot: l.robot, InstancesFamily: l.instancesFamily})
 		max := 0
 		if lb.LoadBalancerType != nil {
 			max = types.maxTargets(lb.LoadBalancerType.Name)

@@ -24,12 +24,14 @@ type Manager struct {
 	defaults    annotation.Defaults
 	networkID   int64
 	networkZone string
-	robot       bool  // dedicated servers' Nodes are ip targets
-	class       Class // the Services served
-	store       *lbStore
-	actions     *actionwatch.Watch
-	certs       *certs
-	recorder    record.EventRecorder
+	robot       bool // dedicated servers' Nodes are ip targets
+	// instancesFamily is HCLOUD_INSTANCES_ADDRESS_FAMILY (lbEnv.InstancesFamily).
+	instancesFamily string
+	class           Class // the Services served
+	store           *lbStore
+	actions         *actionwatch.Watch
+	certs           *certs
+	recorder        record.EventRecorder
 	// actionWait bounds how long a sync waits for an earlier action on the
 	// same load balancer before it returns an api.RetryError.
 	actionWait time.Duration
@@ -74,6 +76,9 @@ type Options struct {
 	// Robot makes dedicated (Robot) servers' Nodes ip targets
 	// (ROBOT_ENABLED); without it they are left out.
 	Robot bool
+	// InstancesAddressFamily is HCLOUD_INSTANCES_ADDRESS_FAMILY: with
+	// dualstack, a Node without an IPv4 ExternalIP is a target on its IPv6.
+	InstancesAddressFamily string
 	// Class is the Services served; unset, those of DefaultClass and
 	// those without a class.
 	Class Class
@@ -88,7 +93,7 @@ func New(client *hcloud.Client, o Options) *Manager {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot, class: o.Class.OrDefault(),
+	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot, instancesFamily: o.InstancesAddressFamily, class: o.Class.OrDefault(),
 		store: newLBStore(client, o.Now, o.MaxAge), actions: actionwatch.New(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
 		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, secretUsers: map[string][]string{}, deleting: map[string]deletion{}, now: o.Now, ctx: context.Background()}
@@ -159,7 +164,7 @@ func (l *Manager) GetLoadBalancer(ctx context.Context, _ string, svc *corev1.Ser
 }
 
 func (l *Manager) byLabel(ctx context.Context, uid string) (*hcloud.LoadBalancer, error) {
-	all, err := l.client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + uid}})
+	all, err := listLBs(ctx, l.client, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel + "=" + uid}})
 	if err != nil || len(all) == 0 {
 		return nil, err
 	}
@@ -223,7 +228,7 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}
-	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, Certs: certs, Robot: l.robot})
+	want, notices, err := desiredLB(svc, o, nodes, lbEnv{NetworkID: l.networkID, NetworkZone: l.networkZone, Certs: certs, Robot: l.robot, InstancesFamily: l.instancesFamily})
 	if err != nil {
 		return nil, l.badConfig(svc, err)
 	}

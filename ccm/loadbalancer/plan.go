@@ -50,6 +50,9 @@ func (s lbStep) String() string {
 	case "delete_service":
 		return fmt.Sprintf("delete_service %d", s.Port)
 	case "add_target", "remove_target":
+		if s.Target.IP != "" {
+			return fmt.Sprintf("%s %d ip=%s", s.Kind, s.Target.ServerID, s.Target.IP)
+		}
 		return fmt.Sprintf("%s %d private=%v", s.Kind, s.Target.ServerID, s.Target.UsePrivateIP)
 	case "add_ip_target", "remove_ip_target":
 		return s.Kind + " " + s.Target.IP
@@ -203,7 +206,7 @@ func targetSteps(want []lbTarget, have []hcloud.LoadBalancerTarget) []lbStep {
 		existing[k] = true
 		switch {
 		case wanted[k]:
-		case k.IP != "":
+		case k.isIPTarget():
 			steps = append(steps, lbStep{Kind: "remove_ip_target", Target: k})
 		default:
 			steps = append(steps, lbStep{Kind: "remove_target", Target: k})
@@ -212,7 +215,7 @@ func targetSteps(want []lbTarget, have []hcloud.LoadBalancerTarget) []lbStep {
 	for _, t := range want {
 		switch {
 		case existing[t]:
-		case t.IP != "":
+		case t.isIPTarget():
 			steps = append(steps, lbStep{Kind: "add_ip_target", Target: t})
 		default:
 			steps = append(steps, lbStep{Kind: "add_target", Target: t})
@@ -222,11 +225,16 @@ func targetSteps(want []lbTarget, have []hcloud.LoadBalancerTarget) []lbStep {
 }
 
 // targetOf is a target of the API as the CCM compares it; label selector
-// targets are none of the CCM's.
+// targets are none of the CCM's. A server target's IP is the IPv6 it is
+// on (server_target_ips.go).
 func targetOf(t hcloud.LoadBalancerTarget) (lbTarget, bool) {
 	switch {
 	case t.Type == hcloud.LoadBalancerTargetTypeServer && t.Server != nil && t.Server.Server != nil:
-		return lbTarget{ServerID: t.Server.Server.ID, UsePrivateIP: t.UsePrivateIP}, true
+		k := lbTarget{ServerID: t.Server.Server.ID, UsePrivateIP: t.UsePrivateIP}
+		if t.IP != nil {
+			k.IP = t.IP.IP
+		}
+		return k, true
 	case t.Type == hcloud.LoadBalancerTargetTypeIP && t.IP != nil:
 		return lbTarget{IP: t.IP.IP}, true
 	}

@@ -38,9 +38,15 @@ func send(ctx context.Context, c *hcloud.Client, lb *hcloud.LoadBalancer, s lbSt
 		a, _, err = api.AddService(ctx, lb, s.Service)
 	case "update_service":
 		a, _, err = api.UpdateService(ctx, lb, *s.Service.ListenPort, updateOpts(s.Service))
-	case "remove_target":
-		a, _, err = api.RemoveServerTarget(ctx, lb, &hcloud.Server{ID: s.Target.ServerID})
-	case "add_target":
+	case "remove_target", "add_target":
+		if s.Target.IP != "" {
+			a, err = serverTargetIPAction(ctx, c, lb, s.Kind, s.Target)
+			break
+		}
+		if s.Kind == "remove_target" {
+			a, _, err = api.RemoveServerTarget(ctx, lb, &hcloud.Server{ID: s.Target.ServerID})
+			break
+		}
 		a, _, err = api.AddServerTarget(ctx, lb, hcloud.LoadBalancerAddServerTargetOpts{
 			Server: &hcloud.Server{ID: s.Target.ServerID}, UsePrivateIP: hcloud.Ptr(s.Target.UsePrivateIP)})
 	case "add_ip_target":
@@ -85,7 +91,8 @@ func commit(lb *hcloud.LoadBalancer, s lbStep) bool {
 		lb.Services = append(lb.Services, asService(s.Service))
 	case "remove_target":
 		lb.Targets = slices.DeleteFunc(lb.Targets, func(t hcloud.LoadBalancerTarget) bool {
-			return t.Type == hcloud.LoadBalancerTargetTypeServer && t.Server != nil && t.Server.Server != nil && t.Server.Server.ID == s.Target.ServerID
+			k, ok := targetOf(t)
+			return ok && k.ServerID == s.Target.ServerID && k.IP == s.Target.IP
 		})
 	case "add_target":
 		lb.Targets = append(lb.Targets, serverTarget(s.Target))
@@ -100,8 +107,12 @@ func commit(lb *hcloud.LoadBalancer, s lbStep) bool {
 }
 
 func serverTarget(t lbTarget) hcloud.LoadBalancerTarget {
-	return hcloud.LoadBalancerTarget{Type: hcloud.LoadBalancerTargetTypeServer, UsePrivateIP: t.UsePrivateIP,
+	out := hcloud.LoadBalancerTarget{Type: hcloud.LoadBalancerTargetTypeServer, UsePrivateIP: t.UsePrivateIP,
 		Server: &hcloud.LoadBalancerTargetServer{Server: &hcloud.Server{ID: t.ServerID}}}
+	if t.IP != "" {
+		out.IP = &hcloud.LoadBalancerTargetIP{IP: t.IP}
+	}
+	return out
 }
 
 // asService is what the API shows after s is sent; fields s leaves unset
@@ -176,7 +187,7 @@ func createOpts(want lbSpec) hcloud.LoadBalancerCreateOpts {
 	}
 	for _, t := range want.Targets {
 		if t.IP != "" || (t.UsePrivateIP && !inlineNetwork) {
-			continue // ip targets, and private ones until attached, come after
+			continue // ip targets, IPv6 ones (hcloud-go cannot say server.ip) and private ones until attached, come after
 		}
 		o.Targets = append(o.Targets, hcloud.LoadBalancerCreateOptsTarget{Type: hcloud.LoadBalancerTargetTypeServer,
 			Server: hcloud.LoadBalancerCreateOptsTargetServer{Server: &hcloud.Server{ID: t.ServerID}}, UsePrivateIP: hcloud.Ptr(t.UsePrivateIP)})

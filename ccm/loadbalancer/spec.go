@@ -12,7 +12,6 @@ import (
 	"k8s.io/apimachinery/pkg/labels"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
-	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 )
 
 // uidLabel marks a load balancer as the one of a Service, as the official CCM does.
@@ -47,8 +46,9 @@ type lbSpec struct {
 	TargetNodes map[lbTarget]*corev1.Node           // for events
 }
 
-// lbTarget is a server target, or an ip target (a dedicated server's
-// Node) when IP is set.
+// lbTarget is a server target, on its primary IPv4 (or private IP) or,
+// with IP, on that IPv6 of its /64 (server_target_ips.go); or, with IP and
+// no ServerID, an ip target (a dedicated server's Node).
 type lbTarget struct {
 	ServerID     int64
 	IP           string
@@ -56,11 +56,17 @@ type lbTarget struct {
 }
 
 func (t lbTarget) String() string {
-	if t.IP != "" {
+	switch {
+	case t.ServerID == 0:
 		return "IP " + t.IP
+	case t.IP != "":
+		return fmt.Sprintf("Server %d on %s", t.ServerID, t.IP)
 	}
 	return fmt.Sprintf("Server %d", t.ServerID)
 }
+
+// isIPTarget is an ip target, not a server's.
+func (t lbTarget) isIPTarget() bool { return t.ServerID == 0 && t.IP != "" }
 
 // lbEnv is what the desired state depends on besides the Service and nodes.
 type lbEnv struct {
@@ -68,6 +74,9 @@ type lbEnv struct {
 	NetworkZone string            // of HCLOUD_NETWORK: where a load balancer goes without location or zone
 	Certs       map[int32][]int64 // the certificates of each https port, resolved
 	Robot       bool              // dedicated servers' Nodes become ip targets (ROBOT_ENABLED)
+	// InstancesFamily is HCLOUD_INSTANCES_ADDRESS_FAMILY: with dualstack,
+	// a Node without an IPv4 ExternalIP has no public IPv4.
+	InstancesFamily string
 }
 
 // lbNotice is something to tell the user in an event; it does not stop the sync.
@@ -145,7 +154,7 @@ func desiredLB(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, 
 		bad(annotation.KeepOtherServices, "true", fmt.Sprintf("false for this Service: its ports (%s) are more than the label %s can record in %d characters", v, portsLabel, maxLabelValue))
 	}
 	var n []lbNotice
-	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes, env.Robot)
+	s.Targets, s.TargetNodes, n = desiredTargets(svc, o, nodes, env)
 	notices = append(notices, n...)
 	return s, notices, annotation.JoinUnique(errs)
 }
@@ -248,8 +257,9 @@ func desiredHealthCheck(p corev1.ServicePort, o annotation.PortOptions, kube int
 
 // desiredTargets are the servers of the eligible nodes, oldest nodes first:
 // a cloud server's Node as a server target, with Robot a dedicated
-// server's as an ip target (dedicated.go).
-func desiredTargets(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, robot bool) ([]lbTarget, map[lbTarget]*corev1.Node, []lbNotice) {
+// server's as an ip target (dedicated.go), on the addresses of the
+// Service's target address family (target_family.go).
+func desiredTargets(svc *corev1.Service, o annotation.Options, nodes []*corev1.Node, env lbEnv) ([]lbTarget, map[lbTarget]*corev1.Node, []lbNotice) {
 	nodes = slices.Clone(nodes)
 	slices.SortFunc(nodes, func(a, b *corev1.Node) int {
 		if c := a.CreationTimestamp.Compare(b.CreationTimestamp.Time); c != 0 {
@@ -270,27 +280,15 @@ func desiredTargets(svc *corev1.Service, o annotation.Options, nodes []*corev1.N
 		if node.Spec.ProviderID == "" {
 			continue // not initialised yet: the provider ID's arrival triggers a sync
 		}
-		var t lbTarget
-		if robot && providerid.IsRobot(node.Spec.ProviderID) {
-			var notice *lbNotice
-			t, notice = dedicatedTarget(svc, node, o.UsePrivateIP)
-			if notice != nil {
-				notices = append(notices, *notice)
-			}
-		} else {
-			id, err := providerid.ToServerID(node.Spec.ProviderID)
-			if err != nil {
-				notices = append(notices, lbNotice{Node: node, Reason: eventNodeSkipped,
-					Message: fmt.Sprintf("not a target of the load balancer of Service %s/%s: %v", svc.Namespace, svc.Name, err)})
+		ts, n := nodeTargets(svc, node, o, env)
+		notices = append(notices, n...)
+		for _, t := range ts {
+			if t == (lbTarget{}) || byTarget[t] != nil {
 				continue
 			}
-			t = lbTarget{ServerID: id, UsePrivateIP: o.UsePrivateIP}
+			byTarget[t] = node
+			targets = append(targets, t)
 		}
-		if t == (lbTarget{}) || byTarget[t] != nil {
-			continue
-		}
-		byTarget[t] = node
-		targets = append(targets, t)
 	}
 	return targets, byTarget, notices
 }

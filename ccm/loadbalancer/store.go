@@ -69,7 +69,7 @@ func (s *lbStore) get(ctx context.Context, uid string) (*hcloud.LoadBalancer, er
 	if lb == nil || !stale {
 		return lb, nil
 	}
-	fresh, _, err := s.client.LoadBalancer.GetByID(ctx, lb.ID)
+	fresh, err := getLB(ctx, s.client, lb.ID)
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +97,7 @@ func (s *lbStore) ensureListed(ctx context.Context) error {
 	if fresh {
 		return nil
 	}
-	all, err := s.client.LoadBalancer.AllWithOpts(ctx, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel}})
+	all, err := listLBs(ctx, s.client, hcloud.LoadBalancerListOpts{ListOpts: hcloud.ListOpts{LabelSelector: uidLabel}})
 	if err != nil {
 		return err
 	}
@@ -187,7 +187,7 @@ func (s *lbStore) byName(ctx context.Context, name string) (*hcloud.LoadBalancer
 	if ok && s.now().Sub(e.at) < s.maxAge {
 		return e.lb, nil
 	}
-	lb, _, err := s.client.LoadBalancer.GetByName(ctx, name)
+	lb, err := lbByName(ctx, s.client, name)
 	if err != nil {
 		return nil, err
 	}

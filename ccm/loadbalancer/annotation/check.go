@@ -26,6 +26,9 @@ func CheckDefaults(d Defaults) error {
 	if s := specs[HealthCheckRetries]; d.HealthCheckRetries != nil && (*d.HealthCheckRetries < s.lo || *d.HealthCheckRetries > s.hi) {
 		bad(HealthCheckRetries, *d.HealthCheckRetries)
 	}
+	if f := d.TargetAddressFamily; f != "" && !slices.Contains(specs[TargetAddressFamily].choices, f) {
+		bad(TargetAddressFamily, f)
+	}
 	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)
 }

@@ -21,5 +21,13 @@ type Defaults struct {
 	HealthCheckInterval   time.Duration // 0: not sent
 	HealthCheckTimeout    time.Duration
 	HealthCheckRetries    *int
-	HealthCheckKubeProxy  bool // check kube-proxy's /healthz for Cluster Services
+	HealthCheckKubeProxy  bool   // check kube-proxy's /healthz for Cluster Services
+	TargetAddressFamily   string // FamilyIPv4, FamilyIPv6 or FamilyDualStack; empty: FamilyIPv4
 }
+
+// The address families of TargetAddressFamily.
+const (
+	FamilyIPv4      = "ipv4"
+	FamilyIPv6      = "ipv6"
+	FamilyDualStack = "dualstack"
+)

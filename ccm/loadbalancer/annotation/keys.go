@@ -97,6 +97,12 @@ const (
 	// Env: HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP. Example: true.
 	UsePrivateIP Key = "load-balancer.hetzner.cloud/use-private-ip"
 
+	// TargetAddressFamily is the address each Node is a target on: its server's public IPv4, the IPv6 ExternalIP of the Node (an address of the server's /64), or both, two targets per Node. A Node without the family asked for is left out with a NodeNotTargeted event; with ipv4, a Node with an IPv6 ExternalIP and no IPv4 one while HCLOUD_INSTANCES_ADDRESS_FAMILY is dualstack (a server without public IPv4) is a target on its IPv6. Public targets only: with use-private-ip, ipv6 and dualstack are refused.
+	//
+	// Type: enum. Accepted: one of ipv4, ipv6, dualstack. Default: ipv4.
+	// Env: HCLOUD_LOAD_BALANCERS_TARGET_ADDRESS_FAMILY. Example: dualstack.
+	TargetAddressFamily Key = "load-balancer.hetzner.cloud/target-address-family"
+
 	// PrivateIPv4 is the load balancer's IP in the network.
 	//
 	// Type: IPv4. Accepted: an IPv4 address in the network, such as 10.0.0.100. Default: assigned by the API.
@@ -336,6 +342,7 @@ var specs = map[Key]spec{
 	DisablePublicNetwork:               {kind: kindBool, env: "HCLOUD_LOAD_BALANCERS_DISABLE_PUBLIC_NETWORK"},
 	DisablePrivateIngress:              {kind: kindBool, env: "HCLOUD_LOAD_BALANCERS_DISABLE_PRIVATE_INGRESS"},
 	UsePrivateIP:                       {kind: kindBool, env: "HCLOUD_LOAD_BALANCERS_USE_PRIVATE_IP"},
+	TargetAddressFamily:                {kind: kindEnum, choices: []string{FamilyIPv4, FamilyIPv6, FamilyDualStack}, env: "HCLOUD_LOAD_BALANCERS_TARGET_ADDRESS_FAMILY"},
 	PrivateIPv4:                        {kind: kindIPv4, text: "an IPv4 address in the network, such as 10.0.0.100"},
 	PrivateSubnetIPRange:               {kind: kindCIDR, text: "a subnet of the network, such as 10.0.1.0/24", env: "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE"},
 	Protocol:                           {kind: kindEnum, choices: []string{"tcp", "http", "https"}, port: true},

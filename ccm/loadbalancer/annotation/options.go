@@ -1,6 +1,7 @@
 package annotation
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/netip"
@@ -42,6 +43,7 @@ type Options struct {
 	DisablePublicNetwork  *bool
 	DisablePrivateIngress bool
 	UsePrivateIP          bool
+	TargetAddressFamily   string // FamilyIPv4, FamilyIPv6 or FamilyDualStack
 	PrivateIPv4           netip.Addr
 	PrivateSubnetIPRange  netip.Prefix
 	// PublicNetIPv4 and PublicNetIPv6 are the IDs of the Primary IPs a new
@@ -250,6 +252,7 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 		DisablePublicNetwork:  a.optBool(DisablePublicNetwork),
 		DisablePrivateIngress: a.boolean(DisablePrivateIngress, d.DisablePrivateIngress),
 		UsePrivateIP:          a.boolean(UsePrivateIP, d.UsePrivateIP),
+		TargetAddressFamily:   a.oneOf(TargetAddressFamily, cmp.Or(d.TargetAddressFamily, FamilyIPv4)),
 		PublicNetIPv4:         a.id(PublicNetIPv4),
 		PublicNetIPv6:         a.id(PublicNetIPv6),
 	}
@@ -286,6 +289,9 @@ func Parse(svc *corev1.Service, d Defaults) (Options, error) {
 			a.fail(PrivateSubnetIPRange, subnet)
 		}
 		o.PrivateSubnetIPRange = p
+	}
+	if v, set := a.get(TargetAddressFamily); set && o.UsePrivateIP && o.TargetAddressFamily != FamilyIPv4 {
+		a.errs = append(a.errs, &Error{TargetAddressFamily.Short(), v, "ipv4 while use-private-ip is true: private networks are IPv4-only"})
 	}
 	if o.ManageTargets && !o.ExternallyManaged {
 		a.errs = append(a.errs, &Error{ManageTargets.Short(), a.m[string(ManageTargets)], "false unless externally-managed is true: the CCM keeps the targets of its own load balancers anyway"})

@@ -29,7 +29,7 @@ func TestLBOptionsDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Options{Type: "lb11", PortOptions: PortOptions{Protocol: "tcp",
+	want := Options{Type: "lb11", TargetAddressFamily: FamilyIPv4, PortOptions: PortOptions{Protocol: "tcp",
 		HTTP: HTTPOptions{CertificateType: "uploaded", CertificatesFrom: "http-certificates", SecretsFrom: "http-certificate-secrets", ManagedCertName: "ccm-managed-certificate-1234-abcd"}}}
 	if diff := cmp.Diff(want, o, cmpopts.EquateComparable(netip.Addr{}, netip.Prefix{}), cmpopts.EquateEmpty(), cmp.AllowUnexported(Options{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
@@ -97,7 +97,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 	o, err := Parse(service(map[string]string{
 		"name": "web-lb", "type": "LB21", "location": "hel1", "network-zone": "eu-central", "algorithm-type": "Least_Connections",
 		"node-selector": "role=worker", "hostname": "lb.example.com", "ipv6-disabled": "true", "ipv4-rdns": "lb.example.com",
-		"ipv6-rdns": "", "disable-public-network": "false", "disable-private-ingress": "true", "use-private-ip": "true",
+		"ipv6-rdns": "", "disable-public-network": "false", "disable-private-ingress": "true", "use-private-ip": "true", "target-address-family": "IPv4",
 		"private-ipv4": "10.0.0.100", "private-subnet-ip-range": "10.0.2.0/24", "protocol": "HTTPS", "uses-proxyprotocol": "true",
 		"http-cookie-name": "SESSION", "http-cookie-lifetime": "1h", "http-sticky-sessions": "true", "http-redirect-http": "true",
 		"http-timeout-idle": "120s", "certificate-type": "managed", "http-certificates": "a, b",
@@ -113,7 +113,7 @@ func TestLBOptionsEveryAnnotation(t *testing.T) {
 	no, yes, empty, rdns := false, true, "", "lb.example.com"
 	want := Options{Name: "web-lb", Type: "lb21", TypeExplicit: true, TypeConfigured: true, Location: "hel1", Algorithm: "least_connections",
 		NodeSelector: labels.SelectorFromSet(labels.Set{"role": "worker"}), Hostname: "lb.example.com", IPv6Disabled: true,
-		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true,
+		IPv4RDNS: &rdns, IPv6RDNS: &empty, DisablePublicNetwork: &no, DisablePrivateIngress: true, UsePrivateIP: true, TargetAddressFamily: FamilyIPv4,
 		PrivateIPv4: netip.MustParseAddr("10.0.0.100"), PrivateSubnetIPRange: netip.MustParsePrefix("10.0.2.0/24"),
 		PublicNetIPv4: 4711, PublicNetIPv6: 4712,
 		PortOptions: PortOptions{Protocol: "https", ProxyProtocol: true,
