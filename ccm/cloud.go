@@ -254,6 +254,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 			c.rotation.setRecorder(recorder)
 		}
 	}
+	c.startNodeIPAM(builder, recorder, stop)
 	// The load balancers' background work runs with or without events:
 	// syncs hand their remaining changes to it.
 	if c.lbs != nil {

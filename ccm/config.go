@@ -76,6 +76,9 @@ type Config struct {
 	// initialisation; background work waits below it (HCLOUD_BUDGET_RESERVE).
 	BudgetReserve int
 
+	// NodeIPAM assigns Nodes pod ranges from their servers' IPv6 /64s.
+	NodeIPAM NodeIPAMConfig
+
 	LoadBalancers annotation.Defaults
 	// LoadBalancerClass is which Services get a load balancer, by
 	// spec.loadBalancerClass (HCLOUD_LOAD_BALANCERS_CLASS and
@@ -243,6 +246,9 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 	if c.Network == "" {
 		c.RoutesEnabled = false
 	}
+	var ipamWarnings []string
+	c.NodeIPAM, ipamWarnings = loadNodeIPAM(r, c.RoutesEnabled)
+	c.Warnings = append(c.Warnings, ipamWarnings...)
 	return c, errors.Join(r.errs...)
 }
 
