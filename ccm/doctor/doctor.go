@@ -105,6 +105,7 @@ func Run(ctx context.Context, opts Options) Report {
 		{"robot", d.checkRobot},
 		{"node", func(context.Context) { d.checkNodes() }},
 		{"network", func(context.Context) { d.checkNetwork() }},
+		{"ipv6", func(context.Context) { d.checkIPv6() }},
 		{"service", d.checkServices},
 		{"load-balancer", func(context.Context) { d.checkOrphans() }},
 		{"rate-limit", func(context.Context) { d.checkRateLimit() }},
