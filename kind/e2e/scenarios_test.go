@@ -217,6 +217,10 @@ func TestScenarios(t *testing.T) {
 		primaryIPTraffic(t, ctx)
 	})
 
+	step(t, "target-address-family: a Service's targets on the families its Nodes list, the rest told", func(t *testing.T) {
+		ipv6Targets(t, ctx)
+	})
+
 	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on", func(t *testing.T) {
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_off_server", ServerName: worker}); err != nil {
 			t.Fatal(err)
