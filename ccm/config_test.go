@@ -28,7 +28,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	}
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
-		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: annotation.Defaults{Enabled: true, Type: "lb11"},
+		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: annotation.Defaults{Enabled: true, Type: "lb11", TargetAddressFamily: "ipv4"},
+		NodeIPAM:          NodeIPAMConfig{IPv6MaskSize: 80},
 		LoadBalancerClass: loadbalancer.Class{Name: "hetzner.cloud/load-balancer", WithoutClass: true},
 		Robot:             robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
@@ -51,8 +52,9 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		"HCLOUD_LOAD_BALANCERS_USES_PROXYPROTOCOL": "false", "HCLOUD_LOAD_BALANCERS_PRIVATE_SUBNET_IP_RANGE": "10.0.1.0/24",
 		"HCLOUD_LOAD_BALANCERS_ALGORITHM_TYPE": "Least_Connections", "HCLOUD_LOAD_BALANCERS_TYPE": "lb21",
 		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL": "5s", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT": "3s",
-		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "2",
-		"HCLOUD_LOAD_BALANCERS_CLASS":                "example.com/hcloud", "HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS": "false",
+		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "2", "HCLOUD_LOAD_BALANCERS_TARGET_ADDRESS_FAMILY": "ipv6",
+		"HCLOUD_NODE_IPAM_IPV6_ENABLED": "true", "HCLOUD_NODE_IPAM_IPV6_MASK_SIZE": "112",
+		"HCLOUD_LOAD_BALANCERS_CLASS": "example.com/hcloud", "HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS": "false",
 	}), noFile)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +66,9 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		ListingMaxAge: 6 * time.Hour,
 		LoadBalancers: annotation.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
-			Type: "lb21", TypeSet: true, HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two},
+			Type: "lb21", TypeSet: true, HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two,
+			TargetAddressFamily: "ipv6"},
+		NodeIPAM:          NodeIPAMConfig{IPv6: true, IPv6MaskSize: 112},
 		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"},
 		Robot:             robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
