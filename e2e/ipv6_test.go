@@ -22,7 +22,8 @@ import (
 
 // TestIPv6: with HCLOUD_INSTANCES_ADDRESS_FAMILY=dualstack and the node
 // IPAM mode, each Node gets a pod range from its server's /64 beside the
-// server's own address; a Service with target-address-family dualstack
+// server's own address, and one with another allocator's range keeps it
+// (the API server refuses to change it); a Service with target-address-family dualstack
 // has each Node as a target on its IPv4 and on its IPv6, a server
 // without public IPv4 on its IPv6 only (no TargetRejected); ipv6 then
 // leaves only the IPv6 ones.
@@ -62,6 +63,27 @@ func TestIPv6(t *testing.T) {
 			return slices.Equal(got, []string{want.String()})
 		})
 	}
+	// A Node that another allocator gave an IPv4 range keeps it, told: the
+	// API server refuses a change of podCIDRs once set.
+	var err error
+	if err = env.RegisterNode(ctx, "worker-2", cidr(2)); err != nil {
+		t.Fatal(err)
+	}
+	fakecloudtest.Eventually(t, time.Minute, "PodCIDRNotAssigned on worker-2", func() bool {
+		evs, err := env.Kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=worker-2,reason=PodCIDRNotAssigned"})
+		return err == nil && len(evs.Items) > 0
+	})
+	if servers["worker-2"], _, err = api.Server.GetByName(ctx, "worker-2"); err != nil || servers["worker-2"] == nil {
+		t.Fatalf("server worker-2: %v", err)
+	}
+	w2 := node(t, env, "worker-2")
+	if !slices.Equal(w2.Spec.PodCIDRs, []string{cidr(2)}) {
+		t.Errorf("worker-2's pod ranges %v, want %s kept", w2.Spec.PodCIDRs, cidr(2))
+	}
+	w2.Spec.PodCIDRs = append(w2.Spec.PodCIDRs, "2001:db8:1::/112")
+	if _, err := env.Kube.CoreV1().Nodes().Update(ctx, w2, metav1.UpdateOptions{}); err == nil {
+		t.Error("the API server let a Node's podCIDRs grow once set")
+	}
 	done()
 
 	done = timed(t, "dualstack targets; the server without IPv4 on its IPv6")
@@ -72,7 +94,7 @@ func TestIPv6(t *testing.T) {
 	}
 	wantTargets := func(v4 bool) []string {
 		var out []string
-		for _, n := range names {
+		for _, n := range append(slices.Clone(names), "worker-2") {
 			s := servers[n]
 			if v4 && s.PublicNet.IPv4.IP != nil && !s.PublicNet.IPv4.IsUnspecified() {
 				out = append(out, fmt.Sprint(s.ID))
