@@ -1,6 +1,10 @@
 package ccm
 
-import "fmt"
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+)
 
 // NodeIPAMConfig is the node IPAM mode (node_ipam.go): a pod range for
 // each Node from its server's IPv6 /64.
@@ -11,6 +15,11 @@ type NodeIPAMConfig struct {
 	// (HCLOUD_NODE_IPAM_IPV6_MASK_SIZE): 65 to 120, so the range is a
 	// strict part of the /64 and holds at least 256 addresses.
 	IPv6MaskSize int
+	// IPv4ClusterCIDR, when valid, makes the Nodes dual-stack: each gets an
+	// IPv4 range of IPv4MaskSize from it beside the IPv6 one
+	// (HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR, HCLOUD_NODE_IPAM_IPV4_MASK_SIZE).
+	IPv4ClusterCIDR netip.Prefix
+	IPv4MaskSize    int
 }
 
 // Bounds of HCLOUD_NODE_IPAM_IPV6_MASK_SIZE.
@@ -28,6 +37,21 @@ func loadNodeIPAM(r *envReader, routes bool) (NodeIPAMConfig, []string) {
 		r.errs = append(r.errs, fmt.Errorf("HCLOUD_NODE_IPAM_IPV6_MASK_SIZE=%d: want a prefix length from %d to %d, such as 80 or 112, "+
 			"for a pod range inside the server's /64", c.IPv6MaskSize, minIPv6PodMask, maxIPv6PodMask))
 		c.IPv6MaskSize = defaultIPv6PodMask
+	}
+	c.IPv4MaskSize = r.integer("HCLOUD_NODE_IPAM_IPV4_MASK_SIZE", 24)
+	if v := strings.TrimSpace(r.getenv("HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR")); v != "" {
+		p, err := netip.ParsePrefix(v)
+		switch {
+		case err != nil || !p.Addr().Is4():
+			r.errs = append(r.errs, fmt.Errorf("HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR=%q: want an IPv4 CIDR such as 10.244.0.0/16", v))
+		case !c.IPv6:
+			r.errs = append(r.errs, fmt.Errorf("HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR=%s: it gives the IPv4 ranges beside the IPv6 ones; set HCLOUD_NODE_IPAM_IPV6_ENABLED=true too", v))
+		case c.IPv4MaskSize < p.Bits() || c.IPv4MaskSize > 30 || c.IPv4MaskSize-p.Bits() > 16:
+			r.errs = append(r.errs, fmt.Errorf("HCLOUD_NODE_IPAM_IPV4_MASK_SIZE=%d: want %d to %d, a part of HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR %s of at most 65536 ranges",
+				c.IPv4MaskSize, p.Bits(), min(30, p.Bits()+16), p))
+		default:
+			c.IPv4ClusterCIDR = p.Masked()
+		}
 	}
 	var warnings []string
 	if c.IPv6 && routes {

@@ -2,11 +2,13 @@ package ccm
 
 import (
 	"io/fs"
+	"net/netip"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
@@ -29,10 +31,10 @@ func TestLoadConfigDefaults(t *testing.T) {
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
 		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: annotation.Defaults{Enabled: true, Type: "lb11", TargetAddressFamily: "ipv4"},
-		NodeIPAM:          NodeIPAMConfig{IPv6MaskSize: 80},
+		NodeIPAM:          NodeIPAMConfig{IPv6MaskSize: 80, IPv4MaskSize: 24},
 		LoadBalancerClass: loadbalancer.Class{Name: "hetzner.cloud/load-balancer", WithoutClass: true},
 		Robot:             robotDefaults}
-	if diff := cmp.Diff(want, c); diff != "" {
+	if diff := cmp.Diff(want, c, cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
@@ -68,10 +70,10 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
 			Type: "lb21", TypeSet: true, HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two,
 			TargetAddressFamily: "ipv6"},
-		NodeIPAM:          NodeIPAMConfig{IPv6: true, IPv6MaskSize: 112},
+		NodeIPAM:          NodeIPAMConfig{IPv6: true, IPv6MaskSize: 112, IPv4MaskSize: 24},
 		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"},
 		Robot:             robotDefaults}
-	if diff := cmp.Diff(want, c); diff != "" {
+	if diff := cmp.Diff(want, c, cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }

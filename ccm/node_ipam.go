@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"net/netip"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/informers"
@@ -87,6 +89,7 @@ type nodeIPAM struct {
 	nodes    coreinformers.NodeInformer
 	server   func(ctx context.Context, id int64) (*hcloud.Server, error)
 	bits     int
+	v4       *ipv4Pool // nil: IPv6 ranges only
 	recorder record.EventRecorder
 	queue    workqueue.TypedRateLimitingInterface[string]
 
@@ -196,17 +199,33 @@ func (n *nodeIPAM) sync(ctx context.Context, name string) error {
 		n.notAssigned(node, err.Error())
 		return nil
 	}
+	cidrs := []string{cidr.String()}
+	var v4 netip.Prefix
+	if n.v4 != nil { // dual-stack: IPv4 first, as kube-controller-manager orders --cluster-cidr
+		all, err := n.nodes.Lister().List(labels.Everything())
+		if err != nil {
+			return err
+		}
+		if v4, err = n.v4.next(node.Name, all); err != nil {
+			n.notAssigned(node, err.Error())
+			return nil
+		}
+		cidrs = []string{v4.String(), cidr.String()}
+	}
 	// Conditional on the Node as read: a range set meanwhile stays.
 	patch, _ := json.Marshal(map[string]any{
 		"metadata": map[string]any{"resourceVersion": node.ResourceVersion},
-		"spec":     map[string]any{"podCIDR": cidr.String(), "podCIDRs": []string{cidr.String()}},
+		"spec":     map[string]any{"podCIDR": cidrs[0], "podCIDRs": cidrs},
 	})
 	if _, err := n.kube.CoreV1().Nodes().Patch(ctx, node.Name, types.MergePatchType, patch, metav1.PatchOptions{}); err != nil {
-		return fmt.Errorf("set pod range %s of Node %s: %w", cidr, node.Name, err)
+		return fmt.Errorf("set pod ranges %v of Node %s: %w", cidrs, node.Name, err)
 	}
-	klog.InfoS("Assigned a pod range from the server's IPv6 /64", "node", klog.KObj(node), "podCIDR", cidr)
+	if n.v4 != nil {
+		n.v4.given[node.Name] = v4
+	}
+	klog.InfoS("Assigned pod ranges, the IPv6 one from the server's /64", "node", klog.KObj(node), "podCIDRs", cidrs)
 	if n.recorder != nil {
-		n.recorder.Eventf(node, corev1.EventTypeNormal, eventPodCIDRAssigned, "pod range %s from server %s's IPv6 %s", cidr, s.Name, net)
+		n.recorder.Eventf(node, corev1.EventTypeNormal, eventPodCIDRAssigned, "pod ranges %s; the IPv6 one from server %s's %s", strings.Join(cidrs, ", "), s.Name, net)
 	}
 	return nil
 }
@@ -268,6 +287,9 @@ func (c *Cloud) startNodeIPAM(builder cloudprovider.ControllerClientBuilder, rec
 	if err != nil {
 		klog.ErrorS(err, "Starting the node IPAM mode")
 		return
+	}
+	if c.cfg.NodeIPAM.IPv4ClusterCIDR.IsValid() {
+		ipam.v4 = &ipv4Pool{cidr: c.cfg.NodeIPAM.IPv4ClusterCIDR, bits: c.cfg.NodeIPAM.IPv4MaskSize, given: map[string]netip.Prefix{}}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	factory.Start(stop)

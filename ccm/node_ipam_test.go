@@ -11,6 +11,7 @@ import (
 	"github.com/hetznercloud/hcloud-go/v2/hcloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes/fake"
 	"k8s.io/client-go/tools/record"
@@ -53,13 +54,25 @@ func TestLoadNodeIPAMConfig(t *testing.T) {
 	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
 	base := map[string]string{"HCLOUD_TOKEN": strings.Repeat("x", 64)}
 	c, err := LoadConfig(env(base), nil)
-	if err != nil || c.NodeIPAM != (NodeIPAMConfig{IPv6: false, IPv6MaskSize: 80}) {
+	if err != nil || c.NodeIPAM != (NodeIPAMConfig{IPv6: false, IPv6MaskSize: 80, IPv4MaskSize: 24}) {
 		t.Errorf("defaults %+v, %v", c.NodeIPAM, err)
 	}
 	base["HCLOUD_NODE_IPAM_IPV6_ENABLED"], base["HCLOUD_NODE_IPAM_IPV6_MASK_SIZE"] = "true", "112"
-	if c, err := LoadConfig(env(base), nil); err != nil || c.NodeIPAM != (NodeIPAMConfig{IPv6: true, IPv6MaskSize: 112}) {
+	if c, err := LoadConfig(env(base), nil); err != nil || c.NodeIPAM != (NodeIPAMConfig{IPv6: true, IPv6MaskSize: 112, IPv4MaskSize: 24}) {
 		t.Errorf("set %+v, %v", c.NodeIPAM, err)
 	}
+	base["HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR"] = "10.244.0.0/16"
+	if c, err := LoadConfig(env(base), nil); err != nil || c.NodeIPAM.IPv4ClusterCIDR != netip.MustParsePrefix("10.244.0.0/16") || c.NodeIPAM.IPv4MaskSize != 24 {
+		t.Errorf("dual-stack %+v, %v", c.NodeIPAM, err)
+	}
+	for v, mask := range map[string]string{"2001:db8::/56": "24", "10.244.0.0/16": "31", "10.0.0.0/8": "25"} {
+		base["HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR"], base["HCLOUD_NODE_IPAM_IPV4_MASK_SIZE"] = v, mask
+		if _, err := LoadConfig(env(base), nil); err == nil || !strings.Contains(err.Error(), "HCLOUD_NODE_IPAM_IPV4_") {
+			t.Errorf("%s /%s: %v, want an error naming the variable", v, mask, err)
+		}
+	}
+	delete(base, "HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR")
+	delete(base, "HCLOUD_NODE_IPAM_IPV4_MASK_SIZE")
 	for _, bad := range []string{"64", "121", "eighty"} {
 		base["HCLOUD_NODE_IPAM_IPV6_MASK_SIZE"] = bad
 		if _, err := LoadConfig(env(base), nil); err == nil || !strings.Contains(err.Error(), "HCLOUD_NODE_IPAM_IPV6_MASK_SIZE") {
@@ -142,7 +155,7 @@ func TestNodeIPAM(t *testing.T) {
 	}
 	events := drain(rec)
 	for _, want := range []string{
-		"Normal PodCIDRAssigned pod range " + want0,
+		"Normal PodCIDRAssigned pod ranges " + want0,
 		"Warning PodCIDRNotAssigned no pod range from the server's IPv6 /64 (HCLOUD_NODE_IPAM_IPV6_ENABLED): the Node has the pod ranges [10.244.1.0/24] from another allocator",
 		"Warning PodCIDRNotAssigned no pod range from the server's IPv6 /64 (HCLOUD_NODE_IPAM_IPV6_ENABLED): server v4only has no public IPv6 /64",
 	} {
@@ -188,5 +201,117 @@ func drain(rec *record.FakeRecorder) []string {
 		default:
 			return out
 		}
+	}
+}
+
+// TestNodeIPAMDualStack: with an IPv4 cluster CIDR each Node gets the
+// lowest free IPv4 range beside its IPv6 one, IPv4 first; ranges Nodes
+// hold are skipped, and two Nodes assigned one after the other, before
+// the cache shows the first, never share one.
+func TestNodeIPAMDualStack(t *testing.T) {
+	c := newCloud(t, 3, fakecloud.Options{})
+	ctx := t.Context()
+	inv := inventory.NewInventory(c.Client, nil)
+	var objs []runtime.Object
+	servers := map[string]*hcloud.Server{}
+	for i, name := range []string{"node-0000", "node-0001", "node-0002"} {
+		s := c.Server(t, name)
+		servers[name] = s
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerid.FromServerID(s.ID)}}
+		if i == 0 { // another allocator's, kept; its range is taken
+			n.Spec.PodCIDR, n.Spec.PodCIDRs = "10.244.0.0/24", []string{"10.244.0.0/24"}
+		}
+		objs = append(objs, n)
+	}
+	kube := fake.NewClientset(objs...)
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	ipam, err := newNodeIPAM(kube, factory.Core().V1().Nodes(), func(ctx context.Context, id int64) (*hcloud.Server, error) {
+		return inv.ByServerID(ctx, id, inventory.Within(time.Hour))
+	}, 80, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ipam.v4 = &ipv4Pool{cidr: netip.MustParsePrefix("10.244.0.0/16"), bits: 24, given: map[string]netip.Prefix{}}
+	factory.Start(ctx.Done())
+	go ipam.run(ctx)
+	got := map[string][]string{}
+	fakecloudtest.Eventually(t, 10*time.Second, "both Nodes' ranges", func() bool {
+		for _, name := range []string{"node-0001", "node-0002"} {
+			n, err := kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+			if err != nil || len(n.Spec.PodCIDRs) != 2 {
+				return false
+			}
+			got[name] = n.Spec.PodCIDRs
+		}
+		return true
+	})
+	v4s := []string{got["node-0001"][0], got["node-0002"][0]}
+	slices.Sort(v4s)
+	if !slices.Equal(v4s, []string{"10.244.1.0/24", "10.244.2.0/24"}) {
+		t.Errorf("IPv4 ranges %v, want 10.244.1.0/24 and 10.244.2.0/24", got)
+	}
+	for name, cidrs := range got {
+		if want := firstBlock(servers[name], 80); cidrs[1] != want {
+			t.Errorf("%s: IPv6 range %s, want %s", name, cidrs[1], want)
+		}
+	}
+}
+
+func TestIPv4PoolNext(t *testing.T) {
+	p := &ipv4Pool{cidr: netip.MustParsePrefix("10.0.0.0/30"), bits: 31, given: map[string]netip.Prefix{}}
+	held := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Spec: corev1.NodeSpec{PodCIDRs: []string{"10.0.0.0/31", "2001:db8::/80"}}}
+	b := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "b"}}
+	got, err := p.next("b", []*corev1.Node{held, b})
+	if err != nil || got.String() != "10.0.0.2/31" {
+		t.Fatalf("next %v %v, want 10.0.0.2/31", got, err)
+	}
+	p.given["b"] = got
+	if _, err := p.next("c", []*corev1.Node{held, b, {ObjectMeta: metav1.ObjectMeta{Name: "c"}}}); err == nil {
+		t.Error("a full cluster CIDR gave a range")
+	}
+	// b gone: its range is free again.
+	if got, err := p.next("c", []*corev1.Node{held, {ObjectMeta: metav1.ObjectMeta{Name: "c"}}}); err != nil || got.String() != "10.0.0.2/31" {
+		t.Errorf("after b went: %v %v, want 10.0.0.2/31", got, err)
+	}
+}
+
+// TestNodeIPAMRemembersWhatItGave: two Nodes assigned before the cache
+// shows the first's ranges get different IPv4 ranges.
+func TestNodeIPAMRemembersWhatItGave(t *testing.T) {
+	c := newCloud(t, 2, fakecloud.Options{})
+	ctx := t.Context()
+	inv := inventory.NewInventory(c.Client, nil)
+	var objs []runtime.Object
+	for _, name := range []string{"node-0000", "node-0001"} {
+		objs = append(objs, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: corev1.NodeSpec{ProviderID: providerid.FromServerID(c.Server(t, name).ID)}})
+	}
+	kube := fake.NewClientset(objs...)
+	factory := informers.NewSharedInformerFactory(kube, 0)
+	nodes := factory.Core().V1().Nodes()
+	ipam, err := newNodeIPAM(kube, nodes, func(ctx context.Context, id int64) (*hcloud.Server, error) {
+		return inv.ByServerID(ctx, id, inventory.Within(time.Hour))
+	}, 80, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ipam.v4 = &ipv4Pool{cidr: netip.MustParsePrefix("10.244.0.0/16"), bits: 24, given: map[string]netip.Prefix{}}
+	for _, o := range objs { // a cache that never catches up: the informer is not started
+		if err := nodes.Informer().GetStore().Add(o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var v4s []string
+	for _, name := range []string{"node-0000", "node-0001"} {
+		if err := ipam.sync(ctx, name); err != nil {
+			t.Fatal(err)
+		}
+		n, err := kube.CoreV1().Nodes().Get(ctx, name, metav1.GetOptions{})
+		if err != nil || len(n.Spec.PodCIDRs) != 2 {
+			t.Fatalf("%s: %v %v", name, n, err)
+		}
+		v4s = append(v4s, n.Spec.PodCIDRs[0])
+	}
+	if !slices.Equal(v4s, []string{"10.244.0.0/24", "10.244.1.0/24"}) {
+		t.Errorf("IPv4 ranges %v, want 10.244.0.0/24 then 10.244.1.0/24", v4s)
 	}
 }
