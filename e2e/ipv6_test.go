@@ -179,3 +179,51 @@ func rawTargets(t *testing.T, env *harness.Env) []string {
 	slices.Sort(out)
 	return out
 }
+
+// TestIPv6DualStackPodRanges: with HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR the
+// Nodes get an IPv4 range, lowest free first, and the IPv6 one of their
+// server's /64, at once; the network routes the IPv4 ranges, and refuses
+// the IPv6 ones (networks are IPv4-only), with RouteRefused.
+func TestIPv6DualStackPodRanges(t *testing.T) {
+	env := setup(t, func(o *harness.Options) {
+		o.CCMEnv = append(o.CCMEnv, "HCLOUD_INSTANCES_ADDRESS_FAMILY=dualstack", "HCLOUD_NODE_IPAM_IPV6_ENABLED=true",
+			"HCLOUD_NODE_IPAM_IPV4_CLUSTER_CIDR=10.244.0.0/16")
+	})
+	ctx := context.Background()
+	if _, err := env.StartCCM(ctx); err != nil {
+		t.Fatal(err)
+	}
+	done := timed(t, "dual-stack pod ranges, the IPv4 ones routed")
+	gateways := map[string]string{"control-plane-1": "10.0.0.2", "worker-1": "10.0.0.3"}
+	for _, n := range []string{"control-plane-1", "worker-1"} {
+		if err := env.RegisterNode(ctx, n, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	routes := map[string]string{}
+	for n, gw := range gateways {
+		s, _, err := env.Cloud().Client.Server.GetByName(ctx, n)
+		if err != nil || s == nil {
+			t.Fatalf("server %s: %v", n, err)
+		}
+		v6 := netip.PrefixFrom(addOffset(netip.MustParseAddr(s.PublicNet.IPv6.Network.IP.String()), 1<<48), 80) // ::1 is the server's: the second /80
+		var cidrs []string
+		fakecloudtest.Eventually(t, time.Minute, n+"'s pod ranges", func() bool {
+			cidrs = node(t, env, n).Spec.PodCIDRs
+			return len(cidrs) == 2
+		})
+		if p, err := netip.ParsePrefix(cidrs[0]); err != nil || !p.Addr().Is4() || p.Bits() != 24 || !netip.MustParsePrefix("10.244.0.0/16").Contains(p.Addr()) || cidrs[1] != v6.String() {
+			t.Fatalf("%s's pod ranges %v, want a /24 of 10.244.0.0/16 and %s", n, cidrs, v6)
+		}
+		routes[cidrs[0]] = gw
+	}
+	if len(routes) != 2 {
+		t.Fatalf("the two Nodes share an IPv4 range: %v", routes)
+	}
+	fakecloudtest.Eventually(t, time.Minute, "a route per IPv4 range", func() bool { return sameRoutes(t, env, routes) })
+	fakecloudtest.Eventually(t, time.Minute, "RouteRefused for an IPv6 range", func() bool {
+		evs, err := env.Kube.CoreV1().Events("").List(ctx, metav1.ListOptions{FieldSelector: "reason=RouteRefused"})
+		return err == nil && len(evs.Items) > 0
+	})
+	done()
+}
