@@ -113,6 +113,13 @@ func newNodeIPAM(kube kubernetes.Interface, nodes coreinformers.NodeInformer, se
 	_, err := nodes.Informer().AddEventHandler(cache.ResourceEventHandlerFuncs{
 		AddFunc:    enqueue,
 		UpdateFunc: func(_, cur any) { enqueue(cur) },
+		DeleteFunc: func(obj any) {
+			if node, ok := obj.(*corev1.Node); ok {
+				n.mu.Lock()
+				delete(n.told, node.Name)
+				n.mu.Unlock()
+			}
+		},
 	})
 	return n, err
 }
