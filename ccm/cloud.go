@@ -199,6 +199,9 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 	if c.cfg.LoadBalancers.Enabled {
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
 			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass, TypesCounted: countLBTypes})
+		if metrics != nil {
+			metrics.MustRegister(c.lbs.HealthCollector())
+		}
 	}
 	c.startRotation(ctx)
 	return c, nil
@@ -257,6 +260,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 	// syncs hand their remaining changes to it.
 	if c.lbs != nil {
 		c.lbs.Start(ctx, recorder)
+		c.startHealth(ctx, builder)
 		c.watchNodeLabels(builder, stop)
 		c.watchSecrets(builder, stop)
 		c.lookupServices(builder)

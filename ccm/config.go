@@ -81,6 +81,14 @@ type Config struct {
 	// spec.loadBalancerClass (HCLOUD_LOAD_BALANCERS_CLASS and
 	// HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS).
 	LoadBalancerClass loadbalancer.Class
+	// TargetHealthInterval is how often the load balancers' target health
+	// is read for the Services' condition, events and metrics; 0: never
+	// (HCLOUD_LOAD_BALANCERS_TARGET_HEALTH_INTERVAL).
+	TargetHealthInterval time.Duration
+	// TrafficRequests is how many requests an hour the load balancers'
+	// traffic metrics may spend; 0: none
+	// (HCLOUD_LOAD_BALANCERS_TRAFFIC_METRICS_REQUESTS).
+	TrafficRequests int
 
 	// Robot reaches the Robot webservice for dedicated servers (ROBOT_*).
 	Robot RobotConfig
@@ -235,6 +243,7 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 	}
 	c.LoadBalancers = loadBalancerDefaults(r)
 	c.LoadBalancerClass = loadBalancerClass(r)
+	c.TargetHealthInterval, c.TrafficRequests = loadBalancerHealth(r)
 	c.Robot = r.loadRobot(readFile)
 	c.Token, c.Warnings = r.token(readFile)
 	c.TokenFile = r.tokenFile
