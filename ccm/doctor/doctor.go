@@ -106,6 +106,7 @@ func Run(ctx context.Context, opts Options) Report {
 		{"node", func(context.Context) { d.checkNodes() }},
 		{"network", func(context.Context) { d.checkNetwork() }},
 		{"service", d.checkServices},
+		{"target-health", func(context.Context) { d.checkTargetHealth() }},
 		{"load-balancer", func(context.Context) { d.checkOrphans() }},
 		{"rate-limit", func(context.Context) { d.checkRateLimit() }},
 		{"staleness", func(context.Context) { d.checkStaleness() }},
