@@ -29,8 +29,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 	want := Config{Token: token64, Endpoint: "https://api.hetzner.cloud/v1", MetadataEndpoint: "http://169.254.169.254/hetzner/v1/metadata", AddressFamily: "ipv4", ZoneLabelEnabled: true,
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
 		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: annotation.Defaults{Enabled: true, Type: "lb11"},
-		LoadBalancerClass: loadbalancer.Class{Name: "hetzner.cloud/load-balancer", WithoutClass: true},
-		Robot:             robotDefaults}
+		LoadBalancerClass: loadbalancer.Class{Name: "hetzner.cloud/load-balancer", WithoutClass: true}, TargetHealthInterval: 5 * time.Minute,
+		Robot: robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -53,6 +53,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_INTERVAL": "5s", "HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_TIMEOUT": "3s",
 		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "2",
 		"HCLOUD_LOAD_BALANCERS_CLASS":                "example.com/hcloud", "HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS": "false",
+		"HCLOUD_LOAD_BALANCERS_TARGET_HEALTH_INTERVAL": "1m", "HCLOUD_LOAD_BALANCERS_TRAFFIC_METRICS_REQUESTS": "60",
 	}), noFile)
 	if err != nil {
 		t.Fatal(err)
@@ -65,8 +66,8 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		LoadBalancers: annotation.Defaults{NetworkZone: "eu-central", DisablePrivateIngress: true, UsePrivateIP: true, DisableIPv6: true,
 			DisablePublicNetwork: &yes, UsesProxyProtocol: &no, PrivateSubnetIPRange: "10.0.1.0/24", AlgorithmType: "least_connections",
 			Type: "lb21", TypeSet: true, HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two},
-		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"},
-		Robot:             robotDefaults}
+		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"}, TargetHealthInterval: time.Minute, TrafficRequests: 60,
+		Robot: robotDefaults}
 	if diff := cmp.Diff(want, c); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
