@@ -16,6 +16,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 const healthInterval = time.Minute
@@ -331,4 +332,18 @@ func TestReadHealth(t *testing.T) {
 	if !slices.Equal(h.UnhealthyNodes(), []string{"a"}) {
 		t.Errorf("unhealthy %v, want [a]", h.UnhealthyNodes())
 	}
+}
+
+// TestTargetHealthBesideSyncs: the health loop reads while syncs change
+// the same load balancers and the metrics are scraped (run with -race).
+func TestTargetHealthBesideSyncs(t *testing.T) {
+	svc := lbService("web", []int32{80})
+	c, kube := healthCluster(t, 4, svc)
+	c.lbs.StartHealth(t.Context(), HealthOptions{Services: kube.CoreV1(), Interval: 5 * time.Millisecond})
+	for i := range 20 {
+		c.clock.Advance(time.Second)
+		c.update(t, svc, c.nodes[:2+i%3])
+		gather(t, c.lbs)
+	}
+	fakecloudtest.Eventually(t, 10*time.Second, "a condition written", func() bool { return condition(t, kube, svc) != nil })
 }
