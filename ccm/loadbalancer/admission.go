@@ -36,6 +36,14 @@ func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
 		if _, ok := svc.Annotations[string(annotation.Type)]; ok && types[c.Type] == nil {
 			errs = append(errs, &annotation.Error{Key: annotation.Type.Short(), Value: c.Type, Accepted: "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
 		}
+		typ := c.Type
+		if lb := l.store.known(string(svc.UID)); lb != nil && lb.LoadBalancerType != nil && types[typ] != nil &&
+			lb.LoadBalancerType.MaxServices > types[typ].MaxServices {
+			typ = lb.LoadBalancerType.Name // types only grow: the bigger one is kept
+		}
+		if err := PortsOverLimit(TCPPorts(svc), typ, types.list()); err != nil {
+			errs = append(errs, err)
+		}
 		if _, ok := svc.Annotations[string(annotation.Location)]; ok && c.Location != "" {
 			locations := types.locations()
 			if !slices.Contains(locations, c.Location) {
@@ -55,6 +63,31 @@ func (l *Manager) CertificatesMissing(c ServiceConfig) []string {
 	for _, c := range c.Certificates {
 		if _, err := strconv.ParseInt(c.Ref, 10, 64); err != nil && l.certs.missingNow(c.Ref) {
 			out = append(out, fmt.Sprintf("%s: no certificate %q was found when the CCM last looked; upload it, or the load balancer gets no HTTPS", c.Annotation, c.Ref))
+		}
+	}
+	return out
+}
+
+// SecretsRefused are warnings for the TLS Secrets in c (Validate's
+// answer) that the API would not take (CheckTLSSecret), read as a sync
+// reads them: from the CCM's watch, else the Kubernetes API. Not a
+// refusal: the fix is to the Secret, which may change at any time. A
+// Secret that cannot be read, or is not there yet, passes.
+func (l *Manager) SecretsRefused(ctx context.Context, c ServiceConfig) []string {
+	l.mu.Lock()
+	src := l.secrets
+	l.mu.Unlock()
+	if src == nil {
+		return nil
+	}
+	var out []string
+	for _, key := range c.CertificateSecrets {
+		sec, err := src.Get(ctx, key)
+		if err != nil || sec == nil {
+			continue
+		}
+		if err := CheckTLSSecret(sec); err != nil {
+			out = append(out, err.Error()+": the CCM uploads nothing from it and changes nothing of the load balancer until it is fixed")
 		}
 	}
 	return out
