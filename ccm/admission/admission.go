@@ -84,7 +84,7 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 }
 
 // notes are warnings that do not refuse: source ranges no load balancer
-// enforces, certificates the CCM found missing when it last looked,
+// enforces, a deprecated type that can still be ordered, certificates the CCM found missing when it last looked,
 // which may have been uploaded since, and TLS Secrets the API would not
 // take (the fix is to the Secret, not the Service).
 func (h *Handler) notes(svc *corev1.Service) []string {
@@ -98,6 +98,9 @@ func (h *Handler) notes(svc *corev1.Service) []string {
 	c, err := h.lbs.Validate(svc)
 	if err != nil {
 		return out
+	}
+	if msg := h.lbs.TypeDeprecated(c); msg != "" {
+		out = append(out, msg)
 	}
 	out = append(out, h.lbs.CertificatesMissing(c)...)
 	ctx, cancel := context.WithTimeout(context.Background(), secretReadTimeout)

@@ -4,12 +4,16 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/internal/cloudtest"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer/annotation"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hcloudlab/hcloud-ccm/internal/testcert"
 )
 
@@ -70,5 +74,36 @@ func TestAdmitWarnsOfABadSecret(t *testing.T) {
 		if (tc.warning == "") != (got == "") || !strings.Contains(got, tc.warning) {
 			t.Errorf("%s: warnings %q, want %q", tc.secret, got, tc.warning)
 		}
+	}
+}
+
+// TestAdmitDeprecatedTypes: a deprecated type that can still be ordered
+// is a warning with its date, as the sync's LoadBalancerTypeDeprecated;
+// one past its date is refused for a new Service, and only a warning for
+// one that already named it.
+func TestAdmitDeprecatedTypes(t *testing.T) {
+	w := newWorld(t)
+	now := time.Now()
+	for typ, after := range map[string]time.Duration{"lb21": 30 * 24 * time.Hour, "lb31": -24 * time.Hour} {
+		if err := w.FC.Apply(fakecloud.Event{Type: "deprecate_load_balancer_type", LoadBalancerType: typ,
+			Announced: now.Add(-90 * 24 * time.Hour), UnavailableAfter: now.Add(after)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	lbs := loadbalancer.New(w.Client, loadbalancer.Options{Defaults: annotation.Defaults{Enabled: true, Type: "lb11", Location: "fsn1"}, MaxAge: time.Minute})
+	if err := lbs.LoadTypes(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	resp, _ := New(lbs, true).Admit(request(t, admissionv1.Create, svc("type", "lb21"), nil))
+	if !resp.Allowed || len(resp.Warnings) != 1 || !strings.Contains(resp.Warnings[0], `"lb21" is deprecated and will no longer be available for order as of`) {
+		t.Errorf("lb21: allowed %v, warnings %q", resp.Allowed, resp.Warnings)
+	}
+	resp, _ = New(lbs, true).Admit(request(t, admissionv1.Create, svc("type", "lb31"), nil))
+	if resp.Allowed || !strings.Contains(resp.Result.Message, `type="lb31"`) || !strings.Contains(resp.Result.Message, "can still be ordered: one of lb11, lb21") {
+		t.Errorf("lb31 on create: allowed %v, %+v", resp.Allowed, resp.Result)
+	}
+	resp, _ = New(lbs, true).Admit(request(t, admissionv1.Update, svc("type", "lb31", "location", "nbg1"), svc("type", "lb31")))
+	if !resp.Allowed || len(resp.Warnings) != 1 {
+		t.Errorf("lb31 kept on update: allowed %v, warnings %q", resp.Allowed, resp.Warnings)
 	}
 }

@@ -33,8 +33,15 @@ func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
 	types := l.store.types
 	l.store.mu.Unlock()
 	if types != nil {
-		if _, ok := svc.Annotations[string(annotation.Type)]; ok && types[c.Type] == nil {
+		_, named := svc.Annotations[string(annotation.Type)]
+		switch {
+		case named && types[c.Type] == nil:
 			errs = append(errs, &annotation.Error{Key: annotation.Type.Short(), Value: c.Type, Accepted: "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+		case named && unavailable(types[c.Type], l.now()) && l.store.known(string(svc.UID)) == nil:
+			// A new load balancer would be of it: the sync refuses to
+			// order it (typeNotices).
+			errs = append(errs, &annotation.Error{Key: annotation.Type.Short(), Value: c.Type,
+				Accepted: "a type that can still be ordered: one of " + strings.Join(types.orderable(l.now()), ", ")})
 		}
 		typ := c.Type
 		if lb := l.store.known(string(svc.UID)); lb != nil && lb.LoadBalancerType != nil && types[typ] != nil &&
@@ -66,6 +73,20 @@ func (l *Manager) CertificatesMissing(c ServiceConfig) []string {
 		}
 	}
 	return out
+}
+
+// TypeDeprecated is the warning the sync gives for a deprecated type the
+// Service names (LoadBalancerTypeDeprecated), from the types the Manager
+// holds; "" when it is not deprecated or not known. Never a request.
+func (l *Manager) TypeDeprecated(c ServiceConfig) string {
+	l.store.mu.Lock()
+	types := l.store.types
+	l.store.mu.Unlock()
+	lt := types[c.Type]
+	if lt == nil || !lt.IsDeprecated() || unavailable(lt, l.now()) {
+		return ""
+	}
+	return deprecationNotice(lt, l.now(), "")[0].Message
 }
 
 // SecretsRefused are warnings for the TLS Secrets in c (Validate's
