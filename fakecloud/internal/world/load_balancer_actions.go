@@ -221,6 +221,9 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		}
 		switch a.String() {
 		case lb.PublicNet.IPv4.IP:
+			if pip, holds := t.w.ptrHolds(lb.PublicNet.IPv4.ID); pip != nil {
+				return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
 			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
@@ -228,6 +231,9 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 				lb.PublicNet.IPv4.DNSPtr = ptr
 			}}, nil
 		case lb.PublicNet.IPv6.IP:
+			if pip, holds := t.w.ptrHolds(lb.PublicNet.IPv6.ID); pip != nil {
+				return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
 			return step{apply: func() { lb.PublicNet.IPv6.DNSPtr = ptr }}, nil
 		}
 		return step{}, apierr.InvalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
