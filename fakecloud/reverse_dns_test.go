@@ -185,3 +185,31 @@ func TestFailedChangeDNSPtrKeepsTheName(t *testing.T) {
 		t.Errorf("IPv6 after a failed change: server %v, primary IP %v; want none", got.PublicNet.IPv6.DNSPtr, p6.DNSPtr)
 	}
 }
+
+// TestReverseDNSOutlivesItsServer: a primary IP kept when its server is
+// deleted keeps the name the server gave its address, and the next server
+// made on it shows that name.
+func TestReverseDNSOutlivesItsServer(t *testing.T) {
+	f := newFixture(t, Options{})
+	ctx := t.Context()
+	done := rdnsDone(t, f)
+	v4 := rdnsPIP(t, f, "v4", hcloud.PrimaryIPTypeIPv4)
+	opts := func(name string) hcloud.ServerCreateOpts {
+		return hcloud.ServerCreateOpts{Name: name, Location: &hcloud.Location{Name: "fsn1"},
+			PublicNet: &hcloud.ServerCreatePublicNet{EnableIPv4: true, IPv4: v4}}
+	}
+	a := newServer(t, f, opts("a"))
+	done(f.client.Server.ChangeDNSPtr(ctx, a, v4.IP.String(), hcloud.Ptr("a.example.com")))
+	res, _, err := f.client.Server.DeleteWithResult(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done(res.Action, nil, nil)
+	if p, _, _ := f.client.PrimaryIP.GetByID(ctx, v4.ID); p == nil || p.DNSPtr[v4.IP.String()] != "a.example.com" {
+		t.Fatalf("the primary IP after its server went: %+v, want a.example.com kept", p)
+	}
+	b := newServer(t, f, opts("b"))
+	if b.PublicNet.IPv4.DNSPtr != "a.example.com" {
+		t.Errorf("the next server on the primary IP shows %q, want a.example.com", b.PublicNet.IPv4.DNSPtr)
+	}
+}
