@@ -89,7 +89,7 @@ func (w *project) startAction(s ActionSpec) *StoredAction {
 	a := &StoredAction{
 		Action: schema.Action{
 			ID: w.NewID("action"), Command: s.Command, Status: "running",
-			Started: now.UTC().Truncate(time.Second), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.Resources)...),
+			Started: actionTime(now), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.Resources)...),
 		},
 		Due:       now.Add(w.ActionDuration),
 		PollsLeft: w.ActionPolls,
@@ -176,7 +176,7 @@ func (w *project) RecordDone(command string, resources ...Ref) {
 func (w *project) RecordDoneUnder(family, command string, resources ...Ref) *StoredAction {
 	w.checkDeclared(family, command, resources)
 	now := w.Now()
-	at := now.UTC().Truncate(time.Second)
+	at := actionTime(now)
 	a := &StoredAction{
 		Action: schema.Action{
 			ID: w.NewID("action"), Command: command, Status: "success", Progress: 100,
@@ -192,6 +192,12 @@ func (w *project) RecordDoneUnder(family, command string, resources ...Ref) *Sto
 	return a
 }
 
+// actionTime is an action's started or finished: to the microsecond, as
+// the live API writes them ("2025-10-28T11:49:27.284547+00:00" in
+// ansible-collections/hetzner.hcloud#719), so a running action's progress
+// is 0 when it starts.
+func actionTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
 func refsToSchema(refs []Ref) []schema.ActionResourceReference {
 	out := make([]schema.ActionResourceReference, 0, len(refs))
 	for _, r := range refs {
@@ -202,7 +208,7 @@ func refsToSchema(refs []Ref) []schema.ActionResourceReference {
 
 // complete ends a running action with success or its planned failure.
 func (w *project) complete(a *StoredAction, at time.Time) {
-	finished := at.UTC().Truncate(time.Second)
+	finished := actionTime(at)
 	a.Finished = &finished
 	a.Progress = 100
 	ok := a.Fail == nil

@@ -108,7 +108,9 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Err
 	})
 }
 
-// AttachLoadBalancerToNetwork attaches a load balancer to a network.
+// AttachLoadBalancerToNetwork attaches a load balancer to a network. Its
+// action names the load balancer and the network, as the live API's does
+// (ansible-collections/hetzner.hcloud#719); detach_from_network's too.
 func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
 	return act(t, loadBalancers, id, "attach_to_network", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
@@ -135,7 +137,7 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 		return step{apply: func() {
 			t.w.Attach(n.ID, Member{Ref: Ref{Type: "load_balancer", ID: lb.ID}, IP: ip})
 			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
-		}}, nil
+		}, names: []Ref{{Type: "network", ID: n.ID}}}, nil
 	})
 }
 
@@ -152,7 +154,7 @@ func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActi
 		if slices.ContainsFunc(lb.Targets, Target.Private) {
 			return step{}, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
 		}
-		return step{apply: func() { t.w.Detach(m, req.Network) }}, nil
+		return step{apply: func() { t.w.Detach(m, req.Network) }, names: []Ref{{Type: "network", ID: req.Network}}}, nil
 	})
 }
 
@@ -221,6 +223,9 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		}
 		switch a.String() {
 		case lb.PublicNet.IPv4.IP:
+			if pip, holds := t.w.ptrHolds(lb.PublicNet.IPv4.ID); pip != nil {
+				return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
 			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
@@ -228,6 +233,9 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 				lb.PublicNet.IPv4.DNSPtr = ptr
 			}}, nil
 		case lb.PublicNet.IPv6.IP:
+			if pip, holds := t.w.ptrHolds(lb.PublicNet.IPv6.ID); pip != nil {
+				return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
 			return step{apply: func() { lb.PublicNet.IPv6.DNSPtr = ptr }}, nil
 		}
 		return step{}, apierr.InvalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)

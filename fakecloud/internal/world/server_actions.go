@@ -201,19 +201,22 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 			if s.PublicNet.IPv4.IP != a.String() {
 				return step{}, apierr.InvalidField("ip", "%s is not the server's public IPv4", a)
 			}
+			if pip, holds := t.w.ptrHolds(s.PublicNet.IPv4.ID); pip != nil {
+				return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
 			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
 				}
 				s.PublicNet.IPv4.DNSPtr = ptr
-				if pip, ok := t.w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); ok {
-					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
-				}
 			}}, nil
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
 			return step{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
+		}
+		if pip, holds := t.w.ptrHolds(s.PublicNet.IPv6.ID); pip != nil {
+			return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
 		}
 		return step{apply: func() {
 			SetServerIPv6PTR(s, a, ptr)
