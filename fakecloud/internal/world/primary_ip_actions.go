@@ -11,7 +11,7 @@ import (
 // ChangePrimaryIPProtection sets a primary IP's delete protection.
 func (t *Tx) ChangePrimaryIPProtection(id int64, req schema.PrimaryIPActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
 	return act(t, primaryIPs, id, "change_protection", func(p *schema.PrimaryIP) (step, *apierr.Error) {
-		return step{apply: func() { p.Protection.Delete = req.Delete }}, nil
+		return step{apply: func() { p.Protection.Delete = req.Delete }, sets: [][]string{member("protection", "delete")}}, nil
 	})
 }
 
@@ -39,7 +39,7 @@ func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNS
 			if ptr == "" {
 				ptr = DefaultPTR(a)
 			}
-			return step{holds: holds, apply: func() {
+			return step{holds: holds, sets: [][]string{member("dns_ptr")}, apply: func() {
 				p.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
 				if server != nil {
 					server.PublicNet.IPv4.DNSPtr = ptr
@@ -50,7 +50,7 @@ func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNS
 		if nerr != nil || !network.Contains(a) {
 			return step{}, apierr.InvalidField("ip", "%s is not inside the primary IP's network %s", a, p.IP)
 		}
-		return step{holds: holds, apply: func() {
+		return step{holds: holds, sets: [][]string{member("dns_ptr")}, apply: func() {
 			SetPrimaryIPv6PTR(p, a, ptr)
 			if server != nil {
 				SetServerIPv6PTR(server, a, ptr)

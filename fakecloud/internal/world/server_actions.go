@@ -154,6 +154,13 @@ func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProte
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
 			return step{}, apierr.InvalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
+		var sets [][]string
+		if req.Delete != nil {
+			sets = append(sets, member("protection", "delete"))
+		}
+		if req.Rebuild != nil {
+			sets = append(sets, member("protection", "rebuild"))
+		}
 		return step{apply: func() {
 			if req.Delete != nil {
 				s.Protection.Delete = *req.Delete
@@ -161,7 +168,7 @@ func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProte
 			if req.Rebuild != nil {
 				s.Protection.Rebuild = *req.Rebuild
 			}
-		}}, nil
+		}, sets: sets}, nil
 	})
 }
 
@@ -209,7 +216,7 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 				if pip, ok := t.w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); ok {
 					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
 				}
-			}}, nil
+			}, sets: [][]string{member("public_net", "ipv4", "dns_ptr")}, touches: t.w.primaryIPTouch(s.PublicNet.IPv4.ID)}, nil
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
@@ -217,6 +224,6 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 		}
 		return step{apply: func() {
 			SetServerIPv6PTR(s, a, ptr)
-		}}, nil
+		}, sets: [][]string{member("public_net", "ipv6", "dns_ptr")}}, nil
 	})
 }
