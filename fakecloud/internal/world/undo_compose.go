@@ -91,14 +91,15 @@ func (w *project) composeEnd(a *StoredAction, ok bool) {
 			}
 			continue
 		}
+		found := *r.before // what it found, as later hand-downs read it
 		for _, p := range mine {
 			for _, l := range w.runningOn(r.ref, func(id int64) bool { return id > a.ID }) {
-				lr, found := recOn(l, r.ref)
+				lr, on := recOn(l, r.ref)
 				theirs := w.writes(lr)
-				if !found || !overlapsAny(p, theirs) {
+				if !on || !overlapsAny(p, theirs) {
 					continue
 				}
-				w.handDown(r, lr, p, theirs)
+				w.handDown(r, found, lr, p, theirs)
 				break
 			}
 		}
@@ -146,7 +147,7 @@ func (w *project) keepMembers(r undoRec, others [][]string) {
 		for _, q := range others {
 			if overlaps(p, q) {
 				d := deeper(p, q)
-				before = setPath(t, before, d, getPath(t, applied, d))
+				before = copyPath(t, before, applied, d)
 			}
 		}
 	}
@@ -160,10 +161,11 @@ func (w *project) keepMembers(r undoRec, others [][]string) {
 
 // handDown gives a later action what of the member p a failing one wrote
 // lies in the later one's writes: the later one's undo puts back what the
-// failing one found there, and the failing one's leaves it.
-func (w *project) handDown(from, to undoRec, p []string, theirs [][]string) {
+// failing one found there (found: its resource before its change), and
+// the failing one's leaves it.
+func (w *project) handDown(from undoRec, found json.RawMessage, to undoRec, p []string, theirs [][]string) {
 	t := w.kind(from.ref.Type).typ
-	fb, err1 := decodeJSON(*from.before)
+	fb, err1 := decodeJSON(found)
 	tb, err2 := decodeJSON(*to.before)
 	if err1 != nil || err2 != nil {
 		return
@@ -172,7 +174,7 @@ func (w *project) handDown(from, to undoRec, p []string, theirs [][]string) {
 	for _, q := range theirs {
 		if overlaps(p, q) {
 			d := deeper(p, q)
-			tb = setPath(t, tb, d, getPath(t, fb, d))
+			tb = copyPath(t, tb, fb, d)
 			taken = append(taken, d)
 		}
 	}
@@ -259,61 +261,47 @@ func unionKeys(a, b map[string]any) []string {
 	return keys
 }
 
-// getPath is the value at a member's path, absent when there is none.
-func getPath(t reflect.Type, v any, p []string) any {
+// copyPath sets the member at path p of dst to src's (deleting it where
+// src has none) and returns dst; an element src has that dst lacks goes
+// in at its place in src. A path through what dst lacks changes nothing.
+func copyPath(t reflect.Type, dst, src any, p []string) any {
 	if len(p) == 0 {
-		return v
+		return src
 	}
-	switch c := v.(type) {
+	switch d := dst.(type) {
 	case map[string]any:
-		return getPath(memberType(t, p[0]), memberOf(c, p[0]), p[1:])
-	case []any:
-		et := elemType(t)
-		for _, e := range c {
-			if identity(et, e) == p[0] {
-				return getPath(et, e, p[1:])
-			}
-		}
-	}
-	return absent
-}
-
-// setPath sets the value at a member's path (absent deletes it) and
-// returns v; a path through what v lacks changes nothing.
-func setPath(t reflect.Type, v any, p []string, val any) any {
-	if len(p) == 0 {
-		return val
-	}
-	switch c := v.(type) {
-	case map[string]any:
-		inner := memberOf(c, p[0])
+		s, _ := src.(map[string]any)
+		inner := memberOf(d, p[0])
 		if inner == absent && len(p) > 1 {
-			return v
+			return dst
 		}
-		if nv := setPath(memberType(t, p[0]), inner, p[1:], val); nv == absent {
-			delete(c, p[0])
+		if nv := copyPath(memberType(t, p[0]), inner, memberOf(s, p[0]), p[1:]); nv == absent {
+			delete(d, p[0])
 		} else {
-			c[p[0]] = nv
+			d[p[0]] = nv
 		}
-		return c
+		return d
 	case []any:
 		et := elemType(t)
-		for i, e := range c {
-			if identity(et, e) != p[0] {
-				continue
-			}
-			if nv := setPath(et, e, p[1:], val); nv == absent {
-				return slices.Delete(c, i, i+1)
-			} else {
-				c[i] = nv
-			}
-			return c
+		s, _ := src.([]any)
+		from := slices.IndexFunc(s, func(e any) bool { return identity(et, e) == p[0] })
+		var sv any = absent
+		if from >= 0 {
+			sv = s[from]
 		}
-		if len(p) == 1 && val != absent {
-			return append(c, val)
+		at := slices.IndexFunc(d, func(e any) bool { return identity(et, e) == p[0] })
+		switch {
+		case at >= 0:
+			if nv := copyPath(et, d[at], sv, p[1:]); nv == absent {
+				return slices.Delete(d, at, at+1)
+			} else {
+				d[at] = nv
+			}
+		case len(p) == 1 && sv != absent:
+			return slices.Insert(d, min(from, len(d)), sv)
 		}
 	}
-	return v
+	return dst
 }
 
 // primaryIPTouch is a primary IP whose reverse DNS a server's change

@@ -10,36 +10,58 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/catalog"
 )
 
 var sweepStart = time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 
 func sweepClock() time.Time { return sweepStart }
 
-// sweepFault fails the first action of a command, delayed by delay.
+// sweepFault fails the first action of a command, delayed by delay, and
+// then, when then is set, the next one of that command.
 type sweepFault struct {
-	command string
-	delay   time.Duration
+	command, then string
+	delay         time.Duration
 }
 
 // sweepProject is sweepWorld's snapshot loaded into a world whose
 // actions run ten seconds, with f's failure, and its clock.
-func sweepProject(t *testing.T, base []byte, f *sweepFault) (*State, *time.Time) {
+func sweepProject(t *testing.T, base Snapshot, f *sweepFault) (*State, *time.Time) {
 	t.Helper()
 	clock := sweepStart.Add(time.Hour)
-	armed := f != nil
+	var queue []string
+	if f != nil {
+		queue = append(queue, f.command, f.then)
+	}
 	fault := func(command string) (string, string, time.Duration) {
-		if armed && command == f.command {
-			armed = false
-			return "action_failed", "injected by the undo sweep", f.delay
+		if len(queue) > 0 && command == queue[0] {
+			delay := f.delay
+			if len(queue) == 1 {
+				delay = 0
+			}
+			queue = queue[1:]
+			return "action_failed", "injected by the undo sweep", delay
 		}
 		return "", "", 0
 	}
 	w := New(Config{Now: func() time.Time { return clock }, ActionDuration: 10 * time.Second, IDSeed: 11, ActionFault: fault})
-	if err := w.Import(base); err != nil {
+	fresh := w.w.Scratch() // as Import does, without decoding the snapshot each time
+	if err := fresh.load(deepCopy(base)); err != nil {
 		t.Fatal(err)
 	}
+	w.w.Adopt(fresh)
 	return w, &clock
+}
+
+// sweepBase is sweepWorld decoded, and the IDs it holds.
+func sweepBase(t *testing.T) (Snapshot, sweepIDs, map[float64]bool) {
+	data, ids := sweepWorld(t)
+	st, err := DecodeState(data, catalog.New())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, ids, sweepKnownIDs(t, data)
 }
 
 // sweepStart runs a case's request as one API request.
@@ -143,7 +165,7 @@ type sweepModelRun struct {
 	want    map[string]any
 }
 
-func sweepModel(t *testing.T, base []byte, known map[float64]bool, ids sweepIDs, answered bool, runA, runB sweepRun, n int) sweepModelRun {
+func sweepModel(t *testing.T, base Snapshot, known map[float64]bool, ids sweepIDs, answered bool, runA, runB sweepRun, n int) sweepModelRun {
 	model, clock := sweepProject(t, base, nil)
 	if answered && sweepDo(model, runA, ids, 0) != nil {
 		return sweepModelRun{refused: true}
@@ -192,6 +214,14 @@ func sweepKnownIDs(t *testing.T, base []byte) map[float64]bool {
 		t.Fatal(err)
 	}
 	return idsOf(tree, map[float64]bool{})
+}
+
+// sweepDiff is cmp.Diff's first lines, "" when equal.
+func sweepDiff(want, got map[string]any) string {
+	if reflect.DeepEqual(want, got) {
+		return ""
+	}
+	return short(cmp.Diff(want, got))
 }
 
 // short is a diff's first lines.
@@ -273,8 +303,7 @@ func sweepCommands() (all, shared []string) {
 // in sweepCases, alone with an injected failure: the world must end as it
 // began. A command without an entry fails the test.
 func TestUndoSweep(t *testing.T) {
-	base, ids := sweepWorld(t)
-	known := sweepKnownIDs(t, base)
+	base, ids, known := sweepBase(t)
 	all, _ := sweepCommands()
 	for _, key := range all {
 		if _, ok := sweepRecordedOnly[key]; ok {
@@ -299,7 +328,7 @@ func TestUndoSweep(t *testing.T) {
 			t.Errorf("%s: the sweep's request is refused: %v", key, err)
 			continue
 		}
-		if diff := short(cmp.Diff(want, without(sweepEnd(t, w, clock, known), sweepAnswered[key]))); diff != "" {
+		if diff := sweepDiff(want, without(sweepEnd(t, w, clock, known), sweepAnswered[key])); diff != "" {
 			t.Errorf("a failed %s changed the world (-want +got):\n%s", key, diff)
 		}
 	}
@@ -313,18 +342,21 @@ func TestUndoSweep(t *testing.T) {
 }
 
 // TestUndoSweepSharedPairs runs every pair of shared actions on one
-// resource side by side, the first failing and the second succeeding,
-// asking the same or another thing, with either ending first: the world
-// must end as the second alone leaves it. A pair whose second is refused
+// resource side by side, the first failing and the second succeeding or
+// failing too
+// (two of one command asking the same or another thing), with either
+// ending first: the world
+// must end as the second alone leaves it, or as it began. A pair whose second is refused
 // beside the first, or alone, is skipped; every shared command must be
 // checked in some pair.
 func TestUndoSweepSharedPairs(t *testing.T) {
-	base, ids := sweepWorld(t)
-	known := sweepKnownIDs(t, base)
+	base, ids, known := sweepBase(t)
 	_, shared := sweepCommands()
 	checked := map[string]bool{}
 	pairs, dependent := 0, 0
 	models := map[string]sweepModelRun{}
+	w, clock := sweepProject(t, base, nil)
+	began := sweepEnd(t, w, clock, known)
 	for _, first := range shared {
 		for _, second := range shared {
 			family := first[:strings.Index(first, "/")]
@@ -336,7 +368,11 @@ func TestUndoSweepSharedPairs(t *testing.T) {
 			if !okA || !okB {
 				continue // TestUndoSweep names it
 			}
-			for _, n := range []int{0, 1} {
+			variants := []int{0}
+			if first == second {
+				variants = []int{0, 1} // asking the same, or another thing
+			}
+			for _, n := range variants {
 				// The model: the second alone, after the first's success
 				// when its request did what a failure keeps.
 				drop, answered := sweepAnswered[first]
@@ -370,11 +406,24 @@ func TestUndoSweepSharedPairs(t *testing.T) {
 					}
 					*clock = clock.Add(15 * time.Second) // the second ends, the first may not
 					w.Read(func(*Tx) {})
-					if diff := short(cmp.Diff(want, without(sweepEnd(t, w, clock, known), drop))); diff != "" {
+					if diff := sweepDiff(want, without(sweepEnd(t, w, clock, known), drop)); diff != "" {
 						t.Errorf("%s: the world is not as the second alone leaves it (-want +got):\n%s", name, diff)
 					}
 					checked[first], checked[second] = true, true
 					pairs++
+					// Both failing: the world ends as it began.
+					_, secondAnswered := sweepAnswered[second]
+					if answered || secondAnswered {
+						continue
+					}
+					w, clock = sweepProject(t, base, &sweepFault{command: first[len(family)+1:], then: second[len(family)+1:], delay: delay})
+					if sweepDo(w, runA, ids, 0) != nil || sweepDo(w, runB, ids, n) != nil {
+						t.Errorf("%s: refused when both fail", name)
+						continue
+					}
+					if diff := sweepDiff(began, sweepEnd(t, w, clock, known)); diff != "" {
+						t.Errorf("%s, both failing: the world is not as it began (-want +got):\n%s", name, diff)
+					}
 				}
 			}
 		}
@@ -385,4 +434,23 @@ func TestUndoSweepSharedPairs(t *testing.T) {
 		}
 	}
 	t.Logf("%d pairs checked, %d skipped as the second's change depends on the first's", pairs, dependent)
+}
+
+// getPath is the value at a member's path, absent when there is none.
+func getPath(t reflect.Type, v any, p []string) any {
+	if len(p) == 0 {
+		return v
+	}
+	switch c := v.(type) {
+	case map[string]any:
+		return getPath(memberType(t, p[0]), memberOf(c, p[0]), p[1:])
+	case []any:
+		et := elemType(t)
+		for _, e := range c {
+			if identity(et, e) == p[0] {
+				return getPath(et, e, p[1:])
+			}
+		}
+	}
+	return absent
 }
