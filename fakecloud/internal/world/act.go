@@ -24,7 +24,7 @@ type step struct {
 	// touches are other resources the change writes, or deletes, without
 	// holding them: a failure undoes that too (backups come back).
 	touches []touch
-	family string // the kind whose endpoints list the action, when not the locked one's
+	family  string // the kind whose endpoints list the action, when not the locked one's
 	// resources, when set, are all the action names, in order, instead of
 	// the locked one followed by names.
 	resources []Ref
@@ -39,8 +39,9 @@ type step struct {
 //  4. the locked resource and those it holds are kept as they were, the
 //     change is applied, and the action starts with its action fault and
 //     its duration (startAction);
-//  5. an action that fails puts back exactly what the change did, keeping
-//     what others changed meanwhile (restore).
+//  5. an action that fails puts back exactly what the change did (what it
+//     deleted too), keeping what others changed meanwhile (restore), and
+//     what a later action that has not failed also wrote (composeEnd).
 func act[T any](t *Tx, k kindOf[T], id int64, command string, plan func(v *T) (step, *apierr.Error)) (schema.Action, *apierr.Error) {
 	w := t.w
 	v, err := k.find(w, id)

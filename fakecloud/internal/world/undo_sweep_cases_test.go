@@ -12,7 +12,7 @@ import (
 // sweepIDs are the resources of the undo sweep's world (sweepWorld).
 type sweepIDs struct {
 	net, other, a, b, off, bare, lb, private, lone, spare, pip, fip, vol, loose, fw, pg, snap, backup int64
-	zone                                                                                       string
+	zone                                                                                              string
 }
 
 // sweepRun starts one action of a command on sweepWorld's resources; n
