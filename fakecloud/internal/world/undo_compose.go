@@ -2,6 +2,7 @@ package world
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"reflect"
 	"slices"
@@ -95,8 +96,11 @@ func (w *project) composeEnd(a *StoredAction, ok bool) {
 		for _, p := range mine {
 			for _, l := range w.runningOn(r.ref, func(id int64) bool { return id > a.ID }) {
 				lr, on := recOn(l, r.ref)
+				if !on {
+					continue
+				}
 				theirs := w.writes(lr)
-				if !on || !overlapsAny(p, theirs) {
+				if !overlapsAny(p, theirs) {
 					continue
 				}
 				w.handDown(r, found, lr, p, theirs)
@@ -120,7 +124,7 @@ func (w *project) runningOn(ref Ref, pass func(id int64) bool) []*StoredAction {
 			}
 		}
 	}
-	slices.SortFunc(out, func(x, y *StoredAction) int { return int(x.ID - y.ID) })
+	slices.SortFunc(out, func(x, y *StoredAction) int { return cmp.Compare(x.ID, y.ID) })
 	return out
 }
 

@@ -332,7 +332,7 @@ func TestUndoSweep(t *testing.T) {
 			t.Errorf("a failed %s changed the world (-want +got):\n%s", key, diff)
 		}
 	}
-	for _, named := range []map[string]string{sweepRecordedOnly, keysOf(sweepAnswered)} {
+	for _, named := range []map[string]string{sweepRecordedOnly, keysOf(sweepAnswered), keysOf(sweepCases)} {
 		for key := range named {
 			if !slices.Contains(all, key) {
 				t.Errorf("the sweep names %s, which no kind declares", key)
