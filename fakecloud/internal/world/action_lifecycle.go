@@ -24,6 +24,7 @@ type StoredAction struct {
 	Finish    Finish              `json:"finish,omitzero"`
 	Undo      json.RawMessage     `json:"undo,omitempty"`      // the locked resource before the change, restored if it fails
 	Applied   json.RawMessage     `json:"applied,omitempty"`   // ... and as the change left it, so the undo keeps others' changes
+	Sets      [][]string          `json:"sets,omitempty"`      // members of it the change writes even where they held that already
 	UndoAlso  []UndoOf            `json:"undo_also,omitempty"` // the other resources it holds, restored with it
 }
 
@@ -57,7 +58,8 @@ type ActionSpec struct {
 	Family    string // the kind of the endpoint that starts it, when not the first resource's
 	Finish    Finish
 	Undo      json.RawMessage // the locked resource before the change
-	UndoAlso  []UndoOf        // the other resources it holds, before the change
+	Sets      [][]string      // members of the locked resource the change writes, whatever they held
+	UndoAlso  []UndoOf        // the other resources it undoes, before the change
 }
 
 // CheckLock returns locked when a running action, or a lock event, holds
@@ -96,6 +98,7 @@ func (w *project) startAction(s ActionSpec) *StoredAction {
 		Family:    s.Family,
 		Finish:    s.Finish,
 		Undo:      s.Undo,
+		Sets:      s.Sets,
 	}
 	a.Lock = s.Lock
 	if a.Lock == (Ref{}) && len(s.Resources) > 0 {
@@ -106,6 +109,7 @@ func (w *project) startAction(s ActionSpec) *StoredAction {
 	}
 	for _, u := range s.UndoAlso {
 		u.Applied = w.snapshotOf(u.Resource)
+		u.Deleted = u.Applied == nil && u.Before != nil
 		a.UndoAlso = append(a.UndoAlso, u)
 	}
 	var delay time.Duration
@@ -135,6 +139,9 @@ func (w *project) track(a *StoredAction) {
 	if a.Lock.ID != 0 && !sharedCommands[a.Command] && !slices.Contains(w.kind(a.Lock.Type).shares, a.Command) {
 		w.LockedBy[a.Lock] = a.ID
 		for _, u := range a.UndoAlso {
+			if u.Shared {
+				continue
+			}
 			// One another running action holds (a new volume's
 			// create_volume) stays its: whichever ends first must not free
 			// the other's.
@@ -217,10 +224,17 @@ func (w *project) complete(a *StoredAction, at time.Time) {
 	} else {
 		a.Status = "error"
 		a.Error = a.Fail
+	}
+	w.composeEnd(a, ok)
+	if !ok {
 		if a.Undo != nil {
 			w.restore(a.Lock, a.Undo, a.Applied)
 		}
 		for _, u := range a.UndoAlso {
+			if u.Deleted {
+				w.recreate(u.Resource, u.Before)
+				continue
+			}
 			w.restore(u.Resource, u.Before, u.Applied)
 		}
 	}
@@ -232,7 +246,7 @@ func (w *project) complete(a *StoredAction, at time.Time) {
 			delete(w.LockedBy, ref)
 		}
 	}
-	a.Undo, a.Applied, a.UndoAlso = nil, nil, nil
+	a.Undo, a.Applied, a.Sets, a.UndoAlso = nil, nil, nil, nil
 }
 
 // Settle completes every running action whose time has come, under the

@@ -49,7 +49,7 @@ func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apierr.E
 			if j := slices.IndexFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == port }); j >= 0 {
 				lb.Services[j] = svc
 			}
-		}}, nil
+		}, sets: [][]string{element("services", map[string]any{"listen_port": port})}}, nil
 	})
 }
 
@@ -164,7 +164,7 @@ func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgori
 		if !slices.Contains(lbAlgorithms, req.Type) {
 			return step{}, apierr.InvalidField("type", "%q is not one of round_robin, least_connections", req.Type)
 		}
-		return step{apply: func() { lb.Algorithm.Type = req.Type }}, nil
+		return step{apply: func() { lb.Algorithm.Type = req.Type }, sets: [][]string{member("algorithm", "type")}}, nil
 	})
 }
 
@@ -223,20 +223,21 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		}
 		switch a.String() {
 		case lb.PublicNet.IPv4.IP:
-			if pip, holds := t.w.ptrHolds(lb.PublicNet.IPv4.ID); pip != nil {
-				return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			if pip, touches := t.w.ptrTouch(lb.PublicNet.IPv4.ID); pip != nil {
+				return step{touches: touches, sets: [][]string{member("public_net", "ipv4", "dns_ptr")}, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
 			}
 			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
 				}
 				lb.PublicNet.IPv4.DNSPtr = ptr
-			}}, nil
+			}, sets: [][]string{member("public_net", "ipv4", "dns_ptr")}}, nil
 		case lb.PublicNet.IPv6.IP:
-			if pip, holds := t.w.ptrHolds(lb.PublicNet.IPv6.ID); pip != nil {
-				return step{holds: holds, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			v6 := [][]string{member("public_net", "ipv6", "dns_ptr")}
+			if pip, touches := t.w.ptrTouch(lb.PublicNet.IPv6.ID); pip != nil {
+				return step{touches: touches, sets: v6, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
 			}
-			return step{apply: func() { lb.PublicNet.IPv6.DNSPtr = ptr }}, nil
+			return step{apply: func() { lb.PublicNet.IPv6.DNSPtr = ptr }, sets: v6}, nil
 		}
 		return step{}, apierr.InvalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
 	})
@@ -245,10 +246,14 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 // ChangeLoadBalancerProtection sets a load balancer's delete protection.
 func (t *Tx) ChangeLoadBalancerProtection(id int64, req schema.LoadBalancerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
 	return act(t, loadBalancers, id, "change_protection", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
+		var sets [][]string
+		if req.Delete != nil {
+			sets = append(sets, member("protection", "delete"))
+		}
 		return step{apply: func() {
 			if req.Delete != nil {
 				lb.Protection.Delete = *req.Delete
 			}
-		}}, nil
+		}, sets: sets}, nil
 	})
 }

@@ -11,7 +11,7 @@ import (
 // ChangePrimaryIPProtection sets a primary IP's delete protection.
 func (t *Tx) ChangePrimaryIPProtection(id int64, req schema.PrimaryIPActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
 	return act(t, primaryIPs, id, "change_protection", func(p *schema.PrimaryIP) (step, *apierr.Error) {
-		return step{apply: func() { p.Protection.Delete = req.Delete }}, nil
+		return step{apply: func() { p.Protection.Delete = req.Delete }, sets: [][]string{member("protection", "delete")}}, nil
 	})
 }
 
@@ -33,6 +33,6 @@ func (t *Tx) ChangePrimaryIPDNSPtr(id int64, req schema.PrimaryIPActionChangeDNS
 		} else if network, nerr := netip.ParsePrefix(p.IP); nerr != nil || !network.Contains(a) {
 			return step{}, apierr.InvalidField("ip", "%s is not inside the primary IP's network %s", a, p.IP)
 		}
-		return step{holds: t.w.pipAssigneeRef(p), apply: func() { t.w.setPIPPTR(p, a, ptr) }}, nil
+		return step{holds: t.w.pipAssigneeRef(p), sets: [][]string{member("dns_ptr")}, apply: func() { t.w.setPIPPTR(p, a, ptr) }}, nil
 	})
 }

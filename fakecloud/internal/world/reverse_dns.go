@@ -125,12 +125,13 @@ func (w *project) showPIPPTRs(p *schema.PrimaryIP) {
 	}
 }
 
-// ptrHolds is the primary IP, if any, whose entries a change_dns_ptr on
-// a server's or load balancer's address with the primary IP ID writes: the
-// action holds it, so a failure takes the change back there too.
-func (w *project) ptrHolds(id int64) (*schema.PrimaryIP, []Ref) {
+// ptrTouch is the primary IP, if any, whose entries a change_dns_ptr on
+// the address of primary IP id writes, and the touch that undoes it: the
+// action shares the primary IP as it shares its own resource (a
+// change_dns_ptr locks neither).
+func (w *project) ptrTouch(id int64) (*schema.PrimaryIP, []touch) {
 	if p := w.addressPIP(id); p != nil {
-		return p, []Ref{{Type: "primary_ip", ID: p.ID}}
+		return p, []touch{{ref: Ref{Type: "primary_ip", ID: p.ID}, sets: [][]string{member("dns_ptr")}}}
 	}
 	return nil, nil
 }
