@@ -38,16 +38,18 @@ const ProviderName = "hcloud"
 // Cloud is the Hetzner Cloud provider: one API client, one server
 // inventory, shared by every controller.
 type Cloud struct {
-	cfg       Config
-	client    *hcloud.Client
-	budget    *inventory.Budget
-	inv       *inventory.Inventory
-	instances *instances
-	robot     *robotclient.Cache // dedicated servers; nil without Robot credentials
-	routes    *routes
-	lbs       *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
-	server    *probes.Server        // health, readiness and metrics; nil without an address
-	rotation  *rotation             // credentials read from files, read again; nil without
+	cfg          Config
+	client       *hcloud.Client
+	budget       *inventory.Budget
+	inv          *inventory.Inventory
+	instances    *instances
+	robot        *robotclient.Cache // dedicated servers; nil without Robot credentials
+	routes       *routes
+	lbs          *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
+	server       *probes.Server        // health, readiness and metrics; nil without an address
+	rotation     *rotation             // credentials read from files, read again; nil without
+	labels       *labelSync            // server labels on Nodes; nil unless asked for
+	labelsPeriod time.Duration
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -71,6 +73,9 @@ type buildOptions struct {
 	// credentialsPeriod is how often credential files are read again;
 	// CredentialsPeriod.
 	credentialsPeriod time.Duration
+	// labelsPeriod is how often server labels are compared with Nodes;
+	// labelSyncPeriod.
+	labelsPeriod time.Duration
 }
 
 func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error) {
@@ -200,6 +205,9 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
 			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass, TypesCounted: countLBTypes})
 	}
+	if c.cfg.ServerLabels.On() {
+		c.labels, c.labelsPeriod = newLabelSync(c.cfg.ServerLabels, c.inv), cmp.Or(o.labelsPeriod, labelSyncPeriod)
+	}
 	c.startRotation(ctx)
 	return c, nil
 }
@@ -252,6 +260,9 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		if c.rotation != nil {
 			c.rotation.setRecorder(recorder)
 		}
+	}
+	if c.labels != nil {
+		c.labels.start(ctx, builder, recorder, c.labelsPeriod)
 	}
 	// The load balancers' background work runs with or without events:
 	// syncs hand their remaining changes to it.
