@@ -35,7 +35,7 @@ func TestOverlayNodeIPIsTheInternalIP(t *testing.T) {
 	c.start(t)
 	c.registerWithNodeIP(t, "node-0000", "100.64.0.5")
 	c.registerWithNodeIP(t, "node-0001", "100.64.0.6,fd7a:115c:a1e0::6") // dual-stack overlay
-	c.registerWithNodeIP(t, "node-0002", "192.168.7.7")                   // neither the server's nor in the CIDRs
+	c.registerWithNodeIP(t, "node-0002", "192.168.7.7")                  // neither the server's nor in the CIDRs
 	for _, n := range []string{"node-0000", "node-0001"} {
 		fakecloudtest.Eventually(t, 20*time.Second, n+" initialised", func() bool { return initialised(c.node(t, n)) })
 	}
