@@ -227,3 +227,22 @@ func plan(node *corev1.Node, w wanted) labelPlan {
 	p.recordsChanged = p.recordLabels != node.Annotations[AnnotationManagedLabels] || p.recordTaints != node.Annotations[AnnotationManagedTaints]
 	return p
 }
+
+// ServerLabelState is what the server label sync makes of a Node, for
+// ccm doctor: the problems that leave the Node as it is, what the Node
+// has that the CCM did not write and the server asks otherwise, and
+// whether a sync would change the Node.
+type ServerLabelState struct {
+	Problems, Conflicts []string
+	Pending             bool
+}
+
+// ServerLabelsOf compares a Node with its server's labels as the sync does.
+func ServerLabelsOf(node *corev1.Node, serverLabels map[string]string, cfg ServerLabelsConfig) ServerLabelState {
+	w := wantedOf(serverLabels, cfg)
+	if len(w.problems) > 0 {
+		return ServerLabelState{Problems: w.problems}
+	}
+	p := plan(node, w)
+	return ServerLabelState{Conflicts: p.conflicts, Pending: p.changes()}
+}

@@ -162,3 +162,26 @@ func TestVerbatimKeysRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestServerLabelsSettings(t *testing.T) {
+	load := func(env map[string]string) (Config, error) {
+		env["HCLOUD_TOKEN"] = strings.Repeat("a", 64)
+		return LoadConfig(func(k string) string { return env[k] }, nil)
+	}
+	cfg, err := load(map[string]string{})
+	if err != nil || cfg.ServerLabels.On() {
+		t.Errorf("by default: %+v %v, want off", cfg.ServerLabels, err)
+	}
+	cfg, err = load(map[string]string{"HCLOUD_INSTANCES_LABELS_ENABLED": "true", "HCLOUD_INSTANCES_TAINTS_ENABLED": "true",
+		"HCLOUD_INSTANCES_LABELS_VERBATIM": " hcloud/node-group, role,hcloud/node-group"})
+	want := ServerLabelsConfig{Labels: true, Taints: true, Verbatim: []string{"hcloud/node-group", "role"}}
+	if err != nil || !cmp.Equal(cfg.ServerLabels, want) {
+		t.Errorf("%+v %v, want %+v", cfg.ServerLabels, err, want)
+	}
+	_, err = load(map[string]string{"HCLOUD_INSTANCES_LABELS_VERBATIM": "hcloud/node-group,kubernetes.io/hostname", "HCLOUD_INSTANCES_TAINTS_ENABLED": "maybe"})
+	for _, part := range []string{`HCLOUD_INSTANCES_LABELS_VERBATIM: "kubernetes.io/hostname" is in a namespace Kubernetes reserves`, `HCLOUD_INSTANCES_TAINTS_ENABLED="maybe"`} {
+		if err == nil || !strings.Contains(err.Error(), part) {
+			t.Errorf("error %v, want %q", err, part)
+		}
+	}
+}
