@@ -147,18 +147,6 @@ func (inv *Inventory) KnownName(name string) *hcloud.Server {
 	return nil
 }
 
-// KnownID is the server with the ID the inventory holds, however old,
-// without asking the API: nil when it holds none, or holds it as gone.
-// The server is shared: read it, never change it.
-func (inv *Inventory) KnownID(id int64) *hcloud.Server {
-	inv.mu.Lock()
-	defer inv.mu.Unlock()
-	if e := inv.byID[id]; e != nil {
-		return e.server
-	}
-	return nil
-}
-
 func (inv *Inventory) ByServerName(ctx context.Context, name string, f Freshness) (*hcloud.Server, error) {
 	// A name may be taken by a new server any moment, so its absence is
 	// not remembered.
