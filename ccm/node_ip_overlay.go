@@ -83,3 +83,29 @@ func nodeIPAdvice(cfg Config) string {
 	}
 	return "; it is not in HCLOUD_INSTANCES_INTERNAL_IP_CIDRS (" + strings.Join(ranges, ", ") + ")"
 }
+
+// NodeWarnings are what the Node webhook (ccm/admission) tells whoever
+// writes a Node whose --node-ip is new or changed: kept as the Node's
+// InternalIP by which range of HCLOUD_INSTANCES_INTERNAL_IP_CIDRS, or, with
+// ranges set, in none of them, so the Node is initialised only if it is
+// an address of its server. old is nil for a new Node.
+func NodeWarnings(cfg Config, old, cur *corev1.Node) []string {
+	want := cur.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr]
+	if want == "" || len(cfg.InternalIPCIDRs) == 0 || (old != nil && old.Annotations[cloudproviderapi.AnnotationAlphaProvidedIPAddr] == want) {
+		return nil
+	}
+	var out []string
+	for ip := range strings.SplitSeq(want, ",") {
+		if ip = strings.TrimSpace(ip); ip == "" {
+			continue
+		}
+		if cidr, ok := OverlayCIDR(ip, cfg); ok {
+			out = append(out, "--node-ip "+ip+" lies in HCLOUD_INSTANCES_INTERNAL_IP_CIDRS ("+cidr.String()+
+				"): the CCM keeps it as the Node's InternalIP, and the server's public addresses as its ExternalIPs")
+			continue
+		}
+		out = append(out, "--node-ip "+ip+" is in none of HCLOUD_INSTANCES_INTERNAL_IP_CIDRS"+strings.TrimPrefix(nodeIPAdvice(cfg), "; it is not in HCLOUD_INSTANCES_INTERNAL_IP_CIDRS")+
+			": unless it is an address of the Node's server, the Node is not initialised (Warning event NodeIPNotOfServer)")
+	}
+	return out
+}
