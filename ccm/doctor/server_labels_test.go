@@ -42,7 +42,8 @@ func TestNodeLabelsAndOverlayFindings(t *testing.T) {
 				n.Labels = map[string]string{"hcloud/node-group": "pool1"}
 				n.Annotations[ccm.AnnotationManagedLabels] = "hcloud/node-group"
 			},
-			want:   []want{{"server-labels", OK, "nodes", "2 Nodes carry their servers' labels"}},
+			want: []want{{"server-labels", OK, "nodes", "2 Nodes carry their servers' labels"},
+				{"staleness", OK, "inventory", "server labels reach the Nodes within 5m0s and the label sync's 10 s"}},
 			absent: []want{{"server-labels", Warn, "node/node-1", ""}}},
 		{name: "server label that makes no taint",
 			world: func(f *fixture) { f.world.Servers[0].Labels = map[string]string{"taint.sometimes/gpu": "nvidia"} },
