@@ -48,11 +48,11 @@ var settings = []settingGroup{
 		{Name: "HCLOUD_INSTANCES_INTERNAL_IP_CIDRS", Default: "none", Example: "100.64.0.0/10,fd7a:115c:a1e0::/48", Own: true,
 			Meaning: "your own networks (a WireGuard, Tailscale or Calico overlay), comma-separated: a kubelet's --node-ip in one becomes the Node's InternalIP, for cloud and dedicated servers, and the server's public addresses stay its ExternalIPs. A --node-ip that is neither the server's nor in them is refused (Warning event NodeIPNotOfServer, the Node stays uninitialised). A range of every address (/0) is refused. [Guide](../guides/overlay-node-ips.md)"},
 		{Name: "HCLOUD_INSTANCES_LABELS_ENABLED", Default: "false", Example: "true", Own: true,
-			Meaning: "keep every server label whose key has no prefix on the server's Node as label.hcloud.hetzner.cloud/<key>: a change shows within the inventory's bounds (HCLOUD_INVENTORY_MAX_AGE; from 101 servers, with the actions on, HCLOUD_INVENTORY_LISTING_MAX_AGE) and 10 s, a removed label goes; labels the CCM did not write are never touched. It sends no request. [Guide](../guides/server-labels.md)"},
+			Meaning: "keep every server label whose key has no prefix on the server's Node as `label.hcloud.hetzner.cloud/<key>`: a change shows within the inventory's bounds (HCLOUD_INVENTORY_MAX_AGE; from 101 servers, with the actions on, HCLOUD_INVENTORY_LISTING_MAX_AGE) and 10 s, a removed label goes; labels the CCM did not write are never touched. It sends no request. [Guide](../guides/server-labels.md)"},
 		{Name: "HCLOUD_INSTANCES_LABELS_VERBATIM", Default: "none", Example: "hcloud/node-group", Own: true,
 			Meaning: "server label keys kept on Nodes under their own name, comma-separated, such as the cluster-autoscaler's node group; with or without HCLOUD_INSTANCES_LABELS_ENABLED. Keys in Kubernetes' namespaces (kubernetes.io, k8s.io, but node-role.kubernetes.io and node-restriction.kubernetes.io) or the CCM's (hetzner.cloud) are refused at start"},
 		{Name: "HCLOUD_INSTANCES_TAINTS_ENABLED", Default: "false", Example: "true", Own: true,
-			Meaning: "make each server label taint.<effect>/<name>=<value> (effect noschedule, prefernoschedule or noexecute) the Node's taint taint.hcloud.hetzner.cloud/<name>=<value>:<Effect>, and take it off when the label goes; taints the CCM did not write are never touched"},
+			Meaning: "make each server label `taint.<effect>/<name>=<value>` (effect noschedule, prefernoschedule or noexecute) the Node's taint `taint.hcloud.hetzner.cloud/<name>=<value>:<Effect>`, and take it off when the label goes; taints the CCM did not write are never touched"},
 	}},
 	{title: "Metrics and probes", settings: []setting{
 		{Name: "HCLOUD_METRICS_ENABLED", Default: "true", Example: "false",
