@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/robotclient"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
@@ -121,4 +122,26 @@ func (c *cluster) eventMessage(t *testing.T, reason, object string) string {
 		}
 	}
 	return ""
+}
+
+// TestOverlayNodeIPOfADedicatedServer: a dedicated server's Node takes an
+// overlay --node-ip too, without ROBOT_FORWARD_INTERNAL_IPS, and once only
+// when the kubelet also reports it.
+func TestOverlayNodeIPOfADedicatedServer(t *testing.T) {
+	d := &robotclient.Server{Number: 7, Name: "ded-7", IPv4: "198.51.100.7", DC: "FSN1-DC14", Product: "EX44"}
+	cfg := Config{AddressFamily: AddressFamilyIPv4, InternalIPCIDRs: []netip.Prefix{netip.MustParsePrefix("100.64.0.0/10")}}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "ded-7", Annotations: map[string]string{cloudproviderapi.AnnotationAlphaProvidedIPAddr: "100.64.0.7"}},
+		Status: corev1.NodeStatus{Addresses: []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "100.64.0.7"}}}}
+	want := []corev1.NodeAddress{{Type: corev1.NodeHostName, Address: "ded-7"}, {Type: corev1.NodeExternalIP, Address: "198.51.100.7"},
+		{Type: corev1.NodeInternalIP, Address: "100.64.0.7"}}
+	for _, forward := range []bool{false, true} {
+		cfg.Robot.ForwardInternalIPs = forward
+		if got := robotMetadata(d, node, cfg, netip.Addr{}).NodeAddresses; !slices.Equal(got, want) {
+			t.Errorf("forward %v: %v, want %v", forward, got, want)
+		}
+	}
+	cfg.InternalIPCIDRs, cfg.Robot.ForwardInternalIPs = nil, false
+	if got := robotMetadata(d, node, cfg, netip.Addr{}).NodeAddresses; len(got) != 2 {
+		t.Errorf("without the ranges: %v, want the hostname and the ExternalIP", got)
+	}
 }
