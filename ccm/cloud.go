@@ -38,18 +38,17 @@ const ProviderName = "hcloud"
 // Cloud is the Hetzner Cloud provider: one API client, one server
 // inventory, shared by every controller.
 type Cloud struct {
-	cfg          Config
-	client       *hcloud.Client
-	budget       *inventory.Budget
-	inv          *inventory.Inventory
-	instances    *instances
-	robot        *robotclient.Cache // dedicated servers; nil without Robot credentials
-	routes       *routes
-	lbs          *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
-	server       *probes.Server        // health, readiness and metrics; nil without an address
-	rotation     *rotation             // credentials read from files, read again; nil without
-	labels       *labelSync            // server labels on Nodes; nil unless asked for
-	labelsPeriod time.Duration
+	cfg       Config
+	client    *hcloud.Client
+	budget    *inventory.Budget
+	inv       *inventory.Inventory
+	instances *instances
+	robot     *robotclient.Cache // dedicated servers; nil without Robot credentials
+	routes    *routes
+	lbs       *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
+	server    *probes.Server        // health, readiness and metrics; nil without an address
+	rotation  *rotation             // credentials read from files, read again; nil without
+	labels    *labelSync            // server labels on Nodes; nil unless asked for
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -206,7 +205,7 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, Class: c.cfg.LoadBalancerClass, TypesCounted: countLBTypes})
 	}
 	if c.cfg.ServerLabels.On() {
-		c.labels, c.labelsPeriod = newLabelSync(c.cfg.ServerLabels, c.inv), cmp.Or(o.labelsPeriod, labelSyncPeriod)
+		c.labels = newLabelSync(c.cfg.ServerLabels, c.inv, cmp.Or(o.labelsPeriod, labelSyncPeriod))
 	}
 	c.startRotation(ctx)
 	return c, nil
@@ -262,7 +261,7 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		}
 	}
 	if c.labels != nil {
-		c.labels.start(ctx, builder, recorder, c.labelsPeriod)
+		c.labels.start(ctx, builder, recorder)
 	}
 	// The load balancers' background work runs with or without events:
 	// syncs hand their remaining changes to it.

@@ -41,6 +41,7 @@ const labelSyncPeriod = 10 * time.Second
 type labelSync struct {
 	cfg      ServerLabelsConfig
 	inv      *inventory.Inventory
+	period   time.Duration
 	nodes    atomic.Pointer[coreinformers.NodeInformer] // the controller manager's informer (UseNodes)
 	kube     kubernetes.Interface
 	recorder record.EventRecorder
@@ -49,8 +50,8 @@ type labelSync struct {
 	warned map[string]string // Node name -> the Warning last posted, posted again only when it changes
 }
 
-func newLabelSync(cfg ServerLabelsConfig, inv *inventory.Inventory) *labelSync {
-	return &labelSync{cfg: cfg, inv: inv, warned: map[string]string{}}
+func newLabelSync(cfg ServerLabelsConfig, inv *inventory.Inventory, period time.Duration) *labelSync {
+	return &labelSync{cfg: cfg, inv: inv, period: period, warned: map[string]string{}}
 }
 
 // useNodes gives the sync the cluster's Nodes.
@@ -61,7 +62,7 @@ func (l *labelSync) useNodes(inf coreinformers.NodeInformer) {
 
 // start runs the sync every period until ctx ends, with a client of
 // builder's; without one it does not run.
-func (l *labelSync) start(ctx context.Context, builder cloudprovider.ControllerClientBuilder, recorder record.EventRecorder, period time.Duration) {
+func (l *labelSync) start(ctx context.Context, builder cloudprovider.ControllerClientBuilder, recorder record.EventRecorder) {
 	kube, err := builder.Client("hcloud-server-labels")
 	if err != nil {
 		klog.ErrorS(err, "No Kubernetes client for the server label sync; server labels do not reach the Nodes")
@@ -69,7 +70,7 @@ func (l *labelSync) start(ctx context.Context, builder cloudprovider.ControllerC
 	}
 	l.kube, l.recorder = kube, recorder
 	go func() {
-		t := time.NewTicker(period)
+		t := time.NewTicker(l.period)
 		defer t.Stop()
 		for {
 			select {
