@@ -95,6 +95,7 @@ func (l *labelSync) syncAll(ctx context.Context) {
 		klog.ErrorS(err, "Listing Nodes for the server label sync")
 		return
 	}
+	l.forgetGone(nodes)
 	for _, n := range nodes {
 		if ctx.Err() != nil {
 			return
@@ -150,6 +151,22 @@ func (l *labelSync) syncNode(ctx context.Context, node *corev1.Node) error {
 		klog.InfoS("Server labels synced to the Node", "node", klog.KObj(node), "server", s.Name, "labels", p.recordLabels, "taints", p.recordTaints)
 	}
 	return err
+}
+
+// forgetGone drops the Warnings remembered for Nodes that are gone, so
+// the record holds at most one entry per Node there is.
+func (l *labelSync) forgetGone(nodes []*corev1.Node) {
+	there := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		there[n.Name] = true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for name := range l.warned {
+		if !there[name] {
+			delete(l.warned, name)
+		}
+	}
 }
 
 // warn posts a Warning once per message and Node; reason "" forgets the

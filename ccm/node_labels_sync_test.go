@@ -238,3 +238,33 @@ func (c *cluster) eventCount(t *testing.T, reason string) int {
 }
 
 func everything() klabels.Selector { return klabels.Everything() }
+
+// TestServerLabelSyncForgetsGoneNodes: the Warnings remembered per Node
+// go with the Node, so the record is bounded by the Nodes there are.
+func TestServerLabelSyncForgetsGoneNodes(t *testing.T) {
+	c := newLabelCluster(t, 2, ServerLabelsConfig{Labels: true, Taints: true})
+	for _, name := range []string{"node-0000", "node-0001"} {
+		c.setServerLabels(t, name, map[string]string{"taint.sometimes/gpu": "nvidia"})
+	}
+	c.statusUpdate(t)
+	c.sync(t)
+	warned := func() int {
+		c.cloud.labels.mu.Lock()
+		defer c.cloud.labels.mu.Unlock()
+		return len(c.cloud.labels.warned)
+	}
+	if n := warned(); n != 2 {
+		t.Fatalf("%d Nodes warned, want 2", n)
+	}
+	if err := c.kube.CoreV1().Nodes().Delete(c.ctx, "node-0001", metav1.DeleteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	fakecloudtest.Eventually(t, 10*time.Second, "the informer without node-0001", func() bool {
+		l, _ := c.factory.Core().V1().Nodes().Lister().List(everything())
+		return len(l) == 1
+	})
+	c.cloud.labels.syncAll(c.ctx)
+	if n := warned(); n != 1 {
+		t.Errorf("%d Nodes remembered after one went, want 1", n)
+	}
+}
