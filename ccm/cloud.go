@@ -48,6 +48,7 @@ type Cloud struct {
 	lbs       *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
 	server    *probes.Server        // health, readiness and metrics; nil without an address
 	rotation  *rotation             // credentials read from files, read again; nil without
+	labels    *labelSync            // server labels on Nodes; nil unless asked for
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -71,6 +72,9 @@ type buildOptions struct {
 	// credentialsPeriod is how often credential files are read again;
 	// CredentialsPeriod.
 	credentialsPeriod time.Duration
+	// labelsPeriod is how often server labels are compared with Nodes;
+	// labelSyncPeriod.
+	labelsPeriod time.Duration
 }
 
 func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error) {
@@ -203,6 +207,9 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 			metrics.MustRegister(c.lbs.HealthCollector())
 		}
 	}
+	if c.cfg.ServerLabels.On() {
+		c.labels = newLabelSync(c.cfg.ServerLabels, c.inv, cmp.Or(o.labelsPeriod, labelSyncPeriod))
+	}
 	c.startRotation(ctx)
 	return c, nil
 }
@@ -255,6 +262,9 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		if c.rotation != nil {
 			c.rotation.setRecorder(recorder)
 		}
+	}
+	if c.labels != nil {
+		c.labels.start(ctx, builder, recorder)
 	}
 	// The load balancers' background work runs with or without events:
 	// syncs hand their remaining changes to it.

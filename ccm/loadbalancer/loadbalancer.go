@@ -244,6 +244,13 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	if err != nil {
 		return nil, err
 	}
+	typ := want.Type
+	if lb != nil {
+		typ = typeAfter(want, lb, types)
+	}
+	if err := PortsOverLimit(servicesNeeded(want, lb), typ, types.list()); err != nil {
+		return nil, l.badConfig(svc, err)
+	}
 	if lb == nil {
 		if want.Location == "" && want.NetworkZone == "" {
 			return nil, l.badConfig(svc, &annotation.Error{Key: annotation.Location.Short(), Value: "", Accepted: "a location such as fsn1 (or network-zone, HCLOUD_LOAD_BALANCERS_LOCATION or HCLOUD_NETWORK)"})

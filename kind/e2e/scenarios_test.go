@@ -95,6 +95,10 @@ func TestScenarios(t *testing.T) {
 		tokenRotates(t, ctx)
 	})
 
+	step(t, "server labels reach a Node as labels and a taint, and go with the server's, once helm upgrade turns the sync on", func(t *testing.T) {
+		serverLabelsOnNodes(t, ctx, worker)
+	})
+
 	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
 		// Checks every 3 s (the API's least), so targets turn healthy soon
 		// after kube-proxy opens the node port.

@@ -23,6 +23,21 @@ func (w *project) restore(ref Ref, before, applied json.RawMessage) {
 	w.ReindexNetworks()
 }
 
+// recreate puts back a resource a failed action's change deleted, unless
+// its ID was taken meanwhile, and what no longer fits the world is left
+// out (its kind's fit).
+func (w *project) recreate(ref Ref, before json.RawMessage) {
+	k := w.kind(ref.Type)
+	if k.exists(w, ref.ID) || before == nil {
+		return
+	}
+	k.recreate(w, ref.ID, before)
+	if k.fit != nil {
+		k.fit(w, ref.ID)
+	}
+	w.ReindexNetworks()
+}
+
 func restoreInto[T any](t *Table[T], id int64, before, applied json.RawMessage) {
 	cur, ok := t.Get(id)
 	if !ok {
