@@ -231,7 +231,7 @@ func TestScenarios(t *testing.T) {
 			t.Fatal(err)
 		}
 		docker(t, "stop", worker) // the machine is off: its kubelet stops posting
-		waitWebHealth(t, ctx, metav1.ConditionFalse, loadbalancer.ReasonSomeTargetsUnhealthy, worker+" (port 8081: ")
+		waitWebHealth(t, ctx, metav1.ConditionFalse, loadbalancer.ReasonSomeTargetsUnhealthy, worker+" (port ")
 		waitWebEvent(t, ctx, "LoadBalancerTargetsUnhealthy", worker)
 		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
 			t.Fatalf("no shutdown taint: %v", err)
