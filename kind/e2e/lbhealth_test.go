@@ -54,8 +54,8 @@ func waitWebHealth(t *testing.T, ctx context.Context, status metav1.ConditionSta
 }
 
 // waitWebEvent waits for an event of reason on the Service web whose
-// message holds msg.
-func waitWebEvent(t *testing.T, ctx context.Context, reason, msg string) {
+// message holds msg, last seen after since.
+func waitWebEvent(t *testing.T, ctx context.Context, reason, msg string, since time.Time) {
 	t.Helper()
 	if err := fakecloudtest.Wait(2*time.Minute, func() bool {
 		evs, err := cluster.kube.CoreV1().Events("default").List(ctx, metav1.ListOptions{FieldSelector: "involvedObject.name=web,reason=" + reason})
@@ -63,7 +63,7 @@ func waitWebEvent(t *testing.T, ctx context.Context, reason, msg string) {
 			return false
 		}
 		for _, e := range evs.Items {
-			if strings.Contains(e.Message, msg) {
+			if strings.Contains(e.Message, msg) && !e.LastTimestamp.Time.Before(since.Truncate(time.Second)) {
 				return true
 			}
 		}

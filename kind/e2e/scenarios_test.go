@@ -227,12 +227,13 @@ func TestScenarios(t *testing.T) {
 	})
 
 	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on; its target's health shows on the Service and comes back", func(t *testing.T) {
+		off := time.Now()
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_off_server", ServerName: worker}); err != nil {
 			t.Fatal(err)
 		}
 		docker(t, "stop", worker) // the machine is off: its kubelet stops posting
 		waitWebHealth(t, ctx, metav1.ConditionFalse, loadbalancer.ReasonSomeTargetsUnhealthy, worker+" (port ")
-		waitWebEvent(t, ctx, "LoadBalancerTargetsUnhealthy", worker)
+		waitWebEvent(t, ctx, "LoadBalancerTargetsUnhealthy", worker+" (port ", off)
 		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
 			t.Fatalf("no shutdown taint: %v", err)
 		}
@@ -247,7 +248,7 @@ func TestScenarios(t *testing.T) {
 			t.Fatalf("shutdown taint not removed: %v", err)
 		}
 		waitWebHealth(t, ctx, metav1.ConditionTrue, loadbalancer.ReasonAllTargetsHealthy, "healthy")
-		waitWebEvent(t, ctx, "LoadBalancerTargetsHealthy", "healthy again")
+		waitWebEvent(t, ctx, "LoadBalancerTargetsHealthy", "healthy again", off)
 		// The CCM replica on the rebooted node (if one was there) starts
 		// again, so the next step does not depend on where the leader ran.
 		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {
