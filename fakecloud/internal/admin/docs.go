@@ -20,7 +20,7 @@ var adminRouteDocs = []struct{ route, does string }{
 	{"GET /fidelity", "the API fakecloud simulates: `description` (the OpenAPI description's version), `description_sha256`, `changelog` (the date of the last changelog entry it follows) and `changelog_entry`, `catalogue` (the day the catalogue was last compared with the public record)"},
 	{"GET /realism", "read `{mode, action_retention}`"},
 	{"PUT /realism", "set `{mode, action_retention}` (`mode` required: `optimistic` or `pessimistic`)"},
-	{"GET /state-file", "whether the state file holds every acknowledged change: 200, 503 while writes fail, 404 without `--state-file`; with `saved_at`, `unsaved`, `failures`, `last_error` and `failing_since`"},
+	{"GET /state-file", "what the state file holds: 200, 503 while writes fail, 404 without `--state-file`; `changes` (acknowledged since the start), `saved_changes` (the file holds every change up to this count) and `saved_as_of` (and every change acknowledged before this moment), `saved_at` and `write_seconds` (when the last write ended, how long it took), `unsaved`, `failures`, `last_error` and `failing_since`"},
 	{"POST /reset", "`{\"to\": \"empty\"}` or `{\"to\": \"seed\"}` (the last seeded world)"},
 	{"POST /seed", "replace the world with a [seed world](seed-worlds.md)"},
 	{"GET /state", "export the whole world (a snapshot; running actions, locks and ID counters included)"},
