@@ -18,11 +18,17 @@ import (
 )
 
 // killMoments are when the kill sweep's rounds send SIGKILL, after their
-// first create; the last ones come after the creates have stopped.
-var killMoments = []struct{ after, quiet time.Duration }{
-	{1 * time.Millisecond, 0}, {4 * time.Millisecond, 0}, {9 * time.Millisecond, 0}, {17 * time.Millisecond, 0},
-	{30 * time.Millisecond, 0}, {45 * time.Millisecond, 0}, {40 * time.Millisecond, 10 * time.Millisecond},
-	{70 * time.Millisecond, 50 * time.Millisecond}, {150 * time.Millisecond, 120 * time.Millisecond},
+// first create; in the last ones the creates stop quiet before, and in
+// the very last the kill waits until the status says the file holds
+// every change.
+var killMoments = []struct {
+	after, quiet time.Duration
+	settle       bool
+}{
+	{1 * time.Millisecond, 0, false}, {4 * time.Millisecond, 0, false}, {9 * time.Millisecond, 0, false},
+	{17 * time.Millisecond, 0, false}, {30 * time.Millisecond, 0, false}, {45 * time.Millisecond, 0, false},
+	{40 * time.Millisecond, 10 * time.Millisecond, false}, {70 * time.Millisecond, 50 * time.Millisecond, false},
+	{150 * time.Millisecond, 120 * time.Millisecond, false}, {30 * time.Millisecond, 0, true},
 }
 
 // TestKill9Sweep: fakecloud, with a state file written every 5 ms and
@@ -31,7 +37,9 @@ var killMoments = []struct{ after, quiet time.Duration }{
 // reading GET /_fakecloud/state-file after each create. After each kill
 // it starts again, and every create that a status read before the kill
 // said was in the file is there: its change counted at most
-// saved_changes, or it was acknowledged before saved_as_of.
+// saved_changes, or it was acknowledged before saved_as_of. The rounds
+// take about a second; the last waits for the file to catch up, so the
+// sweep always has creates to check.
 func TestKill9Sweep(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts child processes")
@@ -70,6 +78,17 @@ func TestKill9Sweep(t *testing.T) {
 		go func() { creates <- createUntil(t, url, round, moment.after-moment.quiet, begun) }()
 		<-begun
 		time.Sleep(moment.after) // the moment of the kill
+		for deadline := time.Now().Add(10 * time.Second); moment.settle; time.Sleep(time.Millisecond) {
+			var body struct {
+				StateFile fakecloud.StateFileStatus `json:"state_file"`
+			}
+			if _, err := adminGet(url, "/state-file", &body); err == nil && body.StateFile.SavedChanges >= body.StateFile.Changes {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d: the state file did not catch up with the changes within 10 s", round)
+			}
+		}
 		if err := cmd.Process.Signal(os.Kill); err != nil {
 			t.Fatal(err)
 		}
