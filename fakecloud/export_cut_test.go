@@ -15,7 +15,8 @@ import (
 // TestExportUnderStress: five clients create and delete networks, servers
 // in them, and load balancers, attach and detach them, while two admin
 // clients add action faults (failures and delays) and events (servers
-// deleted, powered off, moved in a network); actions run 2 ms.
+// deleted, powered off, moved in a network, networks locked); actions run
+// 2 ms.
 // Meanwhile 25 exports are taken one after another, each client sending
 // 10 requests per export: every one loads again, by PUT
 // /_fakecloud/state on another fakecloud or by Import, and so does the
@@ -148,7 +149,9 @@ func (p *stressPool) next(rng *rand.Rand, worker, n int, admin bool) (method, pa
 		if rng.IntN(2) == 0 {
 			cmd = "attach_to_network" // the one that spans a network's deletion
 		}
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
+		case 5:
+			return "POST", "/_fakecloud/events", fmt.Sprintf(`{"type":"lock","resource":"network","id":%d,"for":"20ms"}`, nw)
 		case 0:
 			return "POST", "/_fakecloud/action-faults", fmt.Sprintf(`{"command":%q,"count":1,"error_code":"action_failed","error_message":"stress"}`, cmd)
 		case 1:
