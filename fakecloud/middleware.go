@@ -132,11 +132,12 @@ func (s *Server) observe(next http.Handler) http.Handler {
 }
 
 // logRequest logs a request as the journal keeps it, the rejected ones
-// (4xx) limited per client (rejectLog).
+// (answered 4xx; not those a fault left unanswered) limited per client
+// (rejectLog).
 func (s *Server) logRequest(r *http.Request, e JournalEntry) {
 	now := time.Now()
 	logged, left := true, []unlogged(nil)
-	if e.Status >= 400 && e.Status < 500 {
+	if e.Status >= 400 && e.Status < 500 && e.Status != statusDropped && e.Status != statusClientGone {
 		logged, left = s.rejected.allow(clientOf(r), now)
 	} else {
 		left = s.rejected.flush(now)
