@@ -15,8 +15,8 @@ import (
 // TestExportUnderStress: five clients create and delete networks, servers
 // in them, and load balancers, attach and detach them, while two admin
 // clients add action faults (failures and delays) and events (servers
-// deleted, powered off, moved in a network, networks locked); actions run
-// 2 ms.
+// deleted, powered off, moved in a network, networks locked) and now and
+// then put an export of a moment ago back; actions run 2 ms.
 // Meanwhile 25 exports are taken one after another, each client sending
 // 10 requests per export: every one loads again, by PUT
 // /_fakecloud/state on another fakecloud or by Import, and so does the
@@ -56,6 +56,9 @@ func TestExportUnderStress(t *testing.T) {
 				t.Errorf("export %d: %d %.300s", n, rec.Code, rec.Body)
 				return
 			}
+			st.mu.Lock()
+			st.export = rec.Body.String()
+			st.mu.Unlock()
 			if err := loads(t, rec.Body.String(), n%2 == 0); err != nil {
 				t.Errorf("export %d, taken under load, does not load again: %v", n, err)
 			}
@@ -101,6 +104,7 @@ func loads(t *testing.T, data string, byAdmin bool) error {
 type stressPool struct {
 	mu                     sync.Mutex
 	networks, servers, lbs []int64
+	export                 string // one taken a moment ago, which an admin puts back
 }
 
 func (p *stressPool) note(body []byte) {
@@ -142,6 +146,7 @@ var stressCommands = []string{"attach_to_network", "detach_from_network", "creat
 func (p *stressPool) next(rng *rand.Rand, worker, n int, admin bool) (method, path, body string) {
 	p.mu.Lock()
 	nw, srv, lb := p.recent(rng, p.networks), p.recent(rng, p.servers), p.recent(rng, p.lbs)
+	export := p.export
 	p.mu.Unlock()
 	name := fmt.Sprintf("w%d-%d", worker, n)
 	if admin {
@@ -149,7 +154,12 @@ func (p *stressPool) next(rng *rand.Rand, worker, n int, admin bool) (method, pa
 		if rng.IntN(2) == 0 {
 			cmd = "attach_to_network" // the one that spans a network's deletion
 		}
-		switch rng.IntN(6) {
+		switch rng.IntN(7) {
+		case 6:
+			if rng.IntN(5) == 0 && export != "" { // the world goes back a moment now and then
+				return "PUT", "/_fakecloud/state", export
+			}
+			return "GET", "/v1/networks", ""
 		case 5:
 			return "POST", "/_fakecloud/events", fmt.Sprintf(`{"type":"lock","resource":"network","id":%d,"for":"20ms"}`, nw)
 		case 0:
