@@ -79,14 +79,16 @@ func (w *project) ReindexNetworks() {
 			w.Attach(pn.Network, Member{Ref: Ref{"load_balancer", lb.ID}, IP: ParseAddr(pn.IP)})
 		}
 	}
-	// A new server's attachment still running holds its address too.
+	// A new server's attachment still running holds its address too,
+	// while its network exists: one deleted meanwhile took it back.
 	for _, id := range w.running {
 		a, ok := w.Actions.Get(id)
 		if !ok || a.Finish.AttachNetwork == nil {
 			continue
 		}
-		if _, ok := w.Servers.Get(a.Lock.ID); ok {
-			pn := a.Finish.AttachNetwork
+		pn := a.Finish.AttachNetwork
+		_, server := w.Servers.Get(a.Lock.ID)
+		if _, network := w.Networks.Get(pn.Network); server && network {
 			w.Attach(pn.Network, Member{Ref: a.Lock, IP: ParseAddr(pn.IP)})
 		}
 	}
