@@ -112,7 +112,7 @@ fmt: ## gofmt every file and group its imports: standard library, others, this m
 
 # The node and load balancer scenarios run once more with fakecloud
 # --realism pessimistic (what the API leaves open goes the unhelpful way).
-E2E_PESSIMISTIC := ^(TestNodesInitialised|TestNodeAddressFollowsTheServer|TestDeletedServerDeletesItsNode|TestPowerOffTaintsTheNode|TestRoutesFollowTheNodes|TestLoadBalancerService)$$
+E2E_PESSIMISTIC := ^(TestNodesInitialised|TestNodeAddressFollowsTheServer|TestDeletedServerDeletesItsNode|TestPowerOffTaintsTheNode|TestRoutesFollowTheNodes|TestLoadBalancerService|TestLoadBalancerOnPrimaryIP)$$
 
 e2e: build-fakecloud build-ccm ## the end-to-end scenarios on kube-apiserver and etcd built from source (4 min the first time, then cached), the upgrades from the official CCM with Helm 3, Helm 4 and kubectl, then the node and load balancer ones with fakecloud --realism pessimistic
 	@CONTROL_BIN=$$(COMPONENTS="kube-apiserver kubectl" scripts/build-control-plane.sh) && \

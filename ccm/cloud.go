@@ -48,6 +48,7 @@ type Cloud struct {
 	lbs       *loadbalancer.Manager // nil with HCLOUD_LOAD_BALANCERS_ENABLED=false
 	server    *probes.Server        // health, readiness and metrics; nil without an address
 	rotation  *rotation             // credentials read from files, read again; nil without
+	labels    *labelSync            // server labels on Nodes; nil unless asked for
 }
 
 var _ cloudprovider.Interface = (*Cloud)(nil)
@@ -71,6 +72,9 @@ type buildOptions struct {
 	// credentialsPeriod is how often credential files are read again;
 	// CredentialsPeriod.
 	credentialsPeriod time.Duration
+	// labelsPeriod is how often server labels are compared with Nodes;
+	// labelSyncPeriod.
+	labelsPeriod time.Duration
 }
 
 func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error) {
@@ -200,6 +204,12 @@ func build(ctx context.Context, cfg Config, o buildOptions) (_ *Cloud, err error
 		c.lbs = loadbalancer.New(client, loadbalancer.Options{Defaults: c.cfg.LoadBalancers, NetworkID: c.cfg.NetworkID,
 			NetworkZone: networkZone, MaxAge: c.cfg.InventoryMaxAge, Now: now, Robot: c.cfg.Robot.Enabled, InstancesAddressFamily: c.cfg.AddressFamily,
 			Class: c.cfg.LoadBalancerClass, TypesCounted: countLBTypes})
+		if metrics != nil {
+			metrics.MustRegister(c.lbs.HealthCollector())
+		}
+	}
+	if c.cfg.ServerLabels.On() {
+		c.labels = newLabelSync(c.cfg.ServerLabels, c.inv, cmp.Or(o.labelsPeriod, labelSyncPeriod))
 	}
 	c.startRotation(ctx)
 	return c, nil
@@ -255,10 +265,14 @@ func (c *Cloud) Initialize(builder cloudprovider.ControllerClientBuilder, stop <
 		}
 	}
 	c.startNodeIPAM(builder, recorder, stop)
+	if c.labels != nil {
+		c.labels.start(ctx, builder, recorder)
+	}
 	// The load balancers' background work runs with or without events:
 	// syncs hand their remaining changes to it.
 	if c.lbs != nil {
 		c.lbs.Start(ctx, recorder)
+		c.startHealth(ctx, builder)
 		c.watchNodeLabels(builder, stop)
 		c.watchSecrets(builder, stop)
 		c.lookupServices(builder)

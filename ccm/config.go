@@ -3,6 +3,7 @@ package ccm
 import (
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -54,6 +55,13 @@ type Config struct {
 	// (HCLOUD_INSTANCES_DELETE_UNMATCHED_NODES, this CCM's own): the
 	// official CCM does; this one keeps it unless told.
 	DeleteUnmatchedNodes bool
+	// ServerLabels are the server labels kept on Nodes as labels and
+	// taints (HCLOUD_INSTANCES_LABELS_*, HCLOUD_INSTANCES_TAINTS_ENABLED).
+	ServerLabels ServerLabelsConfig
+	// InternalIPCIDRs are the operator's own networks: a kubelet's
+	// --node-ip in one is kept as the Node's InternalIP
+	// (HCLOUD_INSTANCES_INTERNAL_IP_CIDRS).
+	InternalIPCIDRs []netip.Prefix
 
 	MetricsEnabled bool
 	MetricsAddress string
@@ -84,6 +92,14 @@ type Config struct {
 	// spec.loadBalancerClass (HCLOUD_LOAD_BALANCERS_CLASS and
 	// HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS).
 	LoadBalancerClass loadbalancer.Class
+	// TargetHealthInterval is how often the load balancers' target health
+	// is read for the Services' condition, events and metrics; 0: never
+	// (HCLOUD_LOAD_BALANCERS_TARGET_HEALTH_INTERVAL).
+	TargetHealthInterval time.Duration
+	// TrafficRequests is how many requests an hour the load balancers'
+	// traffic metrics may spend; 0: none
+	// (HCLOUD_LOAD_BALANCERS_TRAFFIC_METRICS_REQUESTS).
+	TrafficRequests int
 
 	// Robot reaches the Robot webservice for dedicated servers (ROBOT_*).
 	Robot RobotConfig
@@ -95,9 +111,9 @@ type Config struct {
 
 // String describes the configuration without the token.
 func (c Config) String() string {
-	return fmt.Sprintf("endpoint=%s network=%q routes=%v address_family=%s zone_label=%v metrics=%v(%s) inventory_max_age=%s lifecycle_max_age=%s actions=%v listing_max_age=%s %s token=<redacted>",
-		c.Endpoint, c.Network, c.RoutesEnabled, c.AddressFamily, c.ZoneLabelEnabled, c.MetricsEnabled, c.MetricsAddress,
-		c.InventoryMaxAge, c.LifecycleMaxAge, c.ActionsEnabled, c.ListingMaxAge, c.Robot)
+	return fmt.Sprintf("endpoint=%s network=%q routes=%v address_family=%s zone_label=%v server_labels=%v verbatim=%v taints=%v internal_ip_cidrs=%v metrics=%v(%s) inventory_max_age=%s lifecycle_max_age=%s actions=%v listing_max_age=%s %s token=<redacted>",
+		c.Endpoint, c.Network, c.RoutesEnabled, c.AddressFamily, c.ZoneLabelEnabled, c.ServerLabels.Labels, c.ServerLabels.Verbatim, c.ServerLabels.Taints, c.InternalIPCIDRs,
+		c.MetricsEnabled, c.MetricsAddress, c.InventoryMaxAge, c.LifecycleMaxAge, c.ActionsEnabled, c.ListingMaxAge, c.Robot)
 }
 
 // envReader reads typed environment variables and collects every error.
@@ -236,8 +252,11 @@ func LoadConfig(getenv func(string) string, readFile func(string) ([]byte, error
 		r.errs = append(r.errs, fmt.Errorf("HCLOUD_BUDGET_RESERVE=%d: want 0 to %d, below the project's %d requests an hour, or the CCM never sends", c.BudgetReserve, projectLimit-1, projectLimit))
 		c.BudgetReserve = 200
 	}
+	c.ServerLabels = r.loadServerLabels()
+	c.InternalIPCIDRs = r.loadInternalIPCIDRs()
 	c.LoadBalancers = loadBalancerDefaults(r)
 	c.LoadBalancerClass = loadBalancerClass(r)
+	c.TargetHealthInterval, c.TrafficRequests = loadBalancerHealth(r)
 	c.Robot = r.loadRobot(readFile)
 	c.Token, c.Warnings = r.token(readFile)
 	c.TokenFile = r.tokenFile

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"k8s.io/apimachinery/pkg/util/validation"
 
@@ -64,4 +65,36 @@ func loadBalancerDefaults(r *envReader) annotation.Defaults {
 		}
 	}
 	return d
+}
+
+// Target health and traffic: their bounds, in one place for the reader and
+// the reference.
+const (
+	defaultHealthInterval = 5 * time.Minute
+	minHealthInterval     = time.Second
+	maxHealthInterval     = 24 * time.Hour
+)
+
+// loadBalancerHealth reads HCLOUD_LOAD_BALANCERS_TARGET_HEALTH_INTERVAL
+// (0 turns it off) and HCLOUD_LOAD_BALANCERS_TRAFFIC_METRICS_REQUESTS.
+func loadBalancerHealth(r *envReader) (interval time.Duration, trafficPerHour int) {
+	const name = "HCLOUD_LOAD_BALANCERS_TARGET_HEALTH_INTERVAL"
+	interval = defaultHealthInterval
+	if v := strings.TrimSpace(r.getenv(name)); v == "0" {
+		interval = 0
+	} else if v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < minHealthInterval || d > maxHealthInterval {
+			r.errs = append(r.errs, fmt.Errorf("%s=%q: want 0 (off) or a duration from %s to %s, such as 5m", name, v, minHealthInterval, maxHealthInterval))
+		} else {
+			interval = d
+		}
+	}
+	trafficPerHour = r.integer("HCLOUD_LOAD_BALANCERS_TRAFFIC_METRICS_REQUESTS", 0)
+	if trafficPerHour > loadbalancer.MaxTrafficRequests {
+		r.errs = append(r.errs, fmt.Errorf("HCLOUD_LOAD_BALANCERS_TRAFFIC_METRICS_REQUESTS=%d: want 0 (off) to %d requests an hour, a quarter of the project's %d",
+			trafficPerHour, loadbalancer.MaxTrafficRequests, projectLimit))
+		trafficPerHour = 0
+	}
+	return interval, trafficPerHour
 }

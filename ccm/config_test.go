@@ -32,8 +32,8 @@ func TestLoadConfigDefaults(t *testing.T) {
 		MetricsEnabled: true, MetricsAddress: ":8233", InventoryMaxAge: 5 * time.Minute, LifecycleMaxAge: time.Minute, BudgetReserve: 200,
 		ActionsEnabled: true, ListingMaxAge: time.Hour, LoadBalancers: annotation.Defaults{Enabled: true, Type: "lb11", TargetAddressFamily: "ipv4"},
 		NodeIPAM:          NodeIPAMConfig{IPv6MaskSize: 80, IPv4MaskSize: 24},
-		LoadBalancerClass: loadbalancer.Class{Name: "hetzner.cloud/load-balancer", WithoutClass: true},
-		Robot:             robotDefaults}
+		LoadBalancerClass: loadbalancer.Class{Name: "hetzner.cloud/load-balancer", WithoutClass: true}, TargetHealthInterval: 5 * time.Minute,
+		Robot: robotDefaults}
 	if diff := cmp.Diff(want, c, cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -57,6 +57,7 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 		"HCLOUD_LOAD_BALANCERS_HEALTH_CHECK_RETRIES": "2", "HCLOUD_LOAD_BALANCERS_TARGET_ADDRESS_FAMILY": "ipv6",
 		"HCLOUD_NODE_IPAM_IPV6_ENABLED": "true", "HCLOUD_NODE_IPAM_IPV6_MASK_SIZE": "112",
 		"HCLOUD_LOAD_BALANCERS_CLASS": "example.com/hcloud", "HCLOUD_LOAD_BALANCERS_SERVE_WITHOUT_CLASS": "false",
+		"HCLOUD_LOAD_BALANCERS_TARGET_HEALTH_INTERVAL": "1m", "HCLOUD_LOAD_BALANCERS_TRAFFIC_METRICS_REQUESTS": "60",
 	}), noFile)
 	if err != nil {
 		t.Fatal(err)
@@ -71,8 +72,8 @@ func TestLoadConfigEveryVariable(t *testing.T) {
 			Type: "lb21", TypeSet: true, HealthCheckInterval: 5 * time.Second, HealthCheckTimeout: 3 * time.Second, HealthCheckRetries: &two,
 			TargetAddressFamily: "ipv6"},
 		NodeIPAM:          NodeIPAMConfig{IPv6: true, IPv6MaskSize: 112, IPv4MaskSize: 24},
-		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"},
-		Robot:             robotDefaults}
+		LoadBalancerClass: loadbalancer.Class{Name: "example.com/hcloud"}, TargetHealthInterval: time.Minute, TrafficRequests: 60,
+		Robot: robotDefaults}
 	if diff := cmp.Diff(want, c, cmpopts.EquateComparable(netip.Prefix{})); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -26,6 +26,19 @@ var nodeAnnotationDocs = []struct{ Key, Value, Default, Example, What string }{{
 		"its only one. It applies with `HCLOUD_INSTANCES_ADDRESS_FAMILY` `ipv6` or `dualstack`; with `ipv4` it is ignored, with a Warning event " +
 		"`IgnoredExternalIPv6`. A value it does not take is a Warning event `InvalidExternalIPv6`, and the Node's metadata an error: " +
 		"a new Node is not initialised, an initialised one keeps its addresses. A change applies at the Node's next status update",
+}, {
+	Key:     AnnotationManagedLabels,
+	Value:   "label keys, comma-separated; written by the CCM",
+	Default: "none",
+	Example: "hcloud/node-group,label.hcloud.hetzner.cloud/env",
+	What: "the Node labels the CCM wrote from the server's labels (`HCLOUD_INSTANCES_LABELS_ENABLED`, `HCLOUD_INSTANCES_LABELS_VERBATIM`): " +
+		"the only ones it changes or removes. Do not set it; removing a key from it hands that label over to you ([server labels](../guides/server-labels.md))",
+}, {
+	Key:     AnnotationManagedTaints,
+	Value:   "`key:Effect`, comma-separated; written by the CCM",
+	Default: "none",
+	Example: "taint.hcloud.hetzner.cloud/gpu:NoSchedule",
+	What:    "the taints the CCM wrote from the server's labels (`HCLOUD_INSTANCES_TAINTS_ENABLED`): the only ones it changes or removes",
 }}
 
 // Event reasons of the annotation, the official CCM's.

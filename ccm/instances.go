@@ -154,7 +154,7 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 	md := &cloudprovider.InstanceMetadata{
 		ProviderID:       providerid.FromServerID(s.ID),
 		InstanceType:     s.ServerType.Name,
-		NodeAddresses:    nodeAddresses(s, i.cfg, ipv6),
+		NodeAddresses:    withOverlay(nodeAddresses(s, i.cfg, ipv6), node, i.cfg),
 		AdditionalLabels: map[string]string{labelProvidedBy: "cloud"},
 	}
 	if s.Location != nil {
@@ -175,10 +175,11 @@ func (i *instances) InstanceMetadata(ctx context.Context, node *corev1.Node) (*c
 //
 // NodeAddresses is the same for ccm doctor, which checks kubelets'
 // --node-ip against it (cfg.NetworkID resolved); an annotation the CCM
-// refuses is left out.
+// refuses is left out. A --node-ip in HCLOUD_INSTANCES_INTERNAL_IP_CIDRS
+// comes last, as an InternalIP (node_ip_overlay.go).
 func NodeAddresses(s *hcloud.Server, node *corev1.Node, cfg Config) []corev1.NodeAddress {
 	ipv6, _, _ := externalIPv6(node, cfg.AddressFamily)
-	return nodeAddresses(s, cfg, ipv6)
+	return withOverlay(nodeAddresses(s, cfg, ipv6), node, cfg)
 }
 
 // nodeAddresses are a server's addresses, with ipv6 (when valid) as its
@@ -227,8 +228,8 @@ func (i *instances) checkNodeIP(node *corev1.Node, addrs []corev1.NodeAddress) {
 	for ip := range strings.SplitSeq(want, ",") {
 		if ip = strings.TrimSpace(ip); ip != "" && !slices.ContainsFunc(addrs, func(a corev1.NodeAddress) bool { return a.Address == ip }) {
 			i.recorder.Eventf(node, corev1.EventTypeWarning, eventNodeIPMismatch,
-				"kubelet --node-ip %s is not an address of server %s (%v); check --node-ip and HCLOUD_NETWORK / HCLOUD_INSTANCES_ADDRESS_FAMILY",
-				ip, node.Name, addressList(addrs))
+				"kubelet --node-ip %s is not an address of server %s (%v); check --node-ip and HCLOUD_NETWORK / HCLOUD_INSTANCES_ADDRESS_FAMILY%s",
+				ip, node.Name, addressList(addrs), nodeIPAdvice(i.cfg))
 		}
 	}
 }

@@ -107,7 +107,7 @@ func robotMetadata(d *robotclient.Server, node *corev1.Node, cfg Config, ipv6 ne
 	return &cloudprovider.InstanceMetadata{
 		ProviderID:       providerid.FromRobotNumber(d.Number),
 		InstanceType:     instanceType(d.Product),
-		NodeAddresses:    robotAddresses(d, node, cfg, ipv6),
+		NodeAddresses:    withOverlay(robotAddresses(d, node, cfg, ipv6), node, cfg),
 		Zone:             zone,
 		Region:           region,
 		AdditionalLabels: map[string]string{labelProvidedBy: "robot"},

@@ -56,6 +56,7 @@ func TestReferenceMetrics(t *testing.T) {
 	cfg := testConfig(fx)
 	cfg.MetricsEnabled, cfg.MetricsAddress = true, "127.0.0.1:0"
 	cfg.Robot = RobotConfig{Enabled: true, User: "u", Password: "p", Endpoint: fx.URL + "/robot"}
+	cfg.LoadBalancers.Enabled = true // the load balancers' health and traffic metrics
 	rec := &describing{}
 	if _, err := build(t.Context(), cfg, buildOptions{registerer: func(r prometheus.Registerer) prometheus.Registerer {
 		rec.Registerer = r

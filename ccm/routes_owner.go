@@ -36,9 +36,13 @@ func (n informerNodes) HasNode(name string) bool {
 
 func (n informerNodes) Synced() bool { return n.inf.Informer().HasSynced() }
 
-// UseNodes gives the routes the cluster's Nodes, from the controller
-// manager's shared informers: without them, no route is listed.
+// UseNodes gives the routes and the server label sync the cluster's
+// Nodes, from the controller manager's shared informers: without them, no
+// route is listed and no server label reaches a Node.
 func (c *Cloud) UseNodes(inf coreinformers.NodeInformer) {
+	if c.labels != nil {
+		c.labels.useNodes(inf)
+	}
 	if c.routes != nil {
 		inf.Informer() // registered before the factory starts
 		c.routes.nodes = informerNodes{inf}

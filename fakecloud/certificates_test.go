@@ -140,6 +140,7 @@ func TestCertificateCreateValidation(t *testing.T) {
 	uploadCert(t, f, "taken", nil, "taken.example.com")
 
 	body := func(fields map[string]any) string { return string(mustJSON(t, fields)) }
+	chain := testcert.NewChain(t, "shop.example.com", 2)
 	tests := []struct {
 		name      string
 		body      string
@@ -162,6 +163,8 @@ func TestCertificateCreateValidation(t *testing.T) {
 		{"private key over 5,000 bytes", body(map[string]any{"name": "x", "certificate": a.certPEM, "private_key": a.keyPEM + strings.Repeat("\n", 5001-len(a.keyPEM))}), 422, "invalid_input", "private_key"},
 		{"chain over 30,000 bytes", body(map[string]any{"name": "x", "certificate": a.certPEM + strings.Repeat("\n", 30001-len(a.certPEM)), "private_key": a.keyPEM}), 422, "invalid_input", "certificate"},
 		{"chain of six certificates", body(map[string]any{"name": "x", "certificate": strings.Repeat(a.certPEM, 6), "private_key": a.keyPEM}), 422, "invalid_input", "certificate"},
+		// "in order so that each record directly certifies the one preceding"
+		{"chain out of order", body(map[string]any{"name": "x", "certificate": chain.Certs[0] + chain.Certs[2] + chain.Certs[1], "private_key": chain.KeyPEM}), 422, "invalid_input", "certificate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -191,6 +194,10 @@ func TestCertificateCreateValidation(t *testing.T) {
 	all, err := f.client.Certificate.All(t.Context())
 	if err != nil || len(all) != 1 || all[0].Name != "taken" {
 		t.Errorf("certificates after refused creates: %v %v, want only taken", all, err)
+	}
+	// In order, the same chain is taken.
+	if _, _, err := f.client.Certificate.Create(t.Context(), hcloud.CertificateCreateOpts{Name: "in-order", Certificate: chain.PEM(), PrivateKey: chain.KeyPEM}); err != nil {
+		t.Errorf("a chain in order: %v", err)
 	}
 }
 

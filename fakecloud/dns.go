@@ -61,12 +61,12 @@ func (s *Server) dnsSource() dnsserve.Source {
 		var best dnsserve.Zone
 		for _, p := range s.Projects() {
 			proj, _ := s.Project(p)
-			var origin string
+			var origin, version string
 			var rrs []dns.RR
 			var ok bool
-			proj.world.Read(func(tx *world.Tx) { origin, rrs, ok = tx.ZoneAnswers(name) })
+			proj.world.Read(func(tx *world.Tx) { origin, rrs, version, ok = tx.ZoneAnswers(name) })
 			if ok && len(origin) > len(best.Origin) {
-				best = dnsserve.Zone{Origin: origin, Records: rrs}
+				best = dnsserve.Zone{Origin: origin, Records: rrs, Version: p + "/" + version}
 			}
 		}
 		return best, best.Origin != ""

@@ -169,3 +169,29 @@ func TestDNSFollowsZoneStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestDNSFollowsAFailedChange: records a change wrote are answered while
+// its action runs, and go when it fails, with nothing else asked of the
+// API; answers between changes come from one rendering of the zone.
+func TestDNSFollowsAFailedChange(t *testing.T) {
+	clock := newClock()
+	f := newFixture(t, Options{Now: clock.Now})
+	ns := nameserver(t, f)
+	z := newZone(t, f, "example.com")
+	if _, err := f.fc.AddActionFault(ActionFault{Command: "add_rrset_records", Count: 1, ErrorCode: "action_failed", Delay: Duration(time.Minute)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := f.client.Zone.AddRRSetRecords(t.Context(), &hcloud.ZoneRRSet{Zone: z, Name: "_acme-challenge", Type: "TXT"},
+		hcloud.ZoneRRSetAddRecordsOpts{Records: []hcloud.ZoneRRSetRecord{{Value: `"token"`}}}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if in := ask(t, ns.Addr(), "udp", "_acme-challenge.example.com", dns.TypeTXT); len(in.Answer) != 1 {
+			t.Fatalf("while the change runs: %v, want its TXT", in)
+		}
+	}
+	clock.Advance(time.Minute)
+	if in := ask(t, ns.Addr(), "udp", "_acme-challenge.example.com", dns.TypeTXT); in.Rcode != dns.RcodeNameError {
+		t.Errorf("after the change failed: %v, want NXDOMAIN", in)
+	}
+}

@@ -51,7 +51,7 @@ func TestEventsRecordActions(t *testing.T) {
 	s0, s1 := servers[0], servers[1]
 	pip := s1.PublicNet.IPv4.ID
 	clock.Advance(1500 * time.Millisecond)
-	now := clock.Now().Truncate(time.Second)
+	now := clock.Now().Truncate(time.Microsecond) // actions carry microseconds, as the live API writes them
 
 	cases := []struct {
 		event Event

@@ -122,6 +122,7 @@ type Server struct {
 	limiter  *ratelimit.Bucket
 	faults   *faults.Set
 	rec      *journal.Recorder
+	rejected *rejectLog // limits the log lines of rejected requests
 	api      chi.Router // the API's routes, for naming request templates
 	handler  http.Handler
 	tokMu    sync.RWMutex
@@ -173,7 +174,7 @@ func New(opts Options) *Server {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{opts: opts, tokens: map[string]bool{}, closing: make(chan struct{}),
-		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize)}
+		faults: faults.New(opts.IDSeed, opts.Now, codeStatus), rec: journal.New(opts.JournalSize), rejected: newRejectLog()}
 	s.faults.KnowCommands(world.Commands())
 	s.world = world.New(world.Config{Now: opts.Now, ActionDuration: opts.ActionDuration, ActionPolls: opts.ActionPolls,
 		IDSeed: opts.IDSeed, Realism: opts.Realism, ActionFault: s.faults.ForAction, PublicSuffix: publicsuffix.PublicSuffix})

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/apierr"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/journal"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/wire"
 )
 
@@ -60,7 +61,9 @@ func apiPath(r *http.Request) string {
 
 // template is the route a request matches, without /v1: "/servers/{id}",
 // "/servers/{id}/actions/poweron", "/actions/{action_id}"; "unmatched" for
-// a path no route serves. Robot webservice requests keep their prefix:
+// a path no route serves, an action fakecloud does not know among them,
+// so the templates, which label counters, are as many as the routes
+// whatever clients send. Robot webservice requests keep their prefix:
 // "/robot/server/{server-number}", "/robot/unmatched".
 func (s *Server) template(r *http.Request) string {
 	if robotPath(r.URL.Path) {
@@ -74,11 +77,8 @@ func (s *Server) template(r *http.Request) string {
 		return "unmatched"
 	}
 	t := rctx.RoutePattern()
-	if rest, ok := strings.CutSuffix(t, "/actions/{action}"); ok {
-		if r.Method == http.MethodPost {
-			return rest + "/actions/" + rctx.URLParam("action")
-		}
-		return rest + "/actions/{action_id}"
+	if _, ok := strings.CutSuffix(t, "/actions/{action}"); ok && r.Method == http.MethodPost {
+		return "unmatched" // each known action has a route of its own
 	}
 	return strings.ReplaceAll(t, "/actions/{action}", "/actions/{action_id}")
 }
@@ -121,15 +121,41 @@ func (s *Server) observe(next http.Handler) http.Handler {
 				}
 			}()
 			elapsed := time.Since(start)
-			s.rec.Record(JournalEntry{Time: start, Method: r.Method, Path: apiPath(r), Template: s.template(r),
-				Status: status, UserAgent: r.UserAgent(), CorrelationID: id, Duration: Duration(elapsed), Fault: rec.fault, Actions: note.actions})
-			s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-				slog.String("method", r.Method), slog.String("path", r.URL.Path),
-				slog.Int("status", status), slog.Duration("duration", elapsed),
-				slog.String("correlation_id", id), slog.String("user_agent", r.UserAgent()))
+			e := JournalEntry{Time: start, Method: r.Method, Path: apiPath(r), Template: s.template(r),
+				Status: status, UserAgent: r.UserAgent(), CorrelationID: id, Duration: Duration(elapsed), Fault: rec.fault, Actions: note.actions}
+			journal.Bound(&e)
+			s.rec.Record(e)
+			s.logRequest(r, e)
 		}()
 		next.ServeHTTP(rec, r)
 	})
+}
+
+// logRequest logs a request as the journal keeps it, the rejected ones
+// (answered 4xx; not those a fault left unanswered) limited per client
+// (rejectLog).
+func (s *Server) logRequest(r *http.Request, e JournalEntry) {
+	now := time.Now()
+	logged, left := true, []unlogged(nil)
+	if e.Status >= 400 && e.Status < 500 && e.Status != statusDropped && e.Status != statusClientGone {
+		logged, left = s.rejected.allow(clientOf(r), now)
+	} else {
+		left = s.rejected.flush(now)
+	}
+	for _, u := range left {
+		s.opts.Logger.LogAttrs(r.Context(), slog.LevelWarn, "rejected requests not logged",
+			slog.String("client", u.client), slog.Int("count", u.count), slog.Duration("within", u.window))
+	}
+	if !logged {
+		return
+	}
+	attrs := []slog.Attr{slog.String("method", e.Method), slog.String("path", e.Path),
+		slog.Int("status", e.Status), slog.Duration("duration", time.Duration(e.Duration)),
+		slog.String("correlation_id", e.CorrelationID), slog.String("user_agent", e.UserAgent)}
+	if e.Truncated != nil {
+		attrs = append(attrs, slog.Any("truncated", e.Truncated))
+	}
+	s.opts.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request", attrs...)
 }
 
 // authenticate admits requests with a configured Bearer token.

@@ -17,16 +17,14 @@ func (s *Server) stateSource() statefile.Source {
 	if len(s.projects) == 0 {
 		return s.world
 	}
-	return &projectsState{s: s, seen: map[string]uint64{}}
+	return &projectsState{s: s}
 }
 
 // projectsState is a state file's view of every project: its change count
-// moves when any project's world changes.
+// is the sum of theirs, and a write holds one cut of them all.
 type projectsState struct {
-	s     *Server
-	mu    sync.Mutex
-	seen  map[string]uint64 // each world's change count last written
-	count uint64
+	s  *Server
+	mu sync.Mutex // one export at a time
 }
 
 // worlds are the projects' worlds by name, the default one under "".
@@ -38,38 +36,40 @@ func (p *projectsState) worlds() map[string]*world.State {
 	return out
 }
 
+// Changes is the sum of the projects' change counts.
+func (p *projectsState) Changes() uint64 {
+	var sum uint64
+	for _, w := range p.worlds() {
+		sum += w.Changes()
+	}
+	return sum
+}
+
 // ExportChanged writes every project when any changed since the count
-// given (or always).
+// given (or always), from one cut of them all.
 func (p *projectsState) ExportChanged(since uint64, always bool) ([]byte, uint64, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	worlds := p.worlds()
-	changed := always || since != p.count
-	for name, w := range worlds {
-		if data, _, err := w.ExportChanged(p.seen[name], false); err != nil {
-			return nil, 0, err
-		} else if data != nil {
-			changed = true
-		}
+	if now := p.Changes(); !always && now == since {
+		return nil, now, nil
 	}
-	if !changed {
-		return nil, p.count, nil
+	worlds := p.worlds()
+	names := slices.Sorted(maps.Keys(worlds)) // "" first
+	states := make([]*world.State, len(names))
+	for i, name := range names {
+		states[i] = worlds[name]
+	}
+	exports, changes, err := world.ExportTogether(states...)
+	if err != nil {
+		return nil, 0, err
 	}
 	var top map[string]json.RawMessage
+	if err := json.Unmarshal(exports[0], &top); err != nil {
+		return nil, 0, err
+	}
 	projects := map[string]json.RawMessage{}
-	for _, name := range slices.Sorted(maps.Keys(worlds)) {
-		data, changes, err := worlds[name].ExportChanged(0, true)
-		if err != nil {
-			return nil, 0, err
-		}
-		p.seen[name] = changes
-		if name == "" {
-			if err := json.Unmarshal(data, &top); err != nil {
-				return nil, 0, err
-			}
-			continue
-		}
-		projects[name] = data
+	for i, name := range names[1:] {
+		projects[name] = exports[i+1]
 	}
 	raw, err := json.Marshal(projects)
 	if err != nil {
@@ -80,8 +80,7 @@ func (p *projectsState) ExportChanged(since uint64, always bool) ([]byte, uint64
 	if err != nil {
 		return nil, 0, err
 	}
-	p.count++
-	return out, p.count, nil
+	return out, changes, nil
 }
 
 // Import restores every project from a state file, or none: each

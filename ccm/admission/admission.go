@@ -1,11 +1,13 @@
 package admission
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	admissionv1 "k8s.io/api/admission/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -82,8 +84,9 @@ func (h *Handler) Admit(req *admissionv1.AdmissionRequest) (*admissionv1.Admissi
 }
 
 // notes are warnings that do not refuse: source ranges no load balancer
-// enforces, and certificates the CCM found missing when it last looked,
-// which may have been uploaded since.
+// enforces, a deprecated type that can still be ordered, certificates the CCM found missing when it last looked,
+// which may have been uploaded since, and TLS Secrets the API would not
+// take (the fix is to the Secret, not the Service).
 func (h *Handler) notes(svc *corev1.Service) []string {
 	var out []string
 	if msg := loadbalancer.SourceRangesWarning(svc); msg != "" {
@@ -96,8 +99,18 @@ func (h *Handler) notes(svc *corev1.Service) []string {
 	if err != nil {
 		return out
 	}
-	return append(out, h.lbs.CertificatesMissing(c)...)
+	if msg := h.lbs.TypeDeprecated(c); msg != "" {
+		out = append(out, msg)
+	}
+	out = append(out, h.lbs.CertificatesMissing(c)...)
+	ctx, cancel := context.WithTimeout(context.Background(), secretReadTimeout)
+	defer cancel()
+	return append(out, h.lbs.SecretsRefused(ctx, c)...)
 }
+
+// secretReadTimeout bounds reading the TLS Secrets a Service names, well
+// within the webhook's timeoutSeconds (5 in the chart).
+const secretReadTimeout = 2 * time.Second
 
 // problems are what a sync would refuse in svc, one message each.
 func (h *Handler) problems(svc *corev1.Service) []string {

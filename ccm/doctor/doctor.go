@@ -107,6 +107,7 @@ func Run(ctx context.Context, opts Options) Report {
 		{"network", func(context.Context) { d.checkNetwork() }},
 		{"ipv6", func(context.Context) { d.checkIPv6() }},
 		{"service", d.checkServices},
+		{"target-health", func(context.Context) { d.checkTargetHealth() }},
 		{"load-balancer", func(context.Context) { d.checkOrphans() }},
 		{"rate-limit", func(context.Context) { d.checkRateLimit() }},
 		{"staleness", func(context.Context) { d.checkStaleness() }},

@@ -51,6 +51,9 @@ func (d *doctor) checkNodes() {
 	for i := range d.nodes {
 		d.checkInit(&d.nodes[i])
 	}
+	if d.cloud != nil {
+		d.checkServerLabels()
+	}
 }
 
 // matchNode finds n's server as the CCM does, by provider ID, else by
@@ -124,10 +127,13 @@ func (d *doctor) checkNodeIPs(n *corev1.Node, s *hcloud.Server) {
 		addr, _ := netip.ParseAddr(ip)
 		if id := privateNetwork(s, addr); id != 0 && id != d.networkID {
 			fix += fmt.Sprintf(", or set HCLOUD_NETWORK=%s", d.cloud.networkName(id))
+		} else if !owns(s, addr) {
+			fix += ", or, if it is an address of your own network (an overlay such as WireGuard or Tailscale), name its range in HCLOUD_INSTANCES_INTERNAL_IP_CIDRS"
 		}
 		d.found.fail("node-ip", subject, fmt.Sprintf("kubelet --node-ip %s is not among the addresses the CCM reports for server %s (%s)",
 			ip, s.Name, strings.Join(reported, ", ")), fix)
 	}
+	d.explainOverlay(n, s)
 	for _, a := range n.Status.Addresses {
 		if a.Type != corev1.NodeInternalIP && a.Type != corev1.NodeExternalIP {
 			continue

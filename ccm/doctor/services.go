@@ -84,7 +84,15 @@ func (d *doctor) checkService(ctx context.Context, svc *corev1.Service) {
 			fmt.Sprintf("set %s (or HCLOUD_LOAD_BALANCERS_TYPE) to one of them", annotation.Type))
 	} else {
 		d.checkDeprecatedType(subject, types[i], types, lb != nil)
+		typ := c.Type
+		if lb != nil && lb.LoadBalancerType != nil && lb.LoadBalancerType.MaxServices > types[i].MaxServices {
+			typ = lb.LoadBalancerType.Name // types only grow: a bigger one is kept
+		}
+		if err := loadbalancer.PortsOverLimit(loadbalancer.TCPPorts(svc), typ, types); err != nil {
+			fail(err.Error(), fmt.Sprintf("set %s to a type that takes them, or split the ports over Services", annotation.Type))
+		}
 	}
+	d.checkTLSSecrets(ctx, svc, subject, c.CertificateSecrets)
 
 	locations, err := d.cloud.locations.get(ctx, d.api.Location.All)
 	if err != nil {

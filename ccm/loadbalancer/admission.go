@@ -33,8 +33,23 @@ func (l *Manager) CheckCached(svc *corev1.Service, c ServiceConfig) error {
 	types := l.store.types
 	l.store.mu.Unlock()
 	if types != nil {
-		if _, ok := svc.Annotations[string(annotation.Type)]; ok && types[c.Type] == nil {
+		_, named := svc.Annotations[string(annotation.Type)]
+		switch {
+		case named && types[c.Type] == nil:
 			errs = append(errs, &annotation.Error{Key: annotation.Type.Short(), Value: c.Type, Accepted: "one of " + strings.Join(slices.Sorted(maps.Keys(types)), ", ")})
+		case named && unavailable(types[c.Type], l.now()) && l.store.known(string(svc.UID)) == nil:
+			// A new load balancer would be of it: the sync refuses to
+			// order it (typeNotices).
+			errs = append(errs, &annotation.Error{Key: annotation.Type.Short(), Value: c.Type,
+				Accepted: "a type that can still be ordered: one of " + strings.Join(types.orderable(l.now()), ", ")})
+		}
+		typ := c.Type
+		if lb := l.store.known(string(svc.UID)); lb != nil && lb.LoadBalancerType != nil && types[typ] != nil &&
+			lb.LoadBalancerType.MaxServices > types[typ].MaxServices {
+			typ = lb.LoadBalancerType.Name // types only grow: the bigger one is kept
+		}
+		if err := PortsOverLimit(TCPPorts(svc), typ, types.list()); err != nil {
+			errs = append(errs, err)
 		}
 		if _, ok := svc.Annotations[string(annotation.Location)]; ok && c.Location != "" {
 			locations := types.locations()
@@ -55,6 +70,45 @@ func (l *Manager) CertificatesMissing(c ServiceConfig) []string {
 	for _, c := range c.Certificates {
 		if _, err := strconv.ParseInt(c.Ref, 10, 64); err != nil && l.certs.missingNow(c.Ref) {
 			out = append(out, fmt.Sprintf("%s: no certificate %q was found when the CCM last looked; upload it, or the load balancer gets no HTTPS", c.Annotation, c.Ref))
+		}
+	}
+	return out
+}
+
+// TypeDeprecated is the warning the sync gives for a deprecated type the
+// Service names (LoadBalancerTypeDeprecated), from the types the Manager
+// holds; "" when it is not deprecated or not known. Never a request.
+func (l *Manager) TypeDeprecated(c ServiceConfig) string {
+	l.store.mu.Lock()
+	types := l.store.types
+	l.store.mu.Unlock()
+	lt := types[c.Type]
+	if lt == nil || !lt.IsDeprecated() || unavailable(lt, l.now()) {
+		return ""
+	}
+	return deprecationNotice(lt, l.now(), "")[0].Message
+}
+
+// SecretsRefused are warnings for the TLS Secrets in c (Validate's
+// answer) that the API would not take (CheckTLSSecret), read as a sync
+// reads them: from the CCM's watch, else the Kubernetes API. Not a
+// refusal: the fix is to the Secret, which may change at any time. A
+// Secret that cannot be read, or is not there yet, passes.
+func (l *Manager) SecretsRefused(ctx context.Context, c ServiceConfig) []string {
+	l.mu.Lock()
+	src := l.secrets
+	l.mu.Unlock()
+	if src == nil {
+		return nil
+	}
+	var out []string
+	for _, key := range c.CertificateSecrets {
+		sec, err := src.Get(ctx, key)
+		if err != nil || sec == nil {
+			continue
+		}
+		if err := CheckTLSSecret(sec); err != nil {
+			out = append(out, err.Error()+": the CCM uploads nothing from it and changes nothing of the load balancer until it is fixed")
 		}
 	}
 	return out

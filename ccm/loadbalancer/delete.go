@@ -113,6 +113,7 @@ func (l *Manager) EnsureLoadBalancerDeleted(ctx context.Context, _ string, svc *
 // balancer lb (nil: none).
 func (l *Manager) forget(uid string, lb *hcloud.LoadBalancer) {
 	l.store.put(uid, nil)
+	l.health.drop(uid)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.last, uid)

@@ -63,8 +63,14 @@ func (l *Manager) badConfig(svc *corev1.Service, err error) error {
 	}
 	for _, e := range errs {
 		var ae *annotation.Error
-		if errors.As(e, &ae) {
+		var se *SecretError
+		switch {
+		case errors.As(e, &ae):
 			l.event(svc, corev1.EventTypeWarning, eventBadAnnotation, e.Error())
+		case errors.As(e, &se):
+			l.event(svc, corev1.EventTypeWarning, eventBadCertSecret, e.Error()+": nothing is uploaded from it")
+		case errors.As(e, new(*tooManyPorts)):
+			l.event(svc, corev1.EventTypeWarning, eventTooManyPorts, e.Error())
 		}
 	}
 	return err
@@ -92,6 +98,8 @@ const (
 	eventNodeSkipped           = "NodeNotTargeted"
 	eventMaxTargets            = "MaxTargetsReached"
 	eventBadAnnotation         = "InvalidAnnotation"
+	eventBadCertSecret         = "InvalidCertificateSecret"
+	eventTooManyPorts          = "TooManyPorts"
 	eventSourceRanges          = "SourceRangesNotEnforced"
 	eventTypeDowngrade         = "TypeNotDowngraded"
 	eventLocationKept          = "LocationNotChanged"

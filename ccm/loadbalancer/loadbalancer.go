@@ -56,6 +56,9 @@ type Manager struct {
 	deleting map[string]deletion
 	now      func() time.Time
 	ctx      context.Context // the provider's lifetime, for resuming
+	// health is the targets' health last read, by Service (health_report.go).
+	health     *healthState
+	healthOpts HealthOptions
 }
 
 type lastSync struct {
@@ -96,7 +99,8 @@ func New(client *hcloud.Client, o Options) *Manager {
 	l := &Manager{client: client, defaults: o.Defaults, networkID: o.NetworkID, networkZone: o.NetworkZone, robot: o.Robot, instancesFamily: o.InstancesAddressFamily, class: o.Class.OrDefault(),
 		store: newLBStore(client, o.Now, o.MaxAge), actions: actionwatch.New(client),
 		certs: newCerts(client, o.Now, o.MaxAge), actionWait: 5 * time.Second, retryUnit: 5 * time.Second,
-		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, secretUsers: map[string][]string{}, deleting: map[string]deletion{}, now: o.Now, ctx: context.Background()}
+		last: map[string]lastSync{}, waiting: map[int64]string{}, failures: map[string]int{}, warned: map[string]bool{}, pending: map[string]*time.Timer{}, secretUsers: map[string][]string{}, deleting: map[string]deletion{}, now: o.Now, ctx: context.Background(),
+		health: newHealthState()}
 	l.actions.OnEnd, l.actions.OnPollFailed = l.actionEnded, l.pollFailed
 	l.store.typesCounted = o.TypesCounted
 	return l
@@ -244,6 +248,13 @@ func (l *Manager) syncLocked(ctx context.Context, svc *corev1.Service, nodes []*
 	l.notify(svc, typeNotices)
 	if err != nil {
 		return nil, err
+	}
+	typ := want.Type
+	if lb != nil {
+		typ = typeAfter(want, lb, types)
+	}
+	if err := PortsOverLimit(servicesNeeded(want, lb), typ, types.list()); err != nil {
+		return nil, l.badConfig(svc, err)
 	}
 	if lb == nil {
 		if want.Location == "" && want.NetworkZone == "" {

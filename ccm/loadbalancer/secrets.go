@@ -3,9 +3,7 @@ package loadbalancer
 import (
 	"context"
 	"crypto/sha256"
-	"crypto/x509"
 	"encoding/hex"
-	"encoding/pem"
 	"fmt"
 	"maps"
 	"slices"
@@ -119,25 +117,6 @@ type tlsPair struct {
 	fingerprint string // of the leaf certificate, sha256, hex
 }
 
-// readTLS checks a Secret holds a PEM certificate chain in tls.crt and a
-// PEM key in tls.key. Its errors never quote the Secret's data.
-func readTLS(sec *corev1.Secret) (tlsPair, error) {
-	crt, key := sec.Data[corev1.TLSCertKey], sec.Data[corev1.TLSPrivateKeyKey]
-	block, _ := pem.Decode(crt)
-	if block == nil || block.Type != "CERTIFICATE" {
-		return tlsPair{}, fmt.Errorf("secret %s/%s: %s holds no PEM certificate", sec.Namespace, sec.Name, corev1.TLSCertKey)
-	}
-	leaf, err := x509.ParseCertificate(block.Bytes)
-	if err != nil {
-		return tlsPair{}, fmt.Errorf("secret %s/%s: %s: the certificate does not parse", sec.Namespace, sec.Name, corev1.TLSCertKey)
-	}
-	if kb, _ := pem.Decode(key); kb == nil || !strings.HasSuffix(kb.Type, "PRIVATE KEY") {
-		return tlsPair{}, fmt.Errorf("secret %s/%s: %s holds no PEM private key", sec.Namespace, sec.Name, corev1.TLSPrivateKeyKey)
-	}
-	sum := sha256.Sum256(leaf.Raw)
-	return tlsPair{chain: string(crt), key: string(key), fingerprint: hex.EncodeToString(sum[:])}, nil
-}
-
 // secretHash is the label value naming the Secret key.
 func secretHash(key string) string {
 	sum := sha256.Sum256([]byte(key))
@@ -167,7 +146,7 @@ func (c *certs) secretCerts(ctx context.Context, src Secrets, svc *corev1.Servic
 		}
 		pair, err := readTLS(sec)
 		if err != nil {
-			return nil, bad(err.Error())
+			return nil, err
 		}
 		id, err := c.uploaded(ctx, key, pair)
 		if err != nil {

@@ -105,8 +105,8 @@ func TestCertificatesFromSecrets(t *testing.T) {
 		}
 	}
 
-	// A missing Secret and one that holds no key are annotation errors
-	// naming the Secret, never its data.
+	// A Secret that holds no key is refused naming the Secret, never its
+	// data.
 	secrets.put("default", "broken", renewed, "not a key "+renewedKey[:40])
 	bad := lbService("bad", []int32{443}, "protocol", "https", "http-certificate-secrets", "broken,nowhere")
 	if _, err := c.lbs.EnsureLoadBalancer(t.Context(), "", bad, c.nodes); err == nil || !strings.Contains(err.Error(), "tls.key holds no PEM private key") {
@@ -117,8 +117,8 @@ func TestCertificatesFromSecrets(t *testing.T) {
 			t.Errorf("an event shows the key: %s", e.Message)
 		}
 	}
-	if !c.hasEvent(t, corev1.EventTypeWarning, eventBadAnnotation, "bad") {
-		t.Error("no InvalidAnnotation event for the broken Secret")
+	if !c.hasEvent(t, corev1.EventTypeWarning, eventBadCertSecret, "bad") {
+		t.Error("no InvalidCertificateSecret event for the broken Secret")
 	}
 
 	if err := c.lbs.EnsureLoadBalancerDeleted(t.Context(), "", svc); err != nil {

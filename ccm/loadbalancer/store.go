@@ -87,11 +87,14 @@ func (s *lbStore) get(ctx context.Context, uid string) (*hcloud.LoadBalancer, er
 
 // ensureListed lists the labelled load balancers when the last listing is
 // older than maxAge or an invalidation asked for one.
-func (s *lbStore) ensureListed(ctx context.Context) error {
+func (s *lbStore) ensureListed(ctx context.Context) error { return s.ensureListedWithin(ctx, s.maxAge) }
+
+// ensureListedWithin is ensureListed for a listing no older than age.
+func (s *lbStore) ensureListedWithin(ctx context.Context, age time.Duration) error {
 	s.listMu.Lock()
 	defer s.listMu.Unlock()
 	s.mu.Lock()
-	fresh := !s.listedAt.IsZero() && s.now().Sub(s.listedAt) < s.maxAge && s.relistSeq <= s.listedSeq
+	fresh := !s.listedAt.IsZero() && s.now().Sub(s.listedAt) < age && s.relistSeq <= s.listedSeq
 	started, since := s.now(), s.seq
 	s.mu.Unlock()
 	if fresh {
@@ -136,6 +139,15 @@ func (s *lbStore) known(uid string) *hcloud.LoadBalancer {
 	if s.staleSeq[uid] != 0 {
 		return nil
 	}
+	return s.byUID[uid]
+}
+
+// current returns the load balancer the store holds for uid, also one
+// the API contradicted since (its health is still the last read); the
+// caller holds lock(uid), as syncs change it in place.
+func (s *lbStore) current(uid string) *hcloud.LoadBalancer {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	return s.byUID[uid]
 }
 

@@ -80,7 +80,7 @@ func main() {
 		cloud.AddCheck(ccm.Liveness, "leader-lease", lease.Check)
 		return leaderlease.Wrap(cloud, lease)
 	}
-	hooks := &webhookFlags{lbs: func() *loadbalancer.Manager { return provider.LoadBalancers() }}
+	hooks := &webhookFlags{lbs: func() *loadbalancer.Manager { return provider.LoadBalancers() }, config: func() ccm.Config { return cfg }}
 	cmd := newCommand(ctx, opts, newCloud, hooks)
 	code := cli.Run(cmd)
 	if lease != nil && ctx.Err() != nil {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/util/sets"
 	"k8s.io/client-go/kubernetes"
 	cloudprovider "k8s.io/cloud-provider"
@@ -17,17 +18,19 @@ import (
 	genericcontrollermanager "k8s.io/controller-manager/app"
 	"k8s.io/klog/v2"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm"
 	"github.com/hcloudlab/hcloud-ccm/ccm/admission"
 	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/ccm/webhookcert"
 )
 
 // The webhooks of --webhooks: "service" validates the
-// load-balancer.hetzner.cloud annotations of Services (ccm/admission). It
-// is off unless named.
+// load-balancer.hetzner.cloud annotations of Services, "node" explains a
+// Node's --node-ip against HCLOUD_INSTANCES_INTERNAL_IP_CIDRS
+// (ccm/admission). Each is off unless named.
 var (
-	webhookNames         = []string{"service"}
-	webhooksOffByDefault = []string{"service"}
+	webhookNames         = []string{"service", "node"}
+	webhooksOffByDefault = []string{"service", "node"}
 )
 
 // certSyncPeriod is how often each replica reads the webhook's Secret.
@@ -42,6 +45,7 @@ type webhookFlags struct {
 	cloudChecks   bool
 
 	lbs     func() *loadbalancer.Manager // the provider's, once built
+	config  func() ccm.Config            // the CCM's settings, for the node webhook
 	rotator *webhookcert.Rotator         // set by handlers with certSecret
 }
 
@@ -89,19 +93,16 @@ func splitRef(ref string) (namespace, name string, ok bool) {
 // --webhook-cert-secret, the webhook server serves the self-signed
 // certificate, which kube keeps and renews until ctx ends.
 func (f *webhookFlags) handlers(ctx context.Context, c *config.CompletedConfig, kube kubernetes.Interface, cloud cloudprovider.Interface) (map[string]app.WebhookHandler, error) {
-	if !genericcontrollermanager.IsControllerEnabled("service", sets.NewString(webhooksOffByDefault...), c.ComponentConfig.Webhook.Webhooks) {
+	enabled := func(name string) bool {
+		return genericcontrollermanager.IsControllerEnabled(name, sets.NewString(webhooksOffByDefault...), c.ComponentConfig.Webhook.Webhooks)
+	}
+	service, node := enabled("service"), enabled("node")
+	if !service && !node {
 		return map[string]app.WebhookHandler{}, nil
 	}
 	if c.WebhookSecureServing == nil {
-		klog.InfoS("The service webhook is not served: --webhook-secure-port=0")
+		klog.InfoS("The webhooks are not served: --webhook-secure-port=0")
 		return map[string]app.WebhookHandler{}, nil
-	}
-	var lbs *loadbalancer.Manager
-	if f.lbs != nil {
-		lbs = f.lbs()
-	}
-	if lbs == nil {
-		klog.InfoS("Load balancers are off (HCLOUD_LOAD_BALANCERS_ENABLED=false): the service webhook allows every Service")
 	}
 	if f.certSecret != "" {
 		namespace, name, _ := splitRef(f.certSecret)
@@ -116,11 +117,29 @@ func (f *webhookFlags) handlers(ctx context.Context, c *config.CompletedConfig, 
 		f.rotator = r
 		go r.Run(ctx, certSyncPeriod)
 	}
-	if lbs != nil && f.cloudChecks {
-		go loadTypes(ctx, lbs)
+	configs := map[string]app.WebhookConfig{}
+	if service {
+		var lbs *loadbalancer.Manager
+		if f.lbs != nil {
+			lbs = f.lbs()
+		}
+		if lbs == nil {
+			klog.InfoS("Load balancers are off (HCLOUD_LOAD_BALANCERS_ENABLED=false): the service webhook allows every Service")
+		}
+		if lbs != nil && f.cloudChecks {
+			go loadTypes(ctx, lbs)
+		}
+		configs["service"] = app.WebhookConfig{Path: admission.Path, AdmissionHandler: admission.New(lbs, f.cloudChecks).Admit}
 	}
-	h := admission.New(lbs, f.cloudChecks)
-	return app.NewWebhookHandlers(map[string]app.WebhookConfig{"service": {Path: admission.Path, AdmissionHandler: h.Admit}}, c, cloud), nil
+	if node {
+		var cfg ccm.Config
+		if f.config != nil {
+			cfg = f.config()
+		}
+		explain := func(old, cur *corev1.Node) []string { return ccm.NodeWarnings(cfg, old, cur) }
+		configs["node"] = app.WebhookConfig{Path: admission.NodePath, AdmissionHandler: admission.NewNode(explain).Admit}
+	}
+	return app.NewWebhookHandlers(configs, c, cloud), nil
 }
 
 // loadTypes has lbs list the load balancer types for the webhook's cloud

@@ -11,9 +11,10 @@ import (
 	"time"
 )
 
-// TestWebhookRequestsAreBounded: a review that is too big, or whose body
-// never finishes, is answered with an error within the limits and never
-// reaches the webhook; a whole one does.
+// TestWebhookRequestsAreBounded: a review that is too big, whose body
+// never finishes, whose target is long, or that is not a POST, is
+// answered with an error within the limits and never reaches the webhook
+// (which logs each target whole); a whole one does.
 func TestWebhookRequestsAreBounded(t *testing.T) {
 	var (
 		mu      sync.Mutex
@@ -31,9 +32,12 @@ func TestWebhookRequestsAreBounded(t *testing.T) {
 		send   string
 		status string
 	}{
-		"a whole review":     {"POST /validate HTTP/1.1\r\nHost: w\r\nContent-Length: 2\r\n\r\n{}", "200 OK"},
-		"too big":            {"POST /validate HTTP/1.1\r\nHost: w\r\nContent-Length: 2000\r\n\r\n" + strings.Repeat("x", 2000), "413 Request Entity Too Large"},
-		"a body that stalls": {"POST /validate HTTP/1.1\r\nHost: w\r\nContent-Length: 100\r\n\r\n{", "408 Request Timeout"},
+		"a whole review":         {"POST /validate HTTP/1.1\r\nHost: w\r\nContent-Length: 2\r\n\r\n{}", "200 OK"},
+		"too big":                {"POST /validate HTTP/1.1\r\nHost: w\r\nContent-Length: 2000\r\n\r\n" + strings.Repeat("x", 2000), "413 Request Entity Too Large"},
+		"a body that stalls":     {"POST /validate HTTP/1.1\r\nHost: w\r\nContent-Length: 100\r\n\r\n{", "408 Request Timeout"},
+		"the apiserver's target": {"POST /validate?timeout=10s HTTP/1.1\r\nHost: w\r\nContent-Length: 2\r\n\r\n{}", "200 OK"},
+		"a long target":          {"POST /validate?" + strings.Repeat("q", 2000) + " HTTP/1.1\r\nHost: w\r\nContent-Length: 2\r\n\r\n{}", "414 Request URI Too Long"},
+		"not a POST":             {"GET /validate HTTP/1.1\r\nHost: w\r\n\r\n", "405 Method Not Allowed"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
@@ -54,7 +58,7 @@ func TestWebhookRequestsAreBounded(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	if len(reached) != 1 || reached[0] != "{}" {
-		t.Errorf("the webhook saw %q, want only the whole review", reached)
+	if len(reached) != 2 || reached[0] != "{}" || reached[1] != "{}" {
+		t.Errorf("the webhook saw %q, want only the two whole reviews", reached)
 	}
 }

@@ -127,6 +127,8 @@ func TestWebhookFlags(t *testing.T) {
 		{"off by default", nil, 0, ""},
 		{"star", []string{"--webhooks=*"}, 0, ""},
 		{"on", []string{"--webhooks=service"}, 1, ""},
+		{"node", []string{"--webhooks=node"}, 1, ""},
+		{"both", []string{"--webhooks=service,node"}, 2, ""},
 		{"unknown", []string{"--webhooks=pods"}, 0, `"pods" is not in the list of known webhooks`},
 		{"no service", []string{"--webhooks=service", "--webhook-cert-secret=kube-system/tls"}, 0, "--webhook-service"},
 		{"bad secret", []string{"--webhooks=service", "--webhook-cert-secret=tls", "--webhook-service=kube-system/w"}, 0, "namespace/name"},

@@ -56,16 +56,18 @@ func TestParseConfig(t *testing.T) {
 				"--seed", "w.yaml", "--action-duration", "2s", "--action-polls", "3", "--rate-limit", "0",
 				"--rate-limit-refill", "2.5", "--id-seed", "42", "--log-level", "debug", "--log-format", "json",
 				"--state-file", "s.json", "--state-interval", "1s", "--admin-token", "adm", "--lb-ipv4-range", "127.0.100.0/24",
-				"--realism", "pessimistic", "--action-retention", "5m",
+				"--lb-target-address", "10.0.0.3=127.0.1.3", "--realism", "pessimistic", "--action-retention", "5m",
 				"--robot-user", "#ws+ops", "--robot-password", "pw", "--robot-rate-limit", "0", "--robot-rate-limit-interval", "1m",
 			},
 			want: config{
 				listen: "127.0.0.1:0", tokens: []string{"a", "b"}, readOnly: []string{"r"}, seed: "w.yaml",
 				actionDuration: 2 * time.Second, actionPolls: 3, rateLimit: 0, rateRefill: 2.5, idSeed: 42,
 				logLevel: slog.LevelDebug, logFormat: "json", stateFile: "s.json", stateInterval: time.Second, adminToken: "adm",
-				lbRange:   netip.MustParsePrefix("127.0.100.0/24"),
-				realism:   fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(5 * time.Minute)},
-				robotUser: "#ws+ops", robotPassword: "pw", robotRateLimit: 0, robotInterval: time.Minute,
+				lbRange:      netip.MustParsePrefix("127.0.100.0/24"),
+				lbTargetArgs: []string{"10.0.0.3=127.0.1.3"},
+				lbTargets:    targetMap{netip.MustParseAddr("10.0.0.3"): netip.MustParseAddr("127.0.1.3")},
+				realism:      fakecloud.Realism{Mode: fakecloud.RealismPessimistic, ActionRetention: fakecloud.Duration(5 * time.Minute)},
+				robotUser:    "#ws+ops", robotPassword: "pw", robotRateLimit: 0, robotInterval: time.Minute,
 			},
 		},
 		{
@@ -134,7 +136,8 @@ func TestParseConfig(t *testing.T) {
 			if err != nil {
 				t.Fatalf("parseConfig: %v\noutput: %s", err, out.String())
 			}
-			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(config{}), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b })); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(config{}), cmp.Comparer(func(a, b netip.Prefix) bool { return a == b }),
+				cmp.Comparer(func(a, b netip.Addr) bool { return a == b })); diff != "" {
 				t.Errorf("config (-want +got):\n%s", diff)
 			}
 		})
@@ -173,6 +176,8 @@ func TestParseConfigInvalid(t *testing.T) {
 		{name: "lb range text", args: []string{"--lb-ipv4-range", "local"}, want: []string{"--lb-ipv4-range", `"local"`}},
 		{name: "lb range ipv6", args: []string{"--lb-ipv4-range", "fd00::/64"}, want: []string{"--lb-ipv4-range", `"fd00::/64"`}},
 		{name: "lb range too small", args: []string{"--lb-ipv4-range", "127.0.100.1/32"}, want: []string{"--lb-ipv4-range"}},
+		{name: "lb target address", args: []string{"--lb-ipv4-range", "127.0.100.0/24", "--lb-target-address", "10.0.0.3"}, want: []string{"--lb-target-address", `"10.0.0.3"`, "FROM=TO"}},
+		{name: "lb target address without a range", args: []string{"--lb-target-address", "10.0.0.3=127.0.1.3"}, want: []string{"--lb-target-address needs --lb-ipv4-range"}},
 		{name: "env action polls", env: map[string]string{"FAKECLOUD_ACTION_POLLS": "abc"}, want: []string{"--action-polls", `"abc"`}},
 		{name: "env rate limit", env: map[string]string{"FAKECLOUD_RATE_LIMIT": "lots"}, want: []string{"--rate-limit", `"lots"`}},
 		{name: "env action duration", env: map[string]string{"FAKECLOUD_ACTION_DURATION": "1 fortnight"}, want: []string{"--action-duration"}},

@@ -38,6 +38,8 @@ type config struct {
 	stateInterval  time.Duration
 	adminToken     string
 	lbRange        netip.Prefix
+	lbTargetArgs   []string  // FROM=TO, as given
+	lbTargets      targetMap // where the data plane reaches a target address instead
 	realism        fakecloud.Realism
 	robotUser      string
 	robotPassword  string
@@ -88,9 +90,10 @@ func newFlagSet(c *config, getenv func(string) string, out io.Writer) (*flag.Fla
 	t.idSeedText = fs.String("id-seed", env("FAKECLOUD_ID_SEED", "0"), "seed for IDs, MAC addresses and passwords: same seed, same requests, same world (env FAKECLOUD_ID_SEED)")
 	t.levelText = fs.String("log-level", env("FAKECLOUD_LOG_LEVEL", "info"), "debug, info, warn or error; one record per request at info (env FAKECLOUD_LOG_LEVEL)")
 	fs.StringVar(&c.stateFile, "state-file", env("FAKECLOUD_STATE_FILE", ""), "keep the world in this file: reloaded on start (instead of --seed), rewritten atomically after changes (env FAKECLOUD_STATE_FILE)")
-	t.intervalText = fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file; a crash loses at most this much (env FAKECLOUD_STATE_INTERVAL)")
+	t.intervalText = fs.String("state-interval", env("FAKECLOUD_STATE_INTERVAL", "100ms"), "how often a changed world is written to the state file: an acknowledged change is in it within this plus two writes, and GET /_fakecloud/state-file says which changes it holds (env FAKECLOUD_STATE_INTERVAL)")
 	fs.StringVar(&c.adminToken, "admin-token", env("FAKECLOUD_ADMIN_TOKEN", ""), "token of the admin API /_fakecloud/, sent as Authorization: Bearer T; without one, the admin API answers loopback clients only (env FAKECLOUD_ADMIN_TOKEN)")
 	t.rangeText = fs.String("lb-ipv4-range", env("FAKECLOUD_LB_IPV4_RANGE", ""), "make load balancers carry traffic: their IPv4 addresses come from this range, which must be local to the host (all of 127.0.0.0/8 is, on Linux), e.g. 127.0.100.0/24 (env FAKECLOUD_LB_IPV4_RANGE)")
+	fs.Var(listFlag{&c.lbTargetArgs}, "lb-target-address", "with --lb-ipv4-range, reach target address FROM at TO instead, FROM=TO, e.g. 10.0.0.3=127.0.1.3: a server's private IP answered on a loopback address; repeatable (env FAKECLOUD_LB_TARGET_ADDRESSES, comma-separated)")
 	t.realismText = fs.String("realism", env("FAKECLOUD_REALISM", fakecloud.RealismOptimistic), "optimistic, or pessimistic: what the API's documentation leaves open goes the unhelpful way (env FAKECLOUD_REALISM)")
 	t.retentionText = fs.String("action-retention", env("FAKECLOUD_ACTION_RETENTION", ""), "with --realism pessimistic, how long finished actions stay listed (env FAKECLOUD_ACTION_RETENTION; default 30m)")
 	fs.StringVar(&c.robotUser, "robot-user", env("FAKECLOUD_ROBOT_USER", fakecloud.DefaultRobotUser), "login of the Robot webservice under /robot (env FAKECLOUD_ROBOT_USER)")
@@ -164,6 +167,14 @@ func parseConfig(args []string, getenv func(string) string, out io.Writer) (conf
 			errs = append(errs, fmt.Errorf("--lb-ipv4-range %q: want an IPv4 range of at least 4 addresses such as 127.0.100.0/24", *t.rangeText))
 		}
 	}
+	if len(c.lbTargetArgs) == 0 {
+		c.lbTargetArgs = splitList(getenv("FAKECLOUD_LB_TARGET_ADDRESSES"))
+	}
+	if c.lbTargets, err = parseTargetMap(c.lbTargetArgs); err != nil {
+		errs = append(errs, err)
+	} else if len(c.lbTargets) > 0 && *t.rangeText == "" {
+		errs = append(errs, fmt.Errorf("--lb-target-address needs --lb-ipv4-range: without it no load balancer carries traffic"))
+	}
 	c.realism.Mode = *t.realismText
 	if *t.retentionText != "" {
 		d, err := time.ParseDuration(*t.retentionText)
@@ -228,12 +239,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stderr 
 	if robotScale == 0 {
 		robotScale = -1
 	}
-	fc := fakecloud.New(fakecloud.Options{
+	opts := fakecloud.Options{
 		Tokens: c.tokens, ReadOnlyTokens: c.readOnly, Projects: c.projects, ActionDuration: c.actionDuration, ActionPolls: c.actionPolls, Realism: c.realism,
 		RateLimit: rate, RateLimitRefill: c.rateRefill, IDSeed: c.idSeed, Logger: log, AdminToken: c.adminToken,
 		LoadBalancerIPv4Range: c.lbRange, RobotUser: c.robotUser, RobotPassword: c.robotPassword,
 		RobotRateLimitScale: robotScale, RobotRateLimitInterval: c.robotInterval,
-	})
+	}
+	if len(c.lbTargets) > 0 {
+		opts.LoadBalancerDial = c.lbTargets.dial
+	}
+	fc := fakecloud.New(opts)
 	defer fc.Close()
 	restored := false
 	var stateFile *fakecloud.StateFile

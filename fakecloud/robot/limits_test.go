@@ -1,6 +1,7 @@
 package robot
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -149,5 +150,29 @@ func TestCheck(t *testing.T) {
 	}
 	if err := rack.Check(); err != nil {
 		t.Errorf("rack.Check() = %v", err)
+	}
+}
+
+// TestLoginMemoryBounded: failed logins from ever more addresses are
+// remembered up to maxTrackedClients; past the window they are dropped
+// to make room, and a known client is still blocked.
+func TestLoginMemoryBounded(t *testing.T) {
+	c := newClock()
+	l := &logins{now: c.Now, failures: map[string][]time.Time{}, blocked: map[string]time.Time{}}
+	for i := range maxTrackedClients + 500 {
+		l.fail(fmt.Sprintf("2001:db8::%x", i))
+	}
+	if n := len(l.failures) + len(l.blocked); n > maxTrackedClients {
+		t.Errorf("%d clients remembered, want at most %d", n, maxTrackedClients)
+	}
+	l.fail("2001:db8::1")
+	l.fail("2001:db8::1")
+	if _, ok := l.blockedUntil("2001:db8::1"); !ok {
+		t.Error("a remembered client's third failure did not block it")
+	}
+	c.Advance(failureWindow)
+	l.fail("2001:db8:1::1")
+	if n := len(l.failures) + len(l.blocked); n != 1 {
+		t.Errorf("%d clients remembered after the window (the block ended too), want the new one", n)
 	}
 }

@@ -36,11 +36,23 @@ func (l *logins) blockedUntil(ip string) (time.Time, bool) {
 	return until, ok
 }
 
+// maxTrackedClients bounds the clients remembered: past it, expired
+// entries are dropped, and while it is still full a new client's failure
+// is not remembered (clients with that many addresses defeat a block by
+// address anyway).
+const maxTrackedClients = 1 << 16
+
 // fail counts a failed login from ip; the third within the window blocks it.
 func (l *logins) fail(ip string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := l.now()
+	if _, known := l.failures[ip]; !known && len(l.failures)+len(l.blocked) >= maxTrackedClients {
+		l.forgetExpired(now)
+		if len(l.failures)+len(l.blocked) >= maxTrackedClients {
+			return
+		}
+	}
 	recent := slices.DeleteFunc(l.failures[ip], func(t time.Time) bool { return now.Sub(t) >= failureWindow })
 	recent = append(recent, now)
 	if len(recent) >= maxFailedLogins {
@@ -51,6 +63,21 @@ func (l *logins) fail(ip string) {
 		delete(l.failures, ip)
 	} else {
 		l.failures[ip] = recent
+	}
+}
+
+// forgetExpired drops the failures past the window and the blocks past
+// their end.
+func (l *logins) forgetExpired(now time.Time) {
+	for ip, ts := range l.failures {
+		if len(ts) == 0 || now.Sub(ts[len(ts)-1]) >= failureWindow {
+			delete(l.failures, ip)
+		}
+	}
+	for ip, until := range l.blocked {
+		if !now.Before(until) {
+			delete(l.blocked, ip)
+		}
 	}
 }
 

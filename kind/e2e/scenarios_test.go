@@ -20,6 +20,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/client-go/util/retry"
 
+	"github.com/hcloudlab/hcloud-ccm/ccm/loadbalancer"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
@@ -92,6 +93,10 @@ func TestScenarios(t *testing.T) {
 
 	step(t, "the token Secret rotates and the old token is revoked: the CCM goes on without a restart (while every node is up: a rollout needs a free node, the CCM runs on the host network)", func(t *testing.T) {
 		tokenRotates(t, ctx)
+	})
+
+	step(t, "server labels reach a Node as labels and a taint, and go with the server's, once helm upgrade turns the sync on", func(t *testing.T) {
+		serverLabelsOnNodes(t, ctx, worker)
 	})
 
 	step(t, "a LoadBalancer Service survives the CCM pod being deleted mid-way", func(t *testing.T) {
@@ -221,11 +226,18 @@ func TestScenarios(t *testing.T) {
 		ipv6Targets(t, ctx)
 	})
 
-	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on", func(t *testing.T) {
+	step(t, "the Service's condition says every load balancer target is healthy, read every 5 s (while every node is up: a rollout needs a free node)", func(t *testing.T) {
+		healthReadOften(t, ctx)
+	})
+
+	step(t, "a powered-off server's node gets the shutdown taint, and loses it powered on; its target's health shows on the Service and comes back", func(t *testing.T) {
+		off := time.Now()
 		if err := cluster.cloud.Apply(ctx, fakecloud.Event{Type: "power_off_server", ServerName: worker}); err != nil {
 			t.Fatal(err)
 		}
 		docker(t, "stop", worker) // the machine is off: its kubelet stops posting
+		waitWebHealth(t, ctx, metav1.ConditionFalse, loadbalancer.ReasonSomeTargetsUnhealthy, worker+" (port ")
+		waitWebEvent(t, ctx, "LoadBalancerTargetsUnhealthy", worker+" (port ", off)
 		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
 			t.Fatalf("no shutdown taint: %v", err)
 		}
@@ -239,6 +251,8 @@ func TestScenarios(t *testing.T) {
 		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return !tainted(ctx, worker, "node.cloudprovider.kubernetes.io/shutdown") }); err != nil {
 			t.Fatalf("shutdown taint not removed: %v", err)
 		}
+		waitWebHealth(t, ctx, metav1.ConditionTrue, loadbalancer.ReasonAllTargetsHealthy, "healthy")
+		waitWebEvent(t, ctx, "LoadBalancerTargetsHealthy", "healthy again", off)
 		// The CCM replica on the rebooted node (if one was there) starts
 		// again, so the next step does not depend on where the leader ran.
 		if err := fakecloudtest.Wait(3*time.Minute, func() bool { return ccmReplicasReady(ctx) }); err != nil {

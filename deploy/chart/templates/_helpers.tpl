@@ -75,7 +75,7 @@ unless args names them.
 {{- $managed = append $managed (list "leader-elect" (include "hcloud-cloud-controller-manager.leaderElect" .)) }}
 {{- if .Values.webhook.enabled }}
 {{- $name := include "hcloud-cloud-controller-manager.name" . }}
-{{- $managed = append $managed (list "webhooks" "service") }}
+{{- $managed = append $managed (list "webhooks" (ternary "service,node" "service" (eq .Values.webhook.nodes true))) }}
 {{- $managed = append $managed (list "webhook-secure-port" (toString .Values.webhook.port)) }}
 {{- if eq .Values.webhook.certificates "self-signed" }}
 {{- $managed = append $managed (list "webhook-cert-secret" (printf "%s/%s-webhook-tls" .Release.Namespace $name)) }}

@@ -15,7 +15,7 @@ const (
 
 // respond builds the messages that answer req: one, or several for a zone
 // transfer over TCP. It never mutates the records src returns.
-func respond(req *dns.Msg, src Source, tcp bool) []*dns.Msg {
+func respond(req *dns.Msg, src *zones, tcp bool) []*dns.Msg {
 	m := new(dns.Msg).SetReply(req)
 	opt := req.IsEdns0()
 	switch {
@@ -37,14 +37,12 @@ func respond(req *dns.Msg, src Source, tcp bool) []*dns.Msg {
 }
 
 // zoneFor returns the zone q lies in, or sets m's rcode and returns nil.
-func zoneFor(m *dns.Msg, src Source) *index {
-	name := dns.CanonicalName(m.Question[0].Name)
-	z, ok := src(name)
-	if !ok || !dns.IsSubDomain(dns.CanonicalName(z.Origin), name) {
+func zoneFor(m *dns.Msg, src *zones) *index {
+	ix, ok := src.find(dns.CanonicalName(m.Question[0].Name))
+	if !ok {
 		m.Rcode = dns.RcodeRefused
 		return nil
 	}
-	ix := newIndex(z)
 	if ix.soa == nil {
 		m.Rcode = dns.RcodeServerFailure // a zone without an SOA cannot be served
 		return nil
@@ -53,7 +51,7 @@ func zoneFor(m *dns.Msg, src Source) *index {
 }
 
 // query fills m with the answer to its question.
-func query(m *dns.Msg, src Source) {
+func query(m *dns.Msg, src *zones) {
 	ix := zoneFor(m, src)
 	if ix == nil {
 		return
@@ -69,7 +67,7 @@ func query(m *dns.Msg, src Source) {
 // the SOA, every other record once, the SOA again, in messages of bounded
 // size. Over UDP, AXFR is NOTIMP and IXFR gets the SOA alone, which tells
 // the client to retry over TCP (RFC 1995 §2).
-func transfer(m *dns.Msg, opt *dns.OPT, src Source, tcp bool) []*dns.Msg {
+func transfer(m *dns.Msg, opt *dns.OPT, src *zones, tcp bool) []*dns.Msg {
 	ix := zoneFor(m, src)
 	switch {
 	case ix == nil:

@@ -44,7 +44,7 @@ func WithTimeout(d time.Duration) Option {
 
 // Server answers DNS queries from a Source over UDP and TCP.
 type Server struct {
-	src      Source
+	zones    *zones
 	log      *slog.Logger
 	timeout  time.Duration
 	addr     string
@@ -77,7 +77,7 @@ func Listen(addr string, src Source, opts ...Option) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{
-		src:     src,
+		zones:   newZones(src),
 		log:     cfg.log,
 		timeout: cfg.timeout,
 		addr:    tl.Addr().String(),
@@ -201,7 +201,7 @@ func (s *Server) count(rcode int) {
 // serve answers one query; it is the handler of both transports.
 func (s *Server) serve(w dns.ResponseWriter, req *dns.Msg) {
 	_, tcp := w.LocalAddr().(*net.TCPAddr)
-	msgs := respond(req, s.src, tcp)
+	msgs := respond(req, s.zones, tcp)
 	s.count(msgs[0].Rcode)
 	for _, m := range msgs {
 		if err := w.WriteMsg(m); err != nil {

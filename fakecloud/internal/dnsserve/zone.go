@@ -10,6 +10,10 @@ import (
 type Zone struct {
 	Origin  string
 	Records []dns.RR
+	// Version names the records: a zone of the same origin and version
+	// has the same records, so the server reuses what it built from them.
+	// "": build it for every query.
+	Version string
 }
 
 // Source returns the zone a name lies within (the longest origin that is the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/jsontime"
 )
@@ -25,6 +26,9 @@ type Entry struct {
 	Duration      jsontime.Duration `json:"duration"`
 	Fault         int               `json:"fault,omitempty"`   // ID of the fault rule that applied
 	Actions       []string          `json:"actions,omitempty"` // commands of the actions the request started
+	// Truncated names the fields Record cut to their limit (FieldLimits),
+	// e.g. ["user_agent"]: they hold the start of what the client sent.
+	Truncated []string `json:"truncated,omitempty"`
 }
 
 // Filter selects journal entries; zero fields match everything.
@@ -70,8 +74,47 @@ func New(size int) *Recorder {
 	return &Recorder{size: size, counters: map[counterKey]uint64{}}
 }
 
-// Record numbers an entry, keeps it and counts it.
+// FieldLimits are the most bytes an entry keeps of what the client chose,
+// by field: a longer value is cut (at a character's start) and the field
+// named in Truncated, so the journal's memory is bounded whatever is sent.
+var FieldLimits = []struct {
+	Field string
+	Limit int
+}{{"method", 16}, {"path", 1024}, {"user_agent", 256}, {"correlation_id", 128}}
+
+// Bound cuts an entry's client-chosen fields to FieldLimits, copying what
+// it keeps, so the request's memory is not held.
+func Bound(e *Entry) {
+	fields := [...]*string{&e.Method, &e.Path, &e.UserAgent, &e.CorrelationID} // in FieldLimits' order
+	for i, f := range FieldLimits {
+		v := fields[i]
+		if len(*v) <= f.Limit {
+			continue
+		}
+		cut := f.Limit
+		for cut > 0 && !utf8.RuneStart((*v)[cut]) {
+			cut--
+		}
+		*v = strings.Clone((*v)[:cut])
+		e.Truncated = append(e.Truncated, f.Field)
+	}
+}
+
+// countedMethods are the methods a counter names; any other is counted
+// as OTHER, so a client cannot add counters by making methods up.
+var countedMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"}
+
+func countedMethod(m string) string {
+	if slices.Contains(countedMethods, m) {
+		return m
+	}
+	return "OTHER"
+}
+
+// Record numbers an entry, keeps it, bounded to FieldLimits, and counts
+// it.
 func (rc *Recorder) Record(e Entry) {
+	Bound(&e)
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	rc.seq++
@@ -82,7 +125,7 @@ func (rc *Recorder) Record(e Entry) {
 		rc.entries[rc.head] = e
 		rc.head = (rc.head + 1) % rc.size
 	}
-	rc.counters[counterKey{e.Method, e.Template, e.Status}]++
+	rc.counters[counterKey{countedMethod(e.Method), e.Template, e.Status}]++
 }
 
 // Entries returns the kept entries the filter selects, oldest first.

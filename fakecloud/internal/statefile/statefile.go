@@ -17,9 +17,13 @@ import (
 type Source interface {
 	// Import replaces the world with an encoded snapshot.
 	Import(data []byte) error
-	// ExportChanged returns the world encoded and its change count, or
-	// nil data when the count is still since and always is false.
+	// ExportChanged returns the world encoded and the count of changes
+	// it holds, or nil data when the count is still since and always is
+	// false.
 	ExportChanged(since uint64, always bool) (data []byte, changes uint64, err error)
+	// Changes is the count of changes acknowledged so far; each is counted
+	// before it is answered.
+	Changes() uint64
 }
 
 // Load imports a state file written by Persist. A missing file is not an
@@ -82,11 +86,15 @@ func Open(path string, src Source, opts Options) (f *File, restored bool, err er
 	return &File{src: src, path: path, lock: l, opts: opts}, restored, nil
 }
 
-// Persist keeps the file up to date from now on: at most every interval,
-// if the world changed, it is written to a temporary file, synced and
-// renamed over the state file, so a crash leaves either the old or the
-// new state. A write that fails is tried again at every interval until
-// one succeeds, logged, counted and shown by StatusOf.
+// Persist keeps the file up to date from now on: every interval, if the
+// world changed, it is written to a temporary file, synced and renamed
+// over the state file, so a crash leaves either the old or the new state.
+// A write that takes longer than the interval is followed at once by the
+// next, so a change is in the file at most the interval plus two writes
+// after it was acknowledged (one write when writes are shorter than the
+// interval); StatusOf says what the file holds. A write that fails is
+// tried again at every interval until one succeeds, logged, counted and
+// shown by StatusOf.
 func (f *File) Persist(interval time.Duration) {
 	if f.stop == nil {
 		f.stop = f.persist(interval)
@@ -167,10 +175,21 @@ type persister struct {
 }
 
 // Status tells whether the state file holds what fakecloud acknowledged:
-// GET /_fakecloud/state-file and the metrics show it.
+// GET /_fakecloud/state-file and the metrics show it. Change counts start
+// again at each start of fakecloud.
 type Status struct {
-	Path         string    `json:"path"`
-	SavedAt      time.Time `json:"saved_at,omitzero"`      // the last successful write
+	Path string `json:"path"`
+	// Changes counts the changes acknowledged so far.
+	Changes uint64 `json:"changes"`
+	// SavedChanges: the file holds every change up to this count, and
+	// every change acknowledged before SavedAsOf, when the write that
+	// wrote it (or found it up to date) began.
+	SavedChanges uint64    `json:"saved_changes"`
+	SavedAsOf    time.Time `json:"saved_as_of,omitzero"`
+	SavedAt      time.Time `json:"saved_at,omitzero"` // the last successful write ended
+	// WriteSeconds is how long the last successful write took, from
+	// taking the world to syncing the file.
+	WriteSeconds float64   `json:"write_seconds"`
 	Unsaved      bool      `json:"unsaved"`                // the last write failed: changes are not in the file
 	Failures     uint64    `json:"failures"`               // failed writes since the start
 	LastError    string    `json:"last_error,omitempty"`   // why the last failed write failed
@@ -187,18 +206,27 @@ func StatusOf(f *File) (st Status, ok bool) {
 	if p == nil {
 		return Status{}, false
 	}
+	changes := p.src.Changes() // before the file's count, which it never trails then
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.status, true
+	st = p.status
+	st.Changes = max(changes, st.SavedChanges)
+	return st, true
 }
 
 // flush writes the world if it changed since the last successful write.
 // The change count is taken with the world, so a failed write leaves it
 // behind and the next flush tries again.
 func (p *persister) flush() error {
+	start := time.Now()
 	data, changes, err := p.src.ExportChanged(p.saved, p.written == nil)
 	if err == nil && (data == nil || bytes.Equal(data, p.written)) {
 		p.saved = changes
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if !p.status.Unsaved {
+			p.status.SavedChanges, p.status.SavedAsOf = changes, start
+		}
 		return nil
 	}
 	if err == nil {
@@ -220,7 +248,8 @@ func (p *persister) flush() error {
 		p.opts.Logger.Info("state file written again", "file", p.path, "failed_writes", p.status.Failures)
 	}
 	p.written, p.saved = data, changes
-	p.status.SavedAt, p.status.Unsaved, p.status.LastError, p.status.FailingSince = now, false, "", time.Time{}
+	p.status.SavedChanges, p.status.SavedAsOf, p.status.SavedAt, p.status.WriteSeconds = changes, start, now, now.Sub(start).Seconds()
+	p.status.Unsaved, p.status.LastError, p.status.FailingSince = false, "", time.Time{}
 	return nil
 }
 

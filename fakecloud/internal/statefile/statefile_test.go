@@ -38,6 +38,12 @@ func (s *source) ExportChanged(since uint64, always bool) ([]byte, uint64, error
 	return []byte(s.content), s.changes, nil
 }
 
+func (s *source) Changes() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changes
+}
+
 func (s *source) change(content string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -112,4 +118,43 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatal("condition not met within 2.5 s")
+}
+
+// TestStatusSaysWhatTheFileHolds: the status names the changes the file
+// holds, by count and by the moment its write began; a change made while
+// a write is under way is not claimed until the next write has it.
+func TestStatusSaysWhatTheFileHolds(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state.json")
+	src := &source{content: "world:0"}
+	release := make(chan struct{})
+	writing := make(chan struct{}, 1)
+	write := func(path string, data []byte) error {
+		if string(data) == "world:1" {
+			writing <- struct{}{}
+			<-release // a slow disk
+		}
+		return WriteAtomic(path, data)
+	}
+	f, _, err := Open(path, src, Options{Write: write})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Persist(time.Millisecond)
+	waitFor(t, func() bool { st, _ := StatusOf(f); return st.SavedChanges == 0 && !st.SavedAsOf.IsZero() })
+	src.change("world:1")
+	<-writing
+	src.change("world:2") // acknowledged while world:1 is written
+	between := time.Now()
+	if st, _ := StatusOf(f); st.Changes != 2 || st.SavedChanges != 0 {
+		t.Errorf("during the write: %+v, want changes 2 and saved_changes 0", st)
+	}
+	close(release)
+	waitFor(t, func() bool { st, _ := StatusOf(f); return st.SavedChanges == 2 })
+	st, _ := StatusOf(f)
+	if data, _ := os.ReadFile(path); string(data) != "world:2" || !st.SavedAsOf.After(between) || !st.SavedAt.After(between) || st.WriteSeconds < 0 {
+		t.Errorf("after the writes: file %q, status %+v (world:2 acknowledged at %v)", data, st, between)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
 }

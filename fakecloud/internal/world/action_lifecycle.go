@@ -24,6 +24,7 @@ type StoredAction struct {
 	Finish    Finish              `json:"finish,omitzero"`
 	Undo      json.RawMessage     `json:"undo,omitempty"`      // the locked resource before the change, restored if it fails
 	Applied   json.RawMessage     `json:"applied,omitempty"`   // ... and as the change left it, so the undo keeps others' changes
+	Sets      [][]string          `json:"sets,omitempty"`      // members of it the change writes even where they held that already
 	UndoAlso  []UndoOf            `json:"undo_also,omitempty"` // the other resources it holds, restored with it
 }
 
@@ -57,7 +58,8 @@ type ActionSpec struct {
 	Family    string // the kind of the endpoint that starts it, when not the first resource's
 	Finish    Finish
 	Undo      json.RawMessage // the locked resource before the change
-	UndoAlso  []UndoOf        // the other resources it holds, before the change
+	Sets      [][]string      // members of the locked resource the change writes, whatever they held
+	UndoAlso  []UndoOf        // the other resources it undoes, before the change
 }
 
 // CheckLock returns locked when a running action, or a lock event, holds
@@ -89,13 +91,14 @@ func (w *project) startAction(s ActionSpec) *StoredAction {
 	a := &StoredAction{
 		Action: schema.Action{
 			ID: w.NewID("action"), Command: s.Command, Status: "running",
-			Started: now.UTC().Truncate(time.Second), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.Resources)...),
+			Started: actionTime(now), Resources: append([]schema.ActionResourceReference{}, refsToSchema(s.Resources)...),
 		},
 		Due:       now.Add(w.ActionDuration),
 		PollsLeft: w.ActionPolls,
 		Family:    s.Family,
 		Finish:    s.Finish,
 		Undo:      s.Undo,
+		Sets:      s.Sets,
 	}
 	a.Lock = s.Lock
 	if a.Lock == (Ref{}) && len(s.Resources) > 0 {
@@ -106,6 +109,7 @@ func (w *project) startAction(s ActionSpec) *StoredAction {
 	}
 	for _, u := range s.UndoAlso {
 		u.Applied = w.snapshotOf(u.Resource)
+		u.Deleted = u.Applied == nil && u.Before != nil
 		a.UndoAlso = append(a.UndoAlso, u)
 	}
 	var delay time.Duration
@@ -135,6 +139,9 @@ func (w *project) track(a *StoredAction) {
 	if a.Lock.ID != 0 && !sharedCommands[a.Command] && !slices.Contains(w.kind(a.Lock.Type).shares, a.Command) {
 		w.LockedBy[a.Lock] = a.ID
 		for _, u := range a.UndoAlso {
+			if u.Shared {
+				continue
+			}
 			// One another running action holds (a new volume's
 			// create_volume) stays its: whichever ends first must not free
 			// the other's.
@@ -176,7 +183,7 @@ func (w *project) RecordDone(command string, resources ...Ref) {
 func (w *project) RecordDoneUnder(family, command string, resources ...Ref) *StoredAction {
 	w.checkDeclared(family, command, resources)
 	now := w.Now()
-	at := now.UTC().Truncate(time.Second)
+	at := actionTime(now)
 	a := &StoredAction{
 		Action: schema.Action{
 			ID: w.NewID("action"), Command: command, Status: "success", Progress: 100,
@@ -192,6 +199,12 @@ func (w *project) RecordDoneUnder(family, command string, resources ...Ref) *Sto
 	return a
 }
 
+// actionTime is an action's started or finished: to the microsecond, as
+// the live API writes them ("2025-10-28T11:49:27.284547+00:00" in
+// ansible-collections/hetzner.hcloud#719), so a running action's progress
+// is 0 when it starts.
+func actionTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
 func refsToSchema(refs []Ref) []schema.ActionResourceReference {
 	out := make([]schema.ActionResourceReference, 0, len(refs))
 	for _, r := range refs {
@@ -202,7 +215,7 @@ func refsToSchema(refs []Ref) []schema.ActionResourceReference {
 
 // complete ends a running action with success or its planned failure.
 func (w *project) complete(a *StoredAction, at time.Time) {
-	finished := at.UTC().Truncate(time.Second)
+	finished := actionTime(at)
 	a.Finished = &finished
 	a.Progress = 100
 	ok := a.Fail == nil
@@ -211,10 +224,17 @@ func (w *project) complete(a *StoredAction, at time.Time) {
 	} else {
 		a.Status = "error"
 		a.Error = a.Fail
+	}
+	w.composeEnd(a, ok)
+	if !ok {
 		if a.Undo != nil {
 			w.restore(a.Lock, a.Undo, a.Applied)
 		}
 		for _, u := range a.UndoAlso {
+			if u.Deleted {
+				w.recreate(u.Resource, u.Before)
+				continue
+			}
 			w.restore(u.Resource, u.Before, u.Applied)
 		}
 	}
@@ -226,7 +246,7 @@ func (w *project) complete(a *StoredAction, at time.Time) {
 			delete(w.LockedBy, ref)
 		}
 	}
-	a.Undo, a.Applied, a.UndoAlso = nil, nil, nil
+	a.Undo, a.Applied, a.Sets, a.UndoAlso = nil, nil, nil, nil
 }
 
 // Settle completes every running action whose time has come, under the

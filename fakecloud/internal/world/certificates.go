@@ -33,9 +33,18 @@ func ParseUploaded(certPEM, keyPEM string) (cert *x509.Certificate, field, msg s
 	if len(pair.Certificate) > maxChainCerts {
 		return nil, "certificate", fmt.Sprintf("the chain has %d certificates, more than %d", len(pair.Certificate), maxChainCerts)
 	}
-	parsed, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		return nil, "certificate", "certificate cannot be parsed: " + err.Error()
+	chain := make([]*x509.Certificate, len(pair.Certificate))
+	for i, der := range pair.Certificate {
+		if chain[i], err = x509.ParseCertificate(der); err != nil {
+			return nil, "certificate", fmt.Sprintf("certificate %d cannot be parsed: %v", i+1, err)
+		}
 	}
-	return parsed, "", ""
+	// The description: "in order so that each record directly certifies
+	// the one preceding"; read as a requirement.
+	for i := 0; i+1 < len(chain); i++ {
+		if chain[i].CheckSignatureFrom(chain[i+1]) != nil {
+			return nil, "certificate", fmt.Sprintf("certificate %d is not certified by certificate %d: the chain must be in order, each record certifying the one preceding", i+1, i+2)
+		}
+	}
+	return chain[0], "", ""
 }

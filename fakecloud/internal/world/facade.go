@@ -1,6 +1,8 @@
 package world
 
 import (
+	"slices"
+
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/dedicated"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud/internal/event"
 )
@@ -35,6 +37,46 @@ func (s *State) Import(data []byte) error { return s.w.Import(data) }
 // since (or always), with the count; data is nil otherwise.
 func (s *State) ExportChanged(since uint64, always bool) ([]byte, uint64, error) {
 	return s.w.ExportChanged(since, always)
+}
+
+// Changes counts the changes acknowledged so far: every request, event
+// or import that changed the world adds one before it is answered.
+func (s *State) Changes() uint64 {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.w.Changes
+}
+
+// ExportTogether exports several worlds as one cut: each is locked, in
+// the order given, until all are copied, so the sum of their change
+// counts, which it returns, names exactly what the exports hold.
+func ExportTogether(states ...*State) ([][]byte, uint64, error) {
+	for _, s := range states {
+		s.w.mu.Lock()
+	}
+	snaps := make([]Snapshot, len(states))
+	var changes uint64
+	var err error
+	for i, s := range states {
+		changes += s.w.Changes
+		s.w.Settle()
+		if snaps[i], err = s.w.Snapshot(); err != nil {
+			break
+		}
+	}
+	for _, s := range slices.Backward(states) {
+		s.w.mu.Unlock()
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([][]byte, len(snaps))
+	for i, st := range snaps {
+		if out[i], err = EncodeState(st); err != nil {
+			return nil, 0, err
+		}
+	}
+	return out, changes, nil
 }
 
 // DedicatedServers copies the dedicated servers, in number order, for

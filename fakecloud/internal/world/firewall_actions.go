@@ -18,6 +18,7 @@ type FirewallFinish struct {
 	Server int64 `json:"server"`
 	Apply  bool  `json:"apply,omitempty"`  // apply_firewall: a failure takes the server's entry out
 	Direct bool  `json:"direct,omitempty"` // remove_firewall of a direct entry: a failure puts it back
+	At     int   `json:"at,omitempty"`     // ... at this place in applied_to, where it was
 	// Seq orders the changes to the firewall's entries: a failure takes
 	// nothing back once a later one changed the same server's entry.
 	Seq int64 `json:"seq,omitempty"`
@@ -158,7 +159,8 @@ func finishFirewallAction(w *project, id int64, f Finish, ok bool) {
 		fw.AppliedTo = slices.DeleteFunc(fw.AppliedTo, direct)
 	case f.Firewall.Direct && !slices.ContainsFunc(fw.AppliedTo, direct):
 		if s, alive := w.Servers.Get(f.Firewall.Server); alive && len(w.firewallsOf(s)) < maxFirewallsPerServer {
-			fw.AppliedTo = append(fw.AppliedTo, schema.FirewallResource{Type: "server", Server: &schema.FirewallResourceServer{ID: f.Firewall.Server}})
+			fw.AppliedTo = slices.Insert(fw.AppliedTo, min(f.Firewall.At, len(fw.AppliedTo)),
+				schema.FirewallResource{Type: "server", Server: &schema.FirewallResourceServer{ID: f.Firewall.Server}})
 		}
 	}
 }
@@ -247,16 +249,23 @@ func (t *Tx) RemoveFirewallFromResources(id int64, req schema.FirewallActionRemo
 	}
 	before := w.Servers.All()
 	before = slices.DeleteFunc(before, func(s *StoredServer) bool { return !appliesTo(fw, s) })
-	direct := map[int64]bool{}
+	direct := map[int64]int{} // a direct entry's server: where the entry was
 	for _, e := range entries {
 		key := entryKey(e)
-		fw.AppliedTo = slices.DeleteFunc(fw.AppliedTo, func(o schema.FirewallResource) bool { return entryKey(o) == key })
+		at := slices.IndexFunc(fw.AppliedTo, func(o schema.FirewallResource) bool { return entryKey(o) == key })
+		if at < 0 {
+			continue // named twice
+		}
+		fw.AppliedTo = slices.Delete(fw.AppliedTo, at, at+1)
 		if e.Type == "server" {
-			direct[e.Server.ID] = true
+			direct[e.Server.ID] = at
 		}
 	}
 	lost := slices.DeleteFunc(before, func(s *StoredServer) bool { return appliesTo(fw, s) })
-	fin := func(s *StoredServer) *FirewallFinish { return &FirewallFinish{Server: s.ID, Direct: direct[s.ID]} }
+	fin := func(s *StoredServer) *FirewallFinish {
+		at, ok := direct[s.ID]
+		return &FirewallFinish{Server: s.ID, Direct: ok, At: at}
+	}
 	return FirewallActions{Actions: w.viewActions(w.startFirewallActions(fw, "remove_firewall", lost, fin))}, nil
 }
 

@@ -60,7 +60,7 @@ func (t *Tx) ChangeFloatingIPProtection(id int64, req schema.FloatingIPActionCha
 			return step{}, nil
 		}
 		on := *req.Delete
-		return step{apply: func() { f.Protection.Delete = on }}, nil
+		return step{apply: func() { f.Protection.Delete = on }, sets: [][]string{member("protection", "delete")}}, nil
 	})
 }
 
@@ -80,7 +80,7 @@ func (t *Tx) ChangeFloatingIPDNSPtr(id int64, req schema.FloatingIPActionChangeD
 			if ptr == "" {
 				ptr = DefaultPTR(a)
 			}
-			return step{apply: func() { f.DNSPtr = []schema.FloatingIPDNSPtr{{IP: a.String(), DNSPtr: ptr}} }}, nil
+			return step{apply: func() { f.DNSPtr = []schema.FloatingIPDNSPtr{{IP: a.String(), DNSPtr: ptr}} }, sets: [][]string{member("dns_ptr")}}, nil
 		}
 		network, nerr := netip.ParsePrefix(f.IP)
 		if nerr != nil || !network.Contains(a) {
@@ -91,6 +91,6 @@ func (t *Tx) ChangeFloatingIPDNSPtr(id int64, req schema.FloatingIPActionChangeD
 			if ptr != "" {
 				f.DNSPtr = append(f.DNSPtr, schema.FloatingIPDNSPtr{IP: a.String(), DNSPtr: ptr})
 			}
-		}}, nil
+		}, sets: [][]string{member("dns_ptr")}}, nil
 	})
 }

@@ -91,6 +91,6 @@ func (t *Tx) ChangeImageProtection(id int64, req schema.ImageActionChangeProtect
 			return step{}, nil
 		}
 		on := *req.Delete
-		return step{apply: func() { im.Protection.Delete = on }}, nil
+		return step{apply: func() { im.Protection.Delete = on }, sets: [][]string{member("protection", "delete")}}, nil
 	})
 }

@@ -3,6 +3,7 @@ package world
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/hetznercloud/hcloud-go/v2/hcloud/schema"
@@ -30,9 +31,11 @@ type kind struct {
 	shares []string
 
 	// From the table (kindOf.declare):
+	typ      reflect.Type // the stored resource's type, which says how its undo merges
 	exists   func(w *project, id int64) bool
 	snapshot func(w *project, id int64) json.RawMessage // JSON of the stored resource, for an action's undo
 	restore  func(w *project, id int64, before, applied json.RawMessage)
+	recreate func(w *project, id int64, before json.RawMessage) // puts back a deleted resource
 
 	// Optional:
 	// fit leaves out of a restored resource what no longer fits the world.
@@ -154,6 +157,7 @@ type kindOf[T any] struct {
 // declare completes a kind's declaration with what its table gives.
 func (k kindOf[T]) declare(d kind) kind {
 	d.name = k.name
+	d.typ = reflect.TypeFor[T]()
 	d.exists = func(w *project, id int64) bool { _, ok := k.table(w).Get(id); return ok }
 	d.snapshot = func(w *project, id int64) json.RawMessage {
 		v, ok := k.table(w).Get(id)
@@ -168,6 +172,12 @@ func (k kindOf[T]) declare(d kind) kind {
 	}
 	d.restore = func(w *project, id int64, before, applied json.RawMessage) {
 		restoreInto(k.table(w), id, before, applied)
+	}
+	d.recreate = func(w *project, id int64, before json.RawMessage) {
+		var v T
+		if json.Unmarshal(before, &v) == nil {
+			k.table(w).Put(id, &v)
+		}
 	}
 	return d
 }

@@ -49,7 +49,7 @@ func (t *Tx) UpdateService(id int64, spec ServiceSpec) (schema.Action, *apierr.E
 			if j := slices.IndexFunc(lb.Services, func(o schema.LoadBalancerService) bool { return o.ListenPort == port }); j >= 0 {
 				lb.Services[j] = svc
 			}
-		}}, nil
+		}, sets: [][]string{element("services", map[string]any{"listen_port": port})}}, nil
 	})
 }
 
@@ -109,7 +109,9 @@ func (t *Tx) RemoveTarget(id int64, spec TargetSpec) (schema.Action, *apierr.Err
 	})
 }
 
-// AttachLoadBalancerToNetwork attaches a load balancer to a network.
+// AttachLoadBalancerToNetwork attaches a load balancer to a network. Its
+// action names the load balancer and the network, as the live API's does
+// (ansible-collections/hetzner.hcloud#719); detach_from_network's too.
 func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerActionAttachToNetworkRequest) (schema.Action, *apierr.Error) {
 	return act(t, loadBalancers, id, "attach_to_network", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
 		n, ok := t.w.Networks.Get(req.Network)
@@ -136,7 +138,7 @@ func (t *Tx) AttachLoadBalancerToNetwork(id int64, req schema.LoadBalancerAction
 		return step{apply: func() {
 			t.w.Attach(n.ID, Member{Ref: Ref{Type: "load_balancer", ID: lb.ID}, IP: ip})
 			lb.PrivateNet = append(lb.PrivateNet, schema.LoadBalancerPrivateNet{Network: n.ID, IP: ip.String()})
-		}}, nil
+		}, names: []Ref{{Type: "network", ID: n.ID}}}, nil
 	})
 }
 
@@ -153,7 +155,7 @@ func (t *Tx) DetachLoadBalancerFromNetwork(id int64, req schema.LoadBalancerActi
 		if slices.ContainsFunc(lb.Targets, Target.Private) {
 			return step{}, apierr.Errorf("targets_without_use_private_ip", "load balancer %d has targets that use the private IP; remove them first", lb.ID)
 		}
-		return step{apply: func() { t.w.Detach(m, req.Network) }}, nil
+		return step{apply: func() { t.w.Detach(m, req.Network) }, names: []Ref{{Type: "network", ID: req.Network}}}, nil
 	})
 }
 
@@ -163,7 +165,7 @@ func (t *Tx) ChangeAlgorithm(id int64, req schema.LoadBalancerActionChangeAlgori
 		if !slices.Contains(lbAlgorithms, req.Type) {
 			return step{}, apierr.InvalidField("type", "%q is not one of round_robin, least_connections", req.Type)
 		}
-		return step{apply: func() { lb.Algorithm.Type = req.Type }}, nil
+		return step{apply: func() { lb.Algorithm.Type = req.Type }, sets: [][]string{member("algorithm", "type")}}, nil
 	})
 }
 
@@ -222,14 +224,21 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 		}
 		switch a.String() {
 		case lb.PublicNet.IPv4.IP:
+			if pip, touches := t.w.ptrTouch(lb.PublicNet.IPv4.ID); pip != nil {
+				return step{touches: touches, sets: [][]string{member("public_net", "ipv4", "dns_ptr")}, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
 			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
 				}
 				lb.PublicNet.IPv4.DNSPtr = ptr
-			}}, nil
+			}, sets: [][]string{member("public_net", "ipv4", "dns_ptr")}}, nil
 		case lb.PublicNet.IPv6.IP:
-			return step{apply: func() { lb.PublicNet.IPv6.DNSPtr = ptr }}, nil
+			v6 := [][]string{member("public_net", "ipv6", "dns_ptr")}
+			if pip, touches := t.w.ptrTouch(lb.PublicNet.IPv6.ID); pip != nil {
+				return step{touches: touches, sets: v6, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
+			return step{apply: func() { lb.PublicNet.IPv6.DNSPtr = ptr }, sets: v6}, nil
 		}
 		return step{}, apierr.InvalidField("ip", "%s is not a public IP of load balancer %d", a, lb.ID)
 	})
@@ -238,10 +247,14 @@ func (t *Tx) ChangeLoadBalancerDNSPtr(id int64, req schema.LoadBalancerActionCha
 // ChangeLoadBalancerProtection sets a load balancer's delete protection.
 func (t *Tx) ChangeLoadBalancerProtection(id int64, req schema.LoadBalancerActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
 	return act(t, loadBalancers, id, "change_protection", func(lb *StoredLoadBalancer) (step, *apierr.Error) {
+		var sets [][]string
+		if req.Delete != nil {
+			sets = append(sets, member("protection", "delete"))
+		}
 		return step{apply: func() {
 			if req.Delete != nil {
 				lb.Protection.Delete = *req.Delete
 			}
-		}}, nil
+		}, sets: sets}, nil
 	})
 }

@@ -13,11 +13,8 @@ import (
 
 // TargetSpec is a target as create, add_target and remove_target send it.
 type TargetSpec struct {
-	Type   string `json:"type"`
-	Server *struct {
-		ID int64  `json:"id"`
-		IP string `json:"ip"` // a public target's address: the primary IPv4 (the default) or an IPv6 of the server's /64
-	} `json:"server"`
+	Type          string            `json:"type"`
+	Server        *TargetSpecServer `json:"server"`
 	LabelSelector *struct {
 		Selector string `json:"selector"`
 	} `json:"label_selector"`
@@ -25,6 +22,14 @@ type TargetSpec struct {
 		IP string `json:"ip"`
 	} `json:"ip"`
 	UsePrivateIP *bool `json:"use_private_ip"`
+}
+
+// TargetSpecServer is a server target's server: its ID, and for a
+// public target the address it is reached on, the primary IPv4 (the
+// default) or an IPv6 host address of the server's /64.
+type TargetSpecServer struct {
+	ID int64  `json:"id"`
+	IP string `json:"ip"`
 }
 
 // BuildTarget validates a target for a load balancer and returns it as stored.

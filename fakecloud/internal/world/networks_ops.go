@@ -234,11 +234,15 @@ func (t *Tx) ChangeIPRange(id int64, req schema.NetworkActionChangeIPRangeReques
 // ChangeNetworkProtection sets a network's delete protection.
 func (t *Tx) ChangeNetworkProtection(id int64, req schema.NetworkActionChangeProtectionRequest) (schema.Action, *apierr.Error) {
 	return act(t, networks, id, "change_protection", func(n *schema.Network) (step, *apierr.Error) {
+		var sets [][]string
+		if req.Delete != nil {
+			sets = append(sets, member("protection", "delete"))
+		}
 		return step{apply: func() {
 			if req.Delete != nil {
 				n.Protection.Delete = *req.Delete
 			}
-		}}, nil
+		}, sets: sets}, nil
 	})
 }
 

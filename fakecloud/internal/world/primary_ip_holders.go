@@ -39,13 +39,9 @@ func (w *project) AssignPrimaryIP(p *schema.PrimaryIP, s *StoredServer) {
 	id := s.ID
 	p.AssigneeID, p.AssigneeType = &id, "server"
 	if p.Type == "ipv4" {
-		ptr := ""
-		if len(p.DNSPtr) > 0 {
-			ptr = p.DNSPtr[0].DNSPtr
-		}
-		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: p.ID, IP: p.IP, DNSPtr: ptr}
+		s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{ID: p.ID, IP: p.IP, DNSPtr: pipPTR(p, p.IP)}
 	} else {
-		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: p.ID, IP: p.IP, DNSPtr: []schema.ServerPublicNetIPv6DNSPtr{}}
+		s.PublicNet.IPv6 = schema.ServerPublicNetIPv6{ID: p.ID, IP: p.IP, DNSPtr: pipIPv6PTRs(p)}
 	}
 }
 
@@ -71,14 +67,16 @@ func (w *project) HoldLBPrimaryIPs(lb *StoredLoadBalancer, given [2]*schema.Prim
 		}
 		id := lb.ID
 		p.AssigneeID, p.AssigneeType = &id, AssigneeLB
-		ptr := ""
-		if len(p.DNSPtr) > 0 {
-			ptr = p.DNSPtr[0].DNSPtr
-		}
 		if p.Type == "ipv4" {
-			lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{ID: p.ID, IP: p.IP, DNSPtr: ptr}
+			lb.PublicNet.IPv4 = schema.LoadBalancerPublicNetIPv4{ID: p.ID, IP: p.IP, DNSPtr: pipPTR(p, p.IP)}
 			continue
 		}
+		// The load balancer's one IPv6 address gets the name it would
+		// have on a network of its own, unless the primary IP names it.
 		lb.PublicNet.IPv6 = LBIPv6(p.ID, p.IP)
+		if pipPTR(p, lb.PublicNet.IPv6.IP) == "" {
+			p.DNSPtr = append(p.DNSPtr, schema.PrimaryIPDNSPTR{IP: lb.PublicNet.IPv6.IP, DNSPtr: lb.PublicNet.IPv6.DNSPtr})
+		}
+		lb.PublicNet.IPv6.DNSPtr = pipPTR(p, lb.PublicNet.IPv6.IP)
 	}
 }

@@ -68,5 +68,5 @@ func CheckPrimaryIPsLocation(given [2]*schema.PrimaryIP, loc string) *apierr.Err
 // ID, or 0 for one of its own): the network's first host address.
 func LBIPv6(id int64, network string) schema.LoadBalancerPublicNetIPv6 {
 	ip6 := netip.MustParsePrefix(network).Addr().Next()
-	return schema.LoadBalancerPublicNetIPv6{ID: id, IP: ip6.String(), DNSPtr: "static." + ip6.String() + ".clients.your-server.de"}
+	return schema.LoadBalancerPublicNetIPv6{ID: id, IP: ip6.String(), DNSPtr: defaultIPv6PTR(ip6.String())}
 }

@@ -23,6 +23,21 @@ func (w *project) restore(ref Ref, before, applied json.RawMessage) {
 	w.ReindexNetworks()
 }
 
+// recreate puts back a resource a failed action's change deleted, unless
+// its ID was taken meanwhile, and what no longer fits the world is left
+// out (its kind's fit).
+func (w *project) recreate(ref Ref, before json.RawMessage) {
+	k := w.kind(ref.Type)
+	if k.exists(w, ref.ID) || before == nil {
+		return
+	}
+	k.recreate(w, ref.ID, before)
+	if k.fit != nil {
+		k.fit(w, ref.ID)
+	}
+	w.ReindexNetworks()
+}
+
 func restoreInto[T any](t *Table[T], id int64, before, applied json.RawMessage) {
 	cur, ok := t.Get(id)
 	if !ok {
@@ -64,14 +79,16 @@ func (w *project) ReindexNetworks() {
 			w.Attach(pn.Network, Member{Ref: Ref{"load_balancer", lb.ID}, IP: ParseAddr(pn.IP)})
 		}
 	}
-	// A new server's attachment still running holds its address too.
+	// A new server's attachment still running holds its address too,
+	// while its network exists: one deleted meanwhile took it back.
 	for _, id := range w.running {
 		a, ok := w.Actions.Get(id)
 		if !ok || a.Finish.AttachNetwork == nil {
 			continue
 		}
-		if _, ok := w.Servers.Get(a.Lock.ID); ok {
-			pn := a.Finish.AttachNetwork
+		pn := a.Finish.AttachNetwork
+		_, server := w.Servers.Get(a.Lock.ID)
+		if _, network := w.Networks.Get(pn.Network); server && network {
 			w.Attach(pn.Network, Member{Ref: a.Lock, IP: ParseAddr(pn.IP)})
 		}
 	}

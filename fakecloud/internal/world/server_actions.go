@@ -154,6 +154,13 @@ func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProte
 		if req.Delete != nil && req.Rebuild != nil && *req.Delete != *req.Rebuild {
 			return step{}, apierr.InvalidField("rebuild", "delete and rebuild protection must be set together on servers")
 		}
+		var sets [][]string
+		if req.Delete != nil {
+			sets = append(sets, member("protection", "delete"))
+		}
+		if req.Rebuild != nil {
+			sets = append(sets, member("protection", "rebuild"))
+		}
 		return step{apply: func() {
 			if req.Delete != nil {
 				s.Protection.Delete = *req.Delete
@@ -161,7 +168,7 @@ func (t *Tx) ChangeServerProtection(id int64, req schema.ServerActionChangeProte
 			if req.Rebuild != nil {
 				s.Protection.Rebuild = *req.Rebuild
 			}
-		}}, nil
+		}, sets: sets}, nil
 	})
 }
 
@@ -201,22 +208,27 @@ func (t *Tx) ChangeServerDNSPtr(id int64, req schema.ServerActionChangeDNSPtrReq
 			if s.PublicNet.IPv4.IP != a.String() {
 				return step{}, apierr.InvalidField("ip", "%s is not the server's public IPv4", a)
 			}
+			v4 := [][]string{member("public_net", "ipv4", "dns_ptr")}
+			if pip, touches := t.w.ptrTouch(s.PublicNet.IPv4.ID); pip != nil {
+				return step{touches: touches, sets: v4, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+			}
 			return step{apply: func() {
 				if ptr == "" {
 					ptr = DefaultPTR(a)
 				}
 				s.PublicNet.IPv4.DNSPtr = ptr
-				if pip, ok := t.w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); ok {
-					pip.DNSPtr = []schema.PrimaryIPDNSPTR{{IP: a.String(), DNSPtr: ptr}}
-				}
-			}}, nil
+			}, sets: v4}, nil
 		}
 		p, perr := netip.ParsePrefix(s.PublicNet.IPv6.IP)
 		if perr != nil || !p.Contains(a) {
 			return step{}, apierr.InvalidField("ip", "%s is not inside the server's public IPv6 network", a)
 		}
+		v6 := [][]string{member("public_net", "ipv6", "dns_ptr")}
+		if pip, touches := t.w.ptrTouch(s.PublicNet.IPv6.ID); pip != nil {
+			return step{touches: touches, sets: v6, apply: func() { t.w.setPIPPTR(pip, a, ptr) }}, nil
+		}
 		return step{apply: func() {
 			SetServerIPv6PTR(s, a, ptr)
-		}}, nil
+		}, sets: v6}, nil
 	})
 }

@@ -30,16 +30,20 @@ func serverKind() kind {
 			// recorded by an event that moves a server's address
 			"assign_primary_ip", "unassign_primary_ip",
 		},
-		// A restored server keeps the attachments that still fit, and the
+		// A restored server keeps the attachments and alias IPs that still fit, and the
 		// public addresses whose primary IPs still exist.
 		fit: func(w *project, id int64) {
 			s, ok := w.Servers.Get(id)
 			if !ok {
 				return
 			}
-			s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(pn schema.ServerPrivateNet) bool {
-				return !w.fitsNetwork(Ref{Type: "server", ID: id}, pn.Network, append([]string{pn.IP}, pn.AliasIPs...)...)
-			})
+			// An alias another server took meanwhile stays its; the
+			// attachment stays while its own address fits.
+			ref := Ref{Type: "server", ID: id}
+			s.PrivateNet = slices.DeleteFunc(s.PrivateNet, func(pn schema.ServerPrivateNet) bool { return !w.fitsNetwork(ref, pn.Network, pn.IP) })
+			for i, pn := range s.PrivateNet {
+				s.PrivateNet[i].AliasIPs = slices.DeleteFunc(slices.Clone(pn.AliasIPs), func(a string) bool { return !w.fitsNetwork(ref, pn.Network, a) })
+			}
 			if _, ok := w.PrimaryIPs.Get(s.PublicNet.IPv4.ID); !ok && s.PublicNet.IPv4.IP != "" {
 				s.PublicNet.IPv4 = schema.ServerPublicNetIPv4{}
 			}

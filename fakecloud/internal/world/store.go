@@ -78,6 +78,7 @@ type project struct {
 	owned    map[string]any
 	NetUsed  map[int64]map[netip.Addr]struct{} // network ID -> addresses held
 	NetHint  map[int64]netip.Addr              // network ID -> where the next search starts
+	answers  map[int64]renderedZone            // zone ID -> its records as served, for ZoneAnswers
 }
 
 // StoredServer is a stored server; schema.Server holds what the API shows.

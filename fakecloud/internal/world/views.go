@@ -50,6 +50,7 @@ func (w *project) ViewServer(s *StoredServer) ServerView {
 		ip6.DNSPtr = append([]schema.ServerPublicNetIPv6DNSPtr{}, ip6.DNSPtr...)
 		v.PublicNet.IPv6 = &ip6
 	}
+	w.viewServerPTRs(&v.PublicNet)
 	w.showOnServer(s, &v)
 	return v
 }
@@ -124,8 +125,8 @@ func (w *project) ViewLB(lb *StoredLoadBalancer) LoadBalancerView {
 	v := LoadBalancerView{LoadBalancer: lb.LoadBalancer, LoadBalancerType: catalog.ViewLBType(w.lbTypeNow(lb.LoadBalancerType))}
 	pn := lb.PublicNet
 	v.PublicNet = lbPublicNetView{Enabled: pn.Enabled,
-		IPv4: lbAddress{ID: primaryIPID(pn.IPv4.ID), IP: pn.IPv4.IP, DNSPtr: pn.IPv4.DNSPtr},
-		IPv6: lbAddress{ID: primaryIPID(pn.IPv6.ID), IP: pn.IPv6.IP, DNSPtr: pn.IPv6.DNSPtr}}
+		IPv4: lbAddress{ID: primaryIPID(pn.IPv4.ID), IP: pn.IPv4.IP, DNSPtr: w.lbPTR(pn.IPv4.ID, pn.IPv4.IP, pn.IPv4.DNSPtr)},
+		IPv6: lbAddress{ID: primaryIPID(pn.IPv6.ID), IP: pn.IPv6.IP, DNSPtr: w.lbPTR(pn.IPv6.ID, pn.IPv6.IP, pn.IPv6.DNSPtr)}}
 	v.Labels = CopyLabels(lb.Labels)
 	v.PrivateNet = append([]schema.LoadBalancerPrivateNet{}, lb.PrivateNet...)
 	v.Services = make([]lbServiceView, 0, len(lb.Services))

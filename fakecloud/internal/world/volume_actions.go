@@ -129,6 +129,6 @@ func (t *Tx) ChangeVolumeProtection(id int64, req schema.VolumeActionChangeProte
 			return step{}, nil
 		}
 		on := *req.Delete
-		return step{apply: func() { v.Protection.Delete = on }}, nil
+		return step{apply: func() { v.Protection.Delete = on }, sets: [][]string{member("protection", "delete")}}, nil
 	})
 }

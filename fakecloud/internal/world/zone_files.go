@@ -171,8 +171,10 @@ func (t *Tx) ZoneFile(idOrName string) (string, *apierr.Error) {
 
 // ZoneAnswers are the records of the primary zone a name lies within
 // (the longest zone name that is the name or one of its parents), for a
-// nameserver: its origin and records, or false.
-func (t *Tx) ZoneAnswers(name string) (string, []dns.RR, bool) {
+// nameserver: its origin, records and version, or false. The version
+// names the records (the same version, the same records), which are
+// rendered once per version and shared: callers must not change them.
+func (t *Tx) ZoneAnswers(name string) (origin string, rrs []dns.RR, version string, ok bool) {
 	name = strings.ToLower(dns.Fqdn(name))
 	var best *StoredZone
 	for _, z := range zones.table(t.w).All() {
@@ -182,7 +184,29 @@ func (t *Tx) ZoneAnswers(name string) (string, []dns.RR, bool) {
 		}
 	}
 	if best == nil {
-		return "", nil, false
+		return "", nil, "", false
 	}
-	return best.Name + ".", servedRRs(best), true
+	// Every change of the world counts in Changes, and a failed action's
+	// undo moves the serial; the TTL and status are there for clarity.
+	version = fmt.Sprintf("%d/%d/%d/%s/%d", best.ID, best.Serial, best.TTL, best.Status, t.w.Changes)
+	if c, hit := t.w.answers[best.ID]; hit && c.version == version {
+		return best.Name + ".", c.rrs, version, true
+	}
+	rrs = servedRRs(best)
+	if t.w.answers == nil || len(t.w.answers) >= maxRenderedZones {
+		t.w.answers = map[int64]renderedZone{}
+	}
+	t.w.answers[best.ID] = renderedZone{version: version, rrs: rrs}
+	return best.Name + ".", rrs, version, true
 }
+
+// renderedZone is a zone's records as the nameserver serves them, at a
+// version (ZoneAnswers).
+type renderedZone struct {
+	version string
+	rrs     []dns.RR
+}
+
+// maxRenderedZones bounds the zones kept rendered: past it, all are
+// rendered again as queries come.
+const maxRenderedZones = 1024

@@ -20,7 +20,7 @@ func (t *Tx) ChangeRRSetProtection(idOrName, name, typ string, req schema.ZoneRR
 			return step{}, nil
 		}
 		on := *req.Change
-		return step{apply: func() { r.Protection.Change = on }}, nil
+		return step{apply: func() { r.Protection.Change = on }, sets: [][]string{member("rrsets", rrsetKey(r.Name, r.Type), "protection", "change")}}, nil
 	})
 }
 
@@ -37,7 +37,7 @@ func (t *Tx) ChangeRRSetTTL(idOrName, name, typ string, req schema.ZoneRRSetChan
 			v := *req.TTL
 			ttl = &v
 		}
-		return step{apply: func() { r.TTL = ttl; t.w.touch(z) }}, nil
+		return step{apply: func() { r.TTL = ttl; t.w.touch(z) }, sets: [][]string{member("rrsets", rrsetKey(r.Name, r.Type), "ttl")}}, nil
 	})
 }
 
@@ -51,7 +51,7 @@ func (t *Tx) SetRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSetSet
 		if err := zoneRoomFor(z, len(records)-len(r.Records)); err != nil {
 			return step{}, err
 		}
-		return step{apply: func() { r.Records = records; t.w.touch(z) }}, nil
+		return step{apply: func() { r.Records = records; t.w.touch(z) }, sets: [][]string{member("rrsets", rrsetKey(r.Name, r.Type), "records")}}, nil
 	})
 }
 
@@ -147,7 +147,11 @@ func (t *Tx) UpdateRRSetRecords(idOrName, name, typ string, req schema.ZoneRRSet
 		if err := matchRecords(r, len(req.Records), func(i int) string { return req.Records[i].Value }, &records, func(i, j int) { records[j].Comment = req.Records[i].Comment }); err != nil {
 			return step{}, err
 		}
-		return step{apply: func() { r.Records = records }}, nil
+		var sets [][]string
+		for _, rec := range req.Records {
+			sets = append(sets, append(member("rrsets", rrsetKey(r.Name, r.Type)), element("records", map[string]any{"value": rec.Value}, "comment")...))
+		}
+		return step{apply: func() { r.Records = records }, sets: sets}, nil
 	})
 }
 

@@ -211,7 +211,7 @@ func (t *Tx) ChangeZoneProtection(idOrName string, req schema.ZoneChangeProtecti
 			return step{}, nil
 		}
 		on := *req.Delete
-		return step{apply: func() { z.Protection.Delete = on }}, nil
+		return step{apply: func() { z.Protection.Delete = on }, sets: [][]string{member("protection", "delete")}}, nil
 	})
 }
 
@@ -226,7 +226,7 @@ func (t *Tx) ChangeZoneTTL(idOrName string, req schema.ZoneChangeTTLRequest) (sc
 		if err := f.Err(); err != nil {
 			return step{}, err
 		}
-		return step{apply: func() { z.TTL = req.TTL; t.w.touch(z) }}, nil
+		return step{apply: func() { z.TTL = req.TTL; t.w.touch(z) }, sets: [][]string{member("ttl")}}, nil
 	})
 }
 
@@ -245,7 +245,7 @@ func (t *Tx) ChangeZonePrimaryNameservers(idOrName string, req schema.ZoneChange
 		if err := f.Err(); err != nil {
 			return step{}, err
 		}
-		return step{apply: func() { z.PrimaryNameservers = primaries }}, nil
+		return step{apply: func() { z.PrimaryNameservers = primaries }, sets: [][]string{member("primary_nameservers")}}, nil
 	})
 }
 
@@ -262,7 +262,7 @@ func (t *Tx) ImportZonefile(idOrName string, req schema.ZoneImportZonefileReques
 		if err != nil {
 			return step{}, err
 		}
-		return step{apply: func() { z.RRSets, z.TTL = sets, ttl; t.w.touch(z) }}, nil
+		return step{apply: func() { z.RRSets, z.TTL = sets, ttl; t.w.touch(z) }, sets: [][]string{member("rrsets"), member("ttl")}}, nil
 	})
 }
 
