@@ -104,7 +104,9 @@ func TestIPv6(t *testing.T) {
 		slices.Sort(out)
 		return out
 	}
-	fakecloudtest.Eventually(t, time.Minute, "dualstack targets", func() bool { return slices.Equal(rawTargets(t, env), wantTargets(true)) })
+	if err := fakecloudtest.Wait(time.Minute, func() bool { return slices.Equal(rawTargets(t, env), wantTargets(true)) }); err != nil {
+		t.Fatalf("dualstack targets %v, want %v: %v", rawTargets(t, env), wantTargets(true), err)
+	}
 	done()
 
 	done = timed(t, "ipv6 targets")

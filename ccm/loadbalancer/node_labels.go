@@ -16,17 +16,29 @@ import (
 // wait for an unrelated sync. A Service whose selection the change moves
 // is synced again at once with the node set of its last sync, the Node
 // replaced: one add_target or remove_target per load balancer. A newer
-// sync from the controller, which carries the Node as it is, wins.
+// sync from the controller, which carries the Node as it is, wins. So
+// does a change of the Node's ExternalIPs that moves its targets
+// (target_family.go), such as the IPv6 one the CCM writes after the
+// controller synced.
 func (l *Manager) NodeChanged(old, cur *corev1.Node) {
-	if old == nil || cur == nil || maps.Equal(old.Labels, cur.Labels) {
+	if old == nil || cur == nil {
+		return
+	}
+	relabelled := !maps.Equal(old.Labels, cur.Labels)
+	readdressed := addressesChanged(old, cur)
+	if !relabelled && !readdressed {
 		return
 	}
 	var syncs []due
 	l.mu.Lock()
 	for uid, last := range l.last {
 		o, err := annotation.Parse(last.svc, l.defaults)
-		if err != nil || o.NodeSelector == nil ||
-			o.NodeSelector.Matches(labels.Set(old.Labels)) == o.NodeSelector.Matches(labels.Set(cur.Labels)) {
+		if err != nil {
+			continue
+		}
+		selected := relabelled && o.NodeSelector != nil &&
+			o.NodeSelector.Matches(labels.Set(old.Labels)) != o.NodeSelector.Matches(labels.Set(cur.Labels))
+		if !selected && !(readdressed && l.targetsMoved(last.svc, o, old, cur)) {
 			continue
 		}
 		i := slices.IndexFunc(last.nodes, func(n *corev1.Node) bool { return n.Name == cur.Name })

@@ -3,6 +3,7 @@ package loadbalancer
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 
@@ -94,4 +95,20 @@ func notices(n *lbNotice) []lbNotice {
 		return nil
 	}
 	return []lbNotice{*n}
+}
+
+// addressesChanged says whether the Node's ExternalIPs, which its targets
+// are on, changed.
+func addressesChanged(old, cur *corev1.Node) bool {
+	v4, v6 := externalIPs(old)
+	w4, w6 := externalIPs(cur)
+	return v4 != w4 || v6 != w6
+}
+
+// targetsMoved says whether the Node makes other targets of svc now.
+func (l *Manager) targetsMoved(svc *corev1.Service, o annotation.Options, old, cur *corev1.Node) bool {
+	env := lbEnv{Robot: l.robot, InstancesFamily: l.instancesFamily}
+	before, _ := nodeTargets(svc, old, o, env)
+	after, _ := nodeTargets(svc, cur, o, env)
+	return !slices.Equal(before, after)
 }

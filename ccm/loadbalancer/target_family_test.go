@@ -14,6 +14,7 @@ import (
 
 	"github.com/hcloudlab/hcloud-ccm/ccm/providerid"
 	"github.com/hcloudlab/hcloud-ccm/fakecloud"
+	"github.com/hcloudlab/hcloud-ccm/fakecloud/fakecloudtest"
 )
 
 // withAddresses gives each Node the ExternalIPs the CCM writes with
@@ -218,5 +219,31 @@ func TestLBDedicatedTargetAddressFamily(t *testing.T) {
 		if got := ipTargets(c.LoadBalancerOf(t, svc)); !slices.Equal(got, c2.want) {
 			t.Errorf("%s: ip targets %v, want %v", c2.family, got, c2.want)
 		}
+	}
+}
+
+// TestLBIPv6TargetFollowsTheNodesAddress: a Node whose IPv6 ExternalIP
+// comes after the controller's sync (the CCM writes it at initialisation)
+// becomes an IPv6 target at once, without a sync from the controller; an
+// address change that moves no target sends nothing.
+func TestLBIPv6TargetFollowsTheNodesAddress(t *testing.T) {
+	c := newLBCluster(t, 2, fakecloud.Options{})
+	full := c.withAddresses(t, c.nodes)
+	bare := []*corev1.Node{full[0], full[1].DeepCopy()}
+	bare[1].Status.Addresses = bare[1].Status.Addresses[:1] // its IPv4 only, so far
+	svc := lbService("web", []int32{80}, "target-address-family", "dualstack")
+	c.ensure(t, svc, bare)
+	adds := c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target")
+	c.lbs.NodeChanged(bare[1], full[1])
+	want := c.wantTargets(t, full, true, true)
+	fakecloudtest.Eventually(t, 20*time.Second, "the IPv6 target of node 1", func() bool { return slices.Equal(c.rawTargets(t, svc), want) })
+	if n := c.FC.Requests("POST", "/load_balancers/{id}/actions/add_target") - adds; n != 1 {
+		t.Errorf("%d add_target after the address came, want 1", n)
+	}
+	// The same addresses again, or a Service on IPv4 only: nothing to move.
+	n := c.Requests()
+	c.lbs.NodeChanged(full[1], full[1].DeepCopy())
+	if got := c.Requests(); got != n {
+		t.Errorf("%d requests for an update that moves no target", got-n)
 	}
 }
