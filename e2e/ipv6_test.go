@@ -86,6 +86,24 @@ func TestIPv6(t *testing.T) {
 	}
 	done()
 
+	// The Nodes' ExternalIPs, which the targets are on, are all written
+	// before the Service comes.
+	for _, n := range append(slices.Clone(names), "worker-2") {
+		want := 1
+		if s := servers[n]; s.PublicNet.IPv4.IP != nil && !s.PublicNet.IPv4.IsUnspecified() {
+			want = 2
+		}
+		fakecloudtest.Eventually(t, time.Minute, n+"'s ExternalIPs", func() bool {
+			got := 0
+			for _, a := range node(t, env, n).Status.Addresses {
+				if a.Type == corev1.NodeExternalIP {
+					got++
+				}
+			}
+			return got == want
+		})
+	}
+
 	done = timed(t, "dualstack targets; the server without IPv4 on its IPv6")
 	svc := classService("web", "")
 	svc.Annotations["load-balancer.hetzner.cloud/target-address-family"] = "dualstack"
