@@ -40,7 +40,11 @@ const (
 // with an unhealthy status, why (detail, such as layer4_no_connection or
 // unexpected_http_status) and the HTTP status the check got, when known.
 type PortHealth struct {
-	Port           int
+	Port int
+	// Address is the IPv6 a server target is reached on (server.ip);
+	// "" for its primary IPv4 and for other targets. A dual-stack Node is
+	// one target with each port twice.
+	Address        string
 	Status         string // healthy, unhealthy or unknown
 	Detail         string
 	HTTPStatusCode int
@@ -77,7 +81,7 @@ func ReadHealth(lb *hcloud.LoadBalancer, nodes []*corev1.Node) Health {
 	}
 	var h Health
 	at := map[string]int{} // a Node targeted twice (a label selector and its server) is one target
-	add := func(name string, statuses []hcloud.LoadBalancerTargetHealthStatus) {
+	add := func(name, addr string, statuses []hcloud.LoadBalancerTargetHealthStatus) {
 		i, ok := at[name]
 		if !ok {
 			i, at[name] = len(h.Targets), len(h.Targets)
@@ -85,7 +89,7 @@ func ReadHealth(lb *hcloud.LoadBalancer, nodes []*corev1.Node) Health {
 		}
 		t := &h.Targets[i]
 		for _, s := range statuses {
-			p := PortHealth{Port: s.ListenPort, Status: cmp.Or(string(s.Status), healthUnknown)}
+			p := PortHealth{Port: s.ListenPort, Address: addr, Status: cmp.Or(string(s.Status), healthUnknown)}
 			if s.Detail != nil {
 				p.Detail = string(*s.Detail)
 			}
@@ -95,26 +99,30 @@ func ReadHealth(lb *hcloud.LoadBalancer, nodes []*corev1.Node) Health {
 			t.Ports = append(t.Ports, p)
 		}
 	}
-	server := func(id int64, statuses []hcloud.LoadBalancerTargetHealthStatus) {
-		add(cmp.Or(byServer[id], fmt.Sprintf("server %d", id)), statuses)
+	server := func(id int64, addr string, statuses []hcloud.LoadBalancerTargetHealthStatus) {
+		add(cmp.Or(byServer[id], fmt.Sprintf("server %d", id)), addr, statuses)
 	}
 	for _, t := range lb.Targets {
 		switch {
 		case t.Type == hcloud.LoadBalancerTargetTypeServer && t.Server != nil && t.Server.Server != nil:
-			server(t.Server.Server.ID, t.HealthStatus)
+			addr := ""
+			if t.IP != nil {
+				addr = t.IP.IP // server.ip, an IPv6 (server_target_ips.go)
+			}
+			server(t.Server.Server.ID, addr, t.HealthStatus)
 		case t.Type == hcloud.LoadBalancerTargetTypeIP && t.IP != nil:
-			add(cmp.Or(byIP[t.IP.IP], "ip "+t.IP.IP), t.HealthStatus)
+			add(cmp.Or(byIP[t.IP.IP], "ip "+t.IP.IP), "", t.HealthStatus)
 		case t.Type == hcloud.LoadBalancerTargetTypeLabelSelector:
 			for _, sub := range t.Targets {
 				if sub.Server != nil && sub.Server.Server != nil {
-					server(sub.Server.Server.ID, sub.HealthStatus)
+					server(sub.Server.Server.ID, "", sub.HealthStatus)
 				}
 			}
 		}
 	}
 	for i := range h.Targets {
 		t := &h.Targets[i]
-		slices.SortStableFunc(t.Ports, func(a, b PortHealth) int { return a.Port - b.Port })
+		slices.SortStableFunc(t.Ports, func(a, b PortHealth) int { return cmp.Or(a.Port-b.Port, strings.Compare(a.Address, b.Address)) })
 		t.Status = targetStatus(t.Ports)
 		switch t.Status {
 		case healthHealthy:
@@ -203,7 +211,11 @@ func (h Health) unhealthyText() string {
 			if p.HTTPStatusCode != 0 {
 				why += fmt.Sprintf(" %d", p.HTTPStatusCode)
 			}
-			ports = append(ports, fmt.Sprintf("port %d: %s", p.Port, why))
+			port := fmt.Sprintf("port %d", p.Port)
+			if p.Address != "" {
+				port += " on " + p.Address
+			}
+			ports = append(ports, port+": "+why)
 		}
 		parts = append(parts, fmt.Sprintf("%s (%s)", t.Node, strings.Join(ports, "; ")))
 	}

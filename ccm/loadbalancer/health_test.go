@@ -332,6 +332,19 @@ func TestReadHealth(t *testing.T) {
 	if !slices.Equal(h.UnhealthyNodes(), []string{"a"}) {
 		t.Errorf("unhealthy %v, want [a]", h.UnhealthyNodes())
 	}
+
+	// A dual-stack Node is one target, its ports on the IPv6 named.
+	dual := hcloud.LoadBalancer{Targets: []hcloud.LoadBalancerTarget{
+		{Type: hcloud.LoadBalancerTargetTypeServer, Server: &hcloud.LoadBalancerTargetServer{Server: &hcloud.Server{ID: 1}},
+			HealthStatus: []hcloud.LoadBalancerTargetHealthStatus{healthy(80)}},
+		{Type: hcloud.LoadBalancerTargetTypeServer, Server: &hcloud.LoadBalancerTargetServer{Server: &hcloud.Server{ID: 1}},
+			IP:           &hcloud.LoadBalancerTargetIP{IP: "2001:db8::1"},
+			HealthStatus: []hcloud.LoadBalancerTargetHealthStatus{{ListenPort: 80, Status: hcloud.LoadBalancerTargetHealthStatusStatusUnhealthy}}},
+	}}
+	hd := ReadHealth(&dual, nodes)
+	if _, _, msg := hd.Condition(); len(hd.Targets) != 1 || msg != "no healthy target; 1 of 1 unhealthy: a (port 80 on 2001:db8::1: unhealthy)" {
+		t.Errorf("dual-stack: %d targets, condition %q", len(hd.Targets), msg)
+	}
 }
 
 // TestTargetHealthBesideSyncs: the health loop reads while syncs change
