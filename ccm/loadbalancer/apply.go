@@ -80,7 +80,9 @@ func tolerated(st lbStep, err error) bool {
 	case "add_target", "add_ip_target":
 		return hcloud.IsError(err, hcloud.ErrorCodeTargetAlreadyDefined)
 	case "remove_target", "remove_ip_target", "delete_service":
-		return hcloud.IsError(err, hcloud.ErrorCodeNotFound)
+		// The API documents no code for a target already gone;
+		// fakecloud answers target_not_found, not_found is as good.
+		return hcloud.IsError(err, hcloud.ErrorCodeNotFound, "target_not_found")
 	}
 	return false
 }
