@@ -263,7 +263,11 @@ func checkRollback(t *testing.T, ctx context.Context) {
 	}
 	stoppedPods := 0
 	for _, p := range ours {
-		stopped, ok := w.first(p, guardStops)
+		// Each pod's log comes on its own stream: a line logged before
+		// the official pod's first may arrive after it.
+		var stopped time.Time
+		var ok bool
+		_ = fakecloudtest.Wait(15*time.Second, func() bool { stopped, ok = w.first(p, guardStops); return ok })
 		if _, on := w.first(p, guardOn); !on && !ok {
 			// A pod whose guard has not started yet (its apiserver does
 			// not answer) has not started its controllers either.
