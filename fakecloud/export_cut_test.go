@@ -102,30 +102,8 @@ func loads(t *testing.T, data string, byAdmin bool) error {
 // stressPool holds the IDs of what the stress test's clients created,
 // so each acts on the others' resources too.
 type stressPool struct {
-	mu                     sync.Mutex
-	networks, servers, lbs []int64
-	export                 string // one taken a moment ago, which an admin puts back
-}
-
-func (p *stressPool) note(body []byte) {
-	var created struct {
-		Server       *struct{ ID int64 } `json:"server"`
-		Network      *struct{ ID int64 } `json:"network"`
-		LoadBalancer *struct{ ID int64 } `json:"load_balancer"`
-	}
-	if json.Unmarshal(body, &created) != nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	switch {
-	case created.Server != nil:
-		p.servers = append(p.servers, created.Server.ID)
-	case created.Network != nil:
-		p.networks = append(p.networks, created.Network.ID)
-	case created.LoadBalancer != nil:
-		p.lbs = append(p.lbs, created.LoadBalancer.ID)
-	}
+	createdIDs
+	export string // one taken a moment ago, which an admin puts back (under mu)
 }
 
 // recent is one of the last few IDs, the likeliest to exist still.

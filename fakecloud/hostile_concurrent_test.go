@@ -82,9 +82,15 @@ func TestHostileConcurrent(t *testing.T) {
 // livePool holds the IDs of the resources the clients know, the seeded
 // ones and those they created, shared by every client.
 type livePool struct {
+	createdIDs
+	cluster, lb int64
+}
+
+// createdIDs are the IDs of servers, networks and load balancers that
+// concurrent clients know, under mu.
+type createdIDs struct {
 	mu                     sync.Mutex
 	servers, networks, lbs []int64
-	cluster, lb            int64
 }
 
 func newLivePool(t testing.TB, fc *Server) *livePool {
@@ -104,7 +110,7 @@ func newLivePool(t testing.TB, fc *Server) *livePool {
 }
 
 // note records the resource a creating request answered with.
-func (p *livePool) note(body []byte) {
+func (p *createdIDs) note(body []byte) {
 	var created struct {
 		Server       *struct{ ID int64 } `json:"server"`
 		Network      *struct{ ID int64 } `json:"network"`
